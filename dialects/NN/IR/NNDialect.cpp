@@ -1,0 +1,30 @@
+//===- NNDialect.cpp - the nn dialect -------------------------------------===//
+//
+// Registers the nn ops and materializes folded constants as nn.constant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/NN/IR/NNOps.h"
+
+using namespace mlir;
+using namespace nnc::nn;
+
+#include "dialects/NN/IR/NNDialect.cpp.inc"
+
+void NNDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/NN/IR/NNOps.cpp.inc"
+      >();
+}
+
+Operation *NNDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,
+                                          Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+#define GET_OP_CLASSES
+#include "dialects/NN/IR/NNOps.cpp.inc"

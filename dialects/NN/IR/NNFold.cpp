@@ -1,0 +1,326 @@
+//===- NNFold.cpp - folders of nn ops -------------------------------------===//
+//
+// Folding exists to turn the shape arithmetic exporters emit (Shape -> Gather
+// -> Concat -> Reshape, ConstantOfShape, Range) into constants, so folders
+// evaluate small integer tensors only; float math is left to the compiled code
+// so numerics do not depend on where they were computed. Each folder also
+// removes ops that provably do nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/NN/IR/NNOps.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace nnc::nn;
+
+namespace {
+/// Larger constants are weights, not shape arithmetic: never fold them.
+constexpr int64_t kMaxFoldElements = 1 << 12;
+
+/// A small integer constant tensor in row-major order.
+struct IntTensor {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> data;
+};
+
+std::optional<IntTensor> asInts(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseIntElementsAttr>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return std::nullopt;
+  IntTensor t;
+  t.shape.assign(dense.getType().getShape().begin(), dense.getType().getShape().end());
+  bool isUnsigned = dense.getElementType().isUnsignedInteger() || dense.getElementType().isInteger(1);
+  for (const APInt &v : dense.getValues<APInt>())
+    t.data.push_back(isUnsigned ? (int64_t)v.getZExtValue() : v.getSExtValue());
+  return t;
+}
+
+/// The result type of `op` if it is a static tensor small enough to fold into.
+RankedTensorType foldableType(Value result) {
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+    return nullptr;
+  return type;
+}
+
+/// Builds a constant of `type` (integer or float element type) from int64 values.
+Attribute makeConstant(RankedTensorType type, ArrayRef<int64_t> values) {
+  Type element = type.getElementType();
+  if (auto intType = dyn_cast<IntegerType>(element)) {
+    SmallVector<APInt> ints;
+    for (int64_t v : values)
+      ints.push_back(APInt(intType.getWidth(), (uint64_t)v, /*isSigned=*/!intType.isUnsigned(),
+                           /*implicitTrunc=*/true));
+    return DenseElementsAttr::get(type, ints);
+  }
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> floats;
+    for (int64_t v : values) {
+      APFloat f((double)v);
+      bool lost;
+      f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      floats.push_back(f);
+    }
+    return DenseElementsAttr::get(type, floats);
+  }
+  return nullptr;
+}
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Row-major index into a tensor of `shape` broadcast to `outShape`.
+int64_t broadcastIndex(int64_t flat, ArrayRef<int64_t> outShape, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> outStrides = stridesOf(outShape), strides = stridesOf(shape);
+  int64_t offset = outShape.size() - shape.size(), index = 0;
+  for (size_t d = 0; d < outShape.size(); ++d) {
+    int64_t coord = (flat / outStrides[d]) % outShape[d];
+    if ((int64_t)d >= offset && shape[d - offset] != 1)
+      index += coord * strides[d - offset];
+  }
+  return index;
+}
+
+/// Evaluates an elementwise op over broadcast integer operands into `type`.
+Attribute foldElementwise(RankedTensorType type, ArrayRef<IntTensor> operands,
+                          function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> out;
+  SmallVector<int64_t> args(operands.size());
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    for (size_t k = 0; k < operands.size(); ++k)
+      args[k] = operands[k].data[broadcastIndex(i, type.getShape(), operands[k].shape)];
+    std::optional<int64_t> v = fn(args);
+    if (!v)
+      return nullptr;
+    out.push_back(*v);
+  }
+  return makeConstant(type, out);
+}
+
+/// Folds a shape-preserving op (reshape and friends) of a constant.
+OpFoldResult foldReshapeLike(Operation *op, Attribute input) {
+  Value result = op->getResult(0);
+  if (op->getOperand(0).getType() == result.getType())
+    return op->getOperand(0);
+  auto type = foldableType(result);
+  if (!type)
+    return {};
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(input))
+    return dense.reshape(type);
+  return {};
+}
+} // namespace
+
+OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
+  auto type = foldableType(op->getResult(0));
+  auto lhs = asInts(operands[0]), rhs = asInts(operands[1]);
+  if (!type || !lhs || !rhs)
+    return {};
+  StringRef name = op->getName().stripDialect();
+  bool isUnsigned = getElementTypeOrSelf(op->getOperand(0).getType()).isUnsignedInteger();
+  auto fn = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+    int64_t a = v[0], b = v[1];
+    if (name == "add") return a + b;
+    if (name == "sub") return a - b;
+    if (name == "mul") return a * b;
+    if (name == "div") {
+      if (b == 0) return std::nullopt;
+      return isUnsigned ? (int64_t)((uint64_t)a / (uint64_t)b) : a / b;
+    }
+    if (name == "max") return std::max(a, b);
+    if (name == "min") return std::min(a, b);
+    if (name == "and") return a && b;
+    if (name == "or") return a || b;
+    if (name == "xor") return (a != 0) != (b != 0);
+    if (name == "equal") return a == b;
+    if (name == "less") return a < b;
+    if (name == "less_equal") return a <= b;
+    if (name == "greater") return a > b;
+    if (name == "greater_equal") return a >= b;
+    return std::nullopt; // pow and friends are not shape arithmetic
+  };
+  return foldElementwise(type, {*lhs, *rhs}, fn);
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto type = foldableType(getResult());
+  auto input = asInts(adaptor.getInput());
+  if (!type || !input || !type.getElementType().isIntOrFloat())
+    return {};
+  if (type.getElementType().isInteger(1))
+    for (int64_t &v : input->data)
+      v = v != 0;
+  return makeConstant(type, input->data);
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  auto condition = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getCondition());
+  if (condition && condition.isSplat()) {
+    Value picked = condition.getSplatValue<bool>() ? getX() : getY();
+    if (picked.getType() == getType())
+      return picked;
+  }
+  auto type = foldableType(getResult());
+  auto c = asInts(adaptor.getCondition()), x = asInts(adaptor.getX()), y = asInts(adaptor.getY());
+  if (!type || !c || !x || !y)
+    return {};
+  return foldElementwise(type, {*c, *x, *y},
+                         [](ArrayRef<int64_t> v) -> std::optional<int64_t> { return v[0] ? v[1] : v[2]; });
+}
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> dims = input.getShape().slice(getStart(), getEnd() - getStart());
+  if (ShapedType::isDynamicShape(dims))
+    return {};
+  return makeConstant(cast<RankedTensorType>(getType()), dims);
+}
+
+OpFoldResult SizeOp::fold(FoldAdaptor) {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (!input.hasStaticShape())
+    return {};
+  return makeConstant(cast<RankedTensorType>(getType()), {input.getNumElements()});
+}
+
+OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
+  // A splat is stored once whatever its size.
+  auto type = dyn_cast<RankedTensorType>(getType());
+  auto value = dyn_cast<DenseElementsAttr>(getValue());
+  if (!type || !type.hasStaticShape() || !value)
+    return {};
+  return DenseElementsAttr::get(type, value.getValues<Attribute>()[0]);
+}
+
+OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
+  auto type = foldableType(getResult());
+  auto start = asInts(adaptor.getStart()), delta = asInts(adaptor.getDelta());
+  if (!type || !start || !delta)
+    return {};
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    values.push_back(start->data[0] + i * delta->data[0]);
+  return makeConstant(type, values);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(getOperation(), adaptor.getInput());
+}
+OpFoldResult FlattenOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(getOperation(), adaptor.getInput());
+}
+OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(getOperation(), adaptor.getInput());
+}
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(getOperation(), adaptor.getInput());
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && cast<RankedTensorType>(getType()).hasStaticShape())
+    return getInput();
+  auto type = foldableType(getResult());
+  auto input = asInts(adaptor.getInput());
+  if (!type || !input)
+    return {};
+  return foldElementwise(type, {*input}, [](ArrayRef<int64_t> v) -> std::optional<int64_t> { return v[0]; });
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != (int64_t)i)
+      return {};
+  return getInput();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  auto type = foldableType(getResult());
+  if (!type)
+    return {};
+  // Concatenation along `axis`: walk the result's outer slices, taking each
+  // operand's contiguous block in turn.
+  int64_t axis = getAxis();
+  SmallVector<IntTensor> inputs;
+  for (Attribute a : adaptor.getInputs()) {
+    auto t = asInts(a);
+    if (!t)
+      return {};
+    inputs.push_back(*t);
+  }
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  SmallVector<int64_t> values;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const IntTensor &t : inputs) {
+      int64_t block = t.data.size() / std::max<int64_t>(outer, 1);
+      values.append(t.data.begin() + o * block, t.data.begin() + (o + 1) * block);
+    }
+  return makeConstant(type, values);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  auto type = foldableType(getResult());
+  auto input = asInts(adaptor.getInput());
+  auto starts = asInts(adaptor.getStarts()), axes = asInts(adaptor.getAxes()),
+       steps = asInts(adaptor.getSteps());
+  if (!type || !input || !starts || !axes || !steps)
+    return {};
+  // Per-dim start and step; the result type already holds the clamped counts.
+  int64_t rank = input->shape.size();
+  SmallVector<int64_t> start(rank, 0), step(rank, 1);
+  for (size_t i = 0; i < axes->data.size(); ++i) {
+    int64_t axis = axes->data[i] < 0 ? axes->data[i] + rank : axes->data[i];
+    int64_t dim = input->shape[axis], s = starts->data[i];
+    step[axis] = steps->data[i];
+    if (s < 0)
+      s += dim;
+    start[axis] = step[axis] > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+  }
+  SmallVector<int64_t> inStrides = stridesOf(input->shape), outStrides = stridesOf(type.getShape());
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    int64_t index = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      index += (start[d] + ((i / outStrides[d]) % type.getDimSize(d)) * step[d]) * inStrides[d];
+    values.push_back(input->data[index]);
+  }
+  return makeConstant(type, values);
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto type = foldableType(getResult());
+  auto input = asInts(adaptor.getInput()), indices = asInts(adaptor.getIndices());
+  if (!type || !input || !indices)
+    return {};
+  int64_t axis = getAxis(), dim = input->shape[axis];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= input->shape[d];
+  for (size_t d = axis + 1; d < input->shape.size(); ++d)
+    inner *= input->shape[d];
+  SmallVector<int64_t> values;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t index : indices->data) {
+      if (index < -dim || index >= dim)
+        return {}; // out of range: leave it to the runtime check
+      if (index < 0)
+        index += dim;
+      for (int64_t i = 0; i < inner; ++i)
+        values.push_back(input->data[(o * dim + index) * inner + i]);
+    }
+  return makeConstant(type, values);
+}

@@ -1,0 +1,68 @@
+//===- NNOps.h - the nn dialect's ops ---------------------------*- C++ -*-===//
+//
+// Declares the nn dialect and its ops, plus the shape helpers that the
+// ODS-generated inference code and nn passes share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_DIALECTS_NN_IR_NNOPS_H
+#define NNC_DIALECTS_NN_IR_NNOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+namespace nnc::nn {
+
+/// Result types are compatible when each pair has the same element type and
+/// rank and no two static dims differ: a refined (more static) result type is
+/// as valid as the inferred one.
+bool areCompatibleResultTypes(mlir::TypeRange inferred, mlir::TypeRange actual);
+
+/// NumPy broadcasting of all `operands`' shapes, with result element type `elementType`.
+llvm::LogicalResult inferBroadcast(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                                   mlir::ValueRange operands, mlir::Type elementType,
+                                   llvm::SmallVectorImpl<mlir::Type> &types);
+
+llvm::LogicalResult inferPool(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                              mlir::Type input, llvm::ArrayRef<int64_t> kernel,
+                              llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+                              llvm::ArrayRef<int64_t> pads, bool ceilMode,
+                              llvm::SmallVectorImpl<mlir::Type> &types);
+
+llvm::LogicalResult inferReduce(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                                mlir::Type input, llvm::ArrayRef<int64_t> axes, bool keepDims,
+                                llvm::SmallVectorImpl<mlir::Type> &types);
+
+/// Checks that `axis` names a dim of the ranked tensor type `input`.
+llvm::LogicalResult checkAxis(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                              mlir::Type input, int64_t axis);
+
+/// The values of `value` when it is produced by a constant integer tensor.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+/// The values of `value` when it is produced by a constant float tensor.
+std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
+
+/// Folds a binary elementwise op whose operands are small integer constants.
+mlir::OpFoldResult foldBinary(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands);
+
+/// The most static type compatible with both, or null when they conflict.
+mlir::Type refineType(mlir::Type current, mlir::Type inferred);
+
+} // namespace nnc::nn
+
+#include "dialects/NN/IR/NNDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/NN/IR/NNOps.h.inc"
+
+#endif // NNC_DIALECTS_NN_IR_NNOPS_H

@@ -1,0 +1,248 @@
+//===- ElementwiseOps.cpp - handlers for elementwise ONNX ops -------------===//
+//
+// Unary math and activations, broadcasting binary ops, comparisons, logic,
+// variadic Sum/Mean/Min/Max (chains of binary ops), Clip (max then min),
+// Cast, Where, Identity, Dropout (inference), Softmax and LogSoftmax.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/ONNX/NodeImporter.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::onnx_frontend;
+
+namespace {
+template <typename Op> Handler unary() {
+  return [](NodeImporter &n) {
+    n.setOutputs(n.create<Op>(n.input(0)));
+    return success();
+  };
+}
+
+/// Binary ops take operands of one element type; the result broadcasts.
+template <typename Op> Handler binary() {
+  return [](NodeImporter &n) {
+    Value lhs = n.input(0), rhs = n.input(1);
+    if (getElementTypeOrSelf(lhs.getType()) != getElementTypeOrSelf(rhs.getType()))
+      return n.fail("expected operands of one element type");
+    n.setOutputs(n.create<Op>(lhs, rhs));
+    return success();
+  };
+}
+
+/// Sum, Mean, Min, Max: a left fold over any number of inputs.
+template <typename Op> Handler variadic(bool mean = false) {
+  return [mean](NodeImporter &n) {
+    if (n.numInputs() == 0)
+      return n.fail("expected at least one input");
+    Value acc = n.input(0);
+    for (size_t i = 1; i < n.numInputs(); ++i)
+      acc = n.create<Op>(acc, n.input(i));
+    if (mean && n.numInputs() > 1)
+      acc = n.create<nn::DivOp>(acc, n.scalar(getElementTypeOrSelf(acc.getType()),
+                                               (double)n.numInputs()));
+    n.setOutputs(acc);
+    return success();
+  };
+}
+
+LogicalResult importPow(NodeImporter &n) {
+  Value base = n.input(0), exponent = n.input(1);
+  Type element = getElementTypeOrSelf(base.getType());
+  // Pow-12 allows an exponent of another numeric type; nn.pow takes one type.
+  if (getElementTypeOrSelf(exponent.getType()) != element)
+    exponent = n.create<nn::CastOp>(exponent, TypeAttr::get(element));
+  n.setOutputs(n.create<nn::PowOp>(base, exponent));
+  return success();
+}
+
+LogicalResult importMod(NodeImporter &n) {
+  bool fmod = n.attrInt("fmod", 0) != 0;
+  if (!fmod && isa<FloatType>(getElementTypeOrSelf(n.input(0).getType())))
+    return n.fail("fmod = 0 is only defined for integers");
+  n.setOutputs(n.create<nn::ModOp>(n.input(0), n.input(1), n.builder.getBoolAttr(fmod)));
+  return success();
+}
+
+LogicalResult importLeakyRelu(NodeImporter &n) {
+  n.setOutputs(n.create<nn::LeakyReluOp>(n.input(0), n.builder.getF32FloatAttr(n.attrFloat("alpha", 0.01f))));
+  return success();
+}
+
+LogicalResult importElu(NodeImporter &n) {
+  n.setOutputs(n.create<nn::EluOp>(n.input(0), n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.0f))));
+  return success();
+}
+
+LogicalResult importSelu(NodeImporter &n) {
+  n.setOutputs(n.create<nn::SeluOp>(
+      n.input(0), n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.67326319217681884765625f)),
+      n.builder.getF32FloatAttr(n.attrFloat("gamma", 1.05070102214813232421875f))));
+  return success();
+}
+
+LogicalResult importHardSigmoid(NodeImporter &n) {
+  n.setOutputs(n.create<nn::HardSigmoidOp>(n.input(0),
+                                           n.builder.getF32FloatAttr(n.attrFloat("alpha", 0.2f)),
+                                           n.builder.getF32FloatAttr(n.attrFloat("beta", 0.5f))));
+  return success();
+}
+
+/// Clip-6: bounds are attributes, float only.
+LogicalResult importClipAttrs(NodeImporter &n) {
+  Value x = n.input(0);
+  Type element = getElementTypeOrSelf(x.getType());
+  if (n.attr("min"))
+    x = n.create<nn::MaxOp>(x, n.scalar(element, n.attrFloat("min", 0)));
+  if (n.attr("max"))
+    x = n.create<nn::MinOp>(x, n.scalar(element, n.attrFloat("max", 0)));
+  n.setOutputs(x);
+  return success();
+}
+
+/// Clip-11+: optional scalar bound inputs.
+LogicalResult importClip(NodeImporter &n) {
+  Value x = n.input(0);
+  for (size_t i : {1, 2}) {
+    Value bound = n.input(i);
+    if (!bound)
+      continue;
+    if (NodeImporter::rank(bound) != 0)
+      return n.fail("expected scalar bounds");
+    x = i == 1 ? n.create<nn::MaxOp>(x, bound) : n.create<nn::MinOp>(x, bound);
+  }
+  n.setOutputs(x);
+  return success();
+}
+
+LogicalResult importCast(NodeImporter &n) {
+  int64_t to = n.attrInt("to", 0);
+  Type element = importElementType(*n.builder.getContext(), to);
+  if (!element)
+    return n.fail("cast to " + dataTypeName(to) + " is not supported");
+  n.setOutputs(n.create<nn::CastOp>(n.input(0), TypeAttr::get(element)));
+  return success();
+}
+
+LogicalResult importWhere(NodeImporter &n) {
+  n.setOutputs(n.create<nn::WhereOp>(n.input(0), n.input(1), n.input(2)));
+  return success();
+}
+
+LogicalResult importIdentity(NodeImporter &n) {
+  n.setOutputs(n.input(0));
+  return success();
+}
+
+/// Dropout at inference is the identity; the mask, if asked for, is all true.
+LogicalResult importDropout(NodeImporter &n) {
+  if (n.opset >= 12 && n.input(2)) {
+    auto training = n.constInts(2);
+    if (!training)
+      return n.fail("training_mode must be a constant");
+    if (!training->empty() && (*training)[0])
+      return n.fail("training_mode = true is not supported (dropout is imported for inference)");
+  }
+  Value x = n.input(0);
+  SmallVector<Value> outputs{x};
+  if (n.hasOutput(1)) {
+    Value shape = n.create<nn::ShapeOp>(x, n.builder.getI64IntegerAttr(0),
+                                        n.builder.getI64IntegerAttr(NodeImporter::rank(x)));
+    auto trueAttr = DenseElementsAttr::get(RankedTensorType::get({1}, n.builder.getI1Type()), true);
+    outputs.push_back(n.create<nn::ConstantOfShapeOp>(shape, cast<ElementsAttr>(trueAttr)));
+  }
+  n.setOutputs(outputs);
+  return success();
+}
+
+/// Softmax-13+: over one axis (default -1).
+template <typename Op> Handler softmax13() {
+  return [](NodeImporter &n) {
+    Value x = n.input(0);
+    FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), NodeImporter::rank(x));
+    if (failed(axis))
+      return failure();
+    n.setOutputs(n.create<Op>(x, n.builder.getI64IntegerAttr(*axis)));
+    return success();
+  };
+}
+
+/// Softmax before 13: over all dims from `axis` (default 1), as if flattened to 2-D.
+template <typename Op> Handler softmax1() {
+  return [](NodeImporter &n) {
+    Value x = n.input(0);
+    int64_t rank = NodeImporter::rank(x);
+    FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 1), std::max<int64_t>(rank, 1));
+    if (failed(axis))
+      return failure();
+    if (*axis == rank - 1) {
+      n.setOutputs(n.create<Op>(x, n.builder.getI64IntegerAttr(*axis)));
+      return success();
+    }
+    Value flat = n.create<nn::FlattenOp>(x, n.builder.getI64IntegerAttr(*axis));
+    Value y = n.create<Op>(flat, n.builder.getI64IntegerAttr(1));
+    Value shape = n.create<nn::ShapeOp>(x, n.builder.getI64IntegerAttr(0),
+                                        n.builder.getI64IntegerAttr(rank));
+    n.setOutputs(n.create<nn::ReshapeOp>(y, shape, n.builder.getBoolAttr(false)));
+    return success();
+  };
+}
+} // namespace
+
+void nnc::onnx_frontend::addElementwiseHandlers(std::vector<HandlerEntry> &t) {
+  constexpr int64_t M = kMaxOpset;
+  t.insert(t.end(), {
+      {"Sqrt", 6, M, unary<nn::SqrtOp>()},
+      {"Exp", 6, M, unary<nn::ExpOp>()},
+      {"Log", 6, M, unary<nn::LogOp>()},
+      {"Erf", 9, M, unary<nn::ErfOp>()},
+      {"Sigmoid", 6, M, unary<nn::SigmoidOp>()},
+      {"Tanh", 6, M, unary<nn::TanhOp>()},
+      {"Softplus", 1, M, unary<nn::SoftplusOp>()},
+      {"HardSwish", 14, M, unary<nn::HardSwishOp>()},
+      {"Floor", 6, M, unary<nn::FloorOp>()},
+      {"Ceil", 6, M, unary<nn::CeilOp>()},
+      {"Round", 11, M, unary<nn::RoundOp>()},
+      {"Reciprocal", 6, M, unary<nn::ReciprocalOp>()},
+      {"Sin", 7, M, unary<nn::SinOp>()},
+      {"Cos", 7, M, unary<nn::CosOp>()},
+      {"Neg", 6, M, unary<nn::NegOp>()},
+      {"Abs", 6, M, unary<nn::AbsOp>()},
+      {"Sign", 9, M, unary<nn::SignOp>()},
+      {"Relu", 6, M, unary<nn::ReluOp>()},
+      {"Not", 1, M, unary<nn::NotOp>()},
+      {"LeakyRelu", 6, M, importLeakyRelu},
+      {"Elu", 6, M, importElu},
+      {"Selu", 6, M, importSelu},
+      {"HardSigmoid", 6, M, importHardSigmoid},
+      {"Add", 7, M, binary<nn::AddOp>()},
+      {"Sub", 7, M, binary<nn::SubOp>()},
+      {"Mul", 7, M, binary<nn::MulOp>()},
+      {"Div", 7, M, binary<nn::DivOp>()},
+      {"Pow", 7, M, importPow},
+      {"Mod", 10, M, importMod},
+      {"And", 7, M, binary<nn::AndOp>()},
+      {"Or", 7, M, binary<nn::OrOp>()},
+      {"Xor", 7, M, binary<nn::XorOp>()},
+      {"Equal", 7, M, binary<nn::EqualOp>()},
+      {"Less", 7, M, binary<nn::LessOp>()},
+      {"Greater", 7, M, binary<nn::GreaterOp>()},
+      {"LessOrEqual", 12, M, binary<nn::LessEqualOp>()},
+      {"GreaterOrEqual", 12, M, binary<nn::GreaterEqualOp>()},
+      {"Sum", 8, M, variadic<nn::AddOp>()},
+      {"Mean", 8, M, variadic<nn::AddOp>(/*mean=*/true)},
+      {"Max", 8, M, variadic<nn::MaxOp>()},
+      {"Min", 8, M, variadic<nn::MinOp>()},
+      {"Clip", 6, 10, importClipAttrs},
+      {"Clip", 11, M, importClip},
+      {"Cast", 6, M, importCast},
+      {"Where", 9, M, importWhere},
+      {"Identity", 1, M, importIdentity},
+      {"Dropout", 7, M, importDropout},
+      {"Softmax", 1, 12, softmax1<nn::SoftmaxOp>()},
+      {"Softmax", 13, M, softmax13<nn::SoftmaxOp>()},
+      {"LogSoftmax", 1, 12, softmax1<nn::LogSoftmaxOp>()},
+      {"LogSoftmax", 13, M, softmax13<nn::LogSoftmaxOp>()},
+  });
+}

@@ -1,0 +1,402 @@
+//===- Importer.cpp - ONNX graphs to func.func @main of nn ops ------------===//
+//
+// Checks the model's versions, maps graph inputs (with pinned shapes) to
+// function arguments, initializers to nn.constant, and each node through the
+// handler registered for its op type and opset. Unsupported nodes are all
+// collected before anything is built, so one run names every one of them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/ONNX/Importer.h"
+#include "frontends/ONNX/NodeImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::onnx_frontend;
+
+//===----------------------------------------------------------------------===//
+// NodeImporter
+//===----------------------------------------------------------------------===//
+
+Value NodeImporter::input(size_t i) const {
+  if ((int)i >= node.input_size() || node.input(i).empty())
+    return nullptr;
+  return lookup(node.input(i));
+}
+
+const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeImporter::attrInt(StringRef name, int64_t otherwise) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : otherwise;
+}
+
+float NodeImporter::attrFloat(StringRef name, float otherwise) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : otherwise;
+}
+
+std::string NodeImporter::attrString(StringRef name, StringRef otherwise) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : otherwise.str();
+}
+
+std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<SmallVector<float>> NodeImporter::attrFloats(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<float>(a->floats().begin(), a->floats().end());
+}
+
+FailureOr<ElementsAttr> NodeImporter::attrTensor(StringRef name) {
+  for (onnx::AttributeProto &a : *node.mutable_attribute())
+    if (a.name() == name)
+      return importTensor(*builder.getContext(), loc, *a.mutable_t(), modelDir);
+  return fail("expected attribute '" + name + "'");
+}
+
+std::optional<SmallVector<int64_t>> NodeImporter::constInts(size_t i) const {
+  Value v = input(i);
+  if (!v)
+    return std::nullopt;
+  return nn::getConstantInts(v);
+}
+
+LogicalResult NodeImporter::fail(const Twine &message) const {
+  return emitError(loc) << node.op_type() << " (opset " << opset << "): " << message;
+}
+
+Value NodeImporter::constI64(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({(int64_t)values.size()}, builder.getI64Type());
+  return create<nn::ConstantOp>(DenseElementsAttr::get(type, values));
+}
+
+Value NodeImporter::scalar(Type element, double value) {
+  auto type = RankedTensorType::get({}, element);
+  Attribute attr;
+  if (isa<FloatType>(element))
+    attr = DenseElementsAttr::get(type, builder.getFloatAttr(element, value).getValue());
+  else if (element.isInteger(1))
+    attr = DenseElementsAttr::get(type, value != 0);
+  else
+    attr = DenseElementsAttr::get(
+        type, APInt(element.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value,
+                    !element.isUnsignedInteger(), /*implicitTrunc=*/true));
+  return create<nn::ConstantOp>(cast<ElementsAttr>(attr));
+}
+
+Value NodeImporter::toI64(Value value) {
+  if (type(value).getElementType().isInteger(64))
+    return value;
+  return create<nn::CastOp>(value, TypeAttr::get(builder.getI64Type()));
+}
+
+FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) const {
+  if (axis < -rank || axis >= rank)
+    return fail("axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SmallVector<int64_t>> NodeImporter::normalizeAxes(ArrayRef<int64_t> axes,
+                                                            int64_t rank) const {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes) {
+    FailureOr<int64_t> n = normalizeAxis(a, rank);
+    if (failed(n))
+      return failure();
+    out.push_back(*n);
+  }
+  llvm::sort(out);
+  if (std::adjacent_find(out.begin(), out.end()) != out.end())
+    return fail("repeated axis");
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph import
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
+
+const std::vector<HandlerEntry> &handlerTable() {
+  static const std::vector<HandlerEntry> table = [] {
+    std::vector<HandlerEntry> t;
+    addElementwiseHandlers(t);
+    addNNHandlers(t);
+    addShapeHandlers(t);
+    addReduceHandlers(t);
+    return t;
+  }();
+  return table;
+}
+
+const Handler *findHandler(StringRef opType, int64_t opset) {
+  for (const HandlerEntry &e : handlerTable())
+    if (opType == e.opType && opset >= e.minOpset && opset <= e.maxOpset)
+      return &e.handler;
+  return nullptr;
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &context, onnx::ModelProto &model, const std::string &modelPath,
+                const ImportOptions &options)
+      : context(context), model(model), modelPath(modelPath), options(options),
+        builder(&context) {
+    modelDir = llvm::sys::path::parent_path(modelPath).str();
+    if (modelDir.empty())
+      modelDir = ".";
+  }
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  /// Ops and diagnostics of a node carry its name (or its position when unnamed).
+  Location nodeLoc(const onnx::NodeProto &node, int index) {
+    std::string name = node.name().empty() ? "#" + std::to_string(index) : node.name();
+    return NameLoc::get(builder.getStringAttr(name), FileLineColLoc::get(&context, modelPath, 0, 0));
+  }
+  LogicalResult checkVersions();
+  LogicalResult checkSupported();
+  FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
+
+  MLIRContext &context;
+  onnx::ModelProto &model;
+  std::string modelPath, modelDir;
+  const ImportOptions &options;
+  OpBuilder builder;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+};
+
+LogicalResult GraphImporter::checkVersions() {
+  Location loc = FileLineColLoc::get(&context, modelPath, 0, 0);
+  // IR version 3 is the oldest with opset imports; 10 is the newest defined.
+  if (model.ir_version() < 3 || model.ir_version() > 10)
+    return emitError(loc) << "unsupported ONNX IR version " << model.ir_version()
+                          << " (supported: 3 to 10)";
+  for (const onnx::OperatorSetIdProto &imp : model.opset_import())
+    if (isDefaultDomain(imp.domain()))
+      opset = imp.version();
+  if (opset == 0)
+    return emitError(loc) << "the model imports no default-domain (ai.onnx) opset";
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(loc) << "unsupported default-domain opset " << opset << " (supported: "
+                          << kMinOpset << " to " << kMaxOpset << ")";
+  return success();
+}
+
+LogicalResult GraphImporter::checkSupported() {
+  llvm::StringMap<int64_t> domainVersions;
+  for (const onnx::OperatorSetIdProto &imp : model.opset_import())
+    domainVersions[imp.domain()] = imp.version();
+  int unsupported = 0;
+  for (int index = 0; index < model.graph().node_size(); ++index) {
+    const onnx::NodeProto &node = model.graph().node(index);
+    std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
+    int64_t version = isDefaultDomain(node.domain()) ? opset : domainVersions.lookup(node.domain());
+    bool known = isDefaultDomain(node.domain()) && findHandler(node.op_type(), opset);
+    if (!known) {
+      ++unsupported;
+      emitError(nodeLoc(node, index)) << "unsupported op '" << node.op_type() << "' (domain '"
+                               << domain << "', opset " << version << ")";
+    }
+  }
+  if (unsupported)
+    return emitError(FileLineColLoc::get(&context, modelPath, 0, 0))
+           << unsupported << " node(s) of the model are not supported";
+  return success();
+}
+
+FailureOr<Type> GraphImporter::inputType(const onnx::ValueInfoProto &info,
+                                         llvm::StringSet<> &usedDims) {
+  Location loc = FileLineColLoc::get(&context, modelPath, 0, 0);
+  if (!info.type().has_tensor_type())
+    return emitError(loc) << "graph input '" << info.name() << "' is not a tensor";
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  Type element = importElementType(context, tensor.elem_type());
+  if (!element)
+    return emitError(loc) << "graph input '" << info.name() << "' has unsupported element type "
+                          << dataTypeName(tensor.elem_type());
+  SmallVector<int64_t> shape;
+  auto pinned = options.inputShapes.find(info.name());
+  if (pinned != options.inputShapes.end()) {
+    if (tensor.has_shape() && tensor.shape().dim_size() != (int)pinned->second.size())
+      return emitError(loc) << "--input-shape for '" << info.name() << "' has "
+                            << pinned->second.size() << " dims but the model declares "
+                            << tensor.shape().dim_size();
+    shape.assign(pinned->second.begin(), pinned->second.end());
+    return Type(RankedTensorType::get(shape, element));
+  }
+  if (!tensor.has_shape())
+    return emitError(loc) << "graph input '" << info.name()
+                          << "' has no declared rank; pin it with --input-shape=" << info.name()
+                          << ":DIMS";
+  for (const onnx::TensorShapeProto::Dimension &d : tensor.shape().dim()) {
+    if (d.has_dim_value()) {
+      shape.push_back(d.dim_value());
+      continue;
+    }
+    auto it = d.has_dim_param() ? options.dims.find(d.dim_param()) : options.dims.end();
+    if (it != options.dims.end()) {
+      usedDims.insert(d.dim_param());
+      shape.push_back(it->second);
+    } else {
+      shape.push_back(ShapedType::kDynamic);
+    }
+  }
+  return Type(RankedTensorType::get(shape, element));
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  if (failed(checkVersions()) || failed(checkSupported()))
+    return nullptr;
+  onnx::GraphProto &graph = *model.mutable_graph();
+  Location fileLoc = FileLineColLoc::get(&context, modelPath, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+
+  // Initializers; before IR version 4 they are listed among the inputs as well.
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &t : graph.initializer())
+    initializerNames.insert(t.name());
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  llvm::StringSet<> usedDims, inputNames;
+  for (const onnx::ValueInfoProto &info : graph.input()) {
+    if (initializerNames.contains(info.name()))
+      continue;
+    FailureOr<Type> type = inputType(info, usedDims);
+    if (failed(type))
+      return nullptr;
+    argTypes.push_back(*type);
+    argNames.push_back(info.name());
+    inputNames.insert(info.name());
+  }
+  for (const auto &[name, shape] : options.inputShapes)
+    if (!inputNames.contains(name)) {
+      emitError(fileLoc) << "--input-shape names '" << name << "', which is not a graph input";
+      return nullptr;
+    }
+  for (const auto &[name, value] : options.dims)
+    if (!usedDims.contains(name)) {
+      emitError(fileLoc) << "--dim names '" << name << "', which no graph input uses";
+      return nullptr;
+    }
+
+  auto func = func::FuncOp::create(builder, fileLoc, "main", builder.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "nn.name", builder.getStringAttr(name));
+    values[name] = body->getArgument(i);
+  }
+  builder.setInsertionPointToStart(body);
+
+  for (onnx::TensorProto &t : *graph.mutable_initializer()) {
+    Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
+    FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelDir);
+    if (failed(attr))
+      return nullptr;
+    values[t.name()] = nn::ConstantOp::create(builder, loc, *attr).getResult();
+  }
+  for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {
+    emitError(fileLoc) << "sparse initializer '" << t.values().name() << "' is not supported";
+    return nullptr;
+  }
+
+  // Nodes. A failed node poisons its outputs; nodes reading poisoned values are
+  // skipped, so independent errors are all reported.
+  llvm::StringSet<> poisoned;
+  bool ok = true;
+  for (int index = 0; index < graph.node_size(); ++index) {
+    onnx::NodeProto &node = *graph.mutable_node(index);
+    Location loc = nodeLoc(node, index);
+    bool skip = false;
+    for (const std::string &in : node.input()) {
+      if (in.empty() || values.count(in))
+        continue;
+      if (!poisoned.contains(in)) {
+        emitError(loc) << node.op_type() << " reads '" << in
+                       << "', which no earlier node, graph input or initializer defines";
+        ok = false;
+      }
+      skip = true;
+    }
+    NodeImporter importer(node, opset, builder, loc,
+                          [this](const std::string &name) { return values.lookup(name); }, modelDir);
+    if (!skip && succeeded((*findHandler(node.op_type(), opset))(importer))) {
+      for (int i = 0; i < node.output_size(); ++i) {
+        if (node.output(i).empty())
+          continue;
+        if (i >= (int)importer.outputs.size() || !importer.outputs[i]) {
+          emitError(loc) << node.op_type() << " (opset " << opset << "): output " << i
+                         << " is not supported";
+          ok = false;
+          poisoned.insert(node.output(i));
+          continue;
+        }
+        values[node.output(i)] = importer.outputs[i];
+      }
+      continue;
+    }
+    ok &= skip; // a skipped node was already reported upstream
+    for (const std::string &out : node.output())
+      poisoned.insert(out);
+  }
+  if (!ok)
+    return nullptr;
+
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &info : graph.output()) {
+    Value v = values.lookup(info.name());
+    if (!v) {
+      emitError(fileLoc) << "graph output '" << info.name() << "' is never computed";
+      return nullptr;
+    }
+    if (info.type().has_tensor_type()) {
+      Type declared = importElementType(context, info.type().tensor_type().elem_type());
+      if (declared && declared != getElementTypeOrSelf(v.getType())) {
+        emitError(fileLoc) << "graph output '" << info.name() << "' is declared as "
+                           << declared << " but computes " << getElementTypeOrSelf(v.getType());
+        return nullptr;
+      }
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  func.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, info] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "nn.name", builder.getStringAttr(info.name()));
+
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+} // namespace
+
+OwningOpRef<ModuleOp> nnc::onnx_frontend::importModel(MLIRContext &context, onnx::ModelProto &model,
+                                                      const std::string &modelPath,
+                                                      const ImportOptions &options) {
+  context.loadDialect<nn::NNDialect, func::FuncDialect>();
+  return GraphImporter(context, model, modelPath, options).run();
+}

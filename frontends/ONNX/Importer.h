@@ -1,0 +1,50 @@
+//===- Importer.h - ONNX models to the nn dialect ---------------*- C++ -*-===//
+//
+// The frontend's public entry points: load an ONNX model (binary or text
+// format, with external data) and import it as `func.func @main` of nn ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_FRONTENDS_ONNX_IMPORTER_H
+#define NNC_FRONTENDS_ONNX_IMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace nnc::onnx_frontend {
+
+/// The oldest and newest default-domain opsets the frontend knows.
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxOpset = 21;
+
+struct ImportOptions {
+  /// Pins a graph input's whole shape (`--input-shape=NAME:1x3x224x224`).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Pins a symbolic dim wherever it appears (`--dim batch=1`).
+  std::map<std::string, int64_t> dims;
+};
+
+/// Parses `path` into `model`: `.onnxtext`/`.txt` files with ONNX's text
+/// parser, anything else as a binary ModelProto. Emits an error and fails on
+/// unreadable, truncated or corrupt files.
+llvm::LogicalResult loadModel(mlir::MLIRContext &context, const std::string &path,
+                              onnx::ModelProto &model);
+
+/// Imports `model` as a module holding `func.func @main`. Raw weight bytes are
+/// moved out of `model` into the module, not copied. `modelDir` locates
+/// external data files. Every unsupported node is reported before failing.
+mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &context, onnx::ModelProto &model,
+                                              const std::string &modelPath,
+                                              const ImportOptions &options);
+
+} // namespace nnc::onnx_frontend
+
+#endif // NNC_FRONTENDS_ONNX_IMPORTER_H

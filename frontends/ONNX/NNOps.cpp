@@ -1,0 +1,337 @@
+//===- NNOps.cpp - handlers for matmul, conv, pooling, normalization ------===//
+//
+// ONNX's padding conventions (auto_pad, ConvTranspose's output_shape) are
+// resolved here into explicit pads; Gemm becomes transposes + matmul + scaled
+// add; global pooling becomes a reduction; Einsum gets an explicit output and
+// no ellipsis.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/ONNX/NodeImporter.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::onnx_frontend;
+
+namespace {
+/// Window attributes of Conv, ConvTranspose and pooling, with defaults filled in.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+/// Reads strides/dilations/pads and resolves auto_pad for a forward window op.
+FailureOr<Window> readWindow(NodeImporter &n, Value input, ArrayRef<int64_t> kernel) {
+  int64_t spatial = NodeImporter::rank(input) - 2;
+  if (spatial < 1)
+    return n.fail("expected an input of rank >= 3");
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = n.attrInts("strides").value_or(SmallVector<int64_t>(spatial, 1));
+  w.dilations = n.attrInts("dilations").value_or(SmallVector<int64_t>(spatial, 1));
+  w.pads = n.attrInts("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+  if ((int64_t)w.kernel.size() != spatial || (int64_t)w.strides.size() != spatial ||
+      (int64_t)w.dilations.size() != spatial || (int64_t)w.pads.size() != 2 * spatial)
+    return n.fail("expected kernel, strides and dilations with " + Twine(spatial) +
+                  " values and pads with " + Twine(2 * spatial));
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET")
+    return w;
+  if (autoPad == "VALID") {
+    w.pads.assign(2 * spatial, 0);
+    return w;
+  }
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return n.fail("unknown auto_pad '" + autoPad + "'");
+  auto type = NodeImporter::type(input);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t in = type.getDimSize(i + 2);
+    if (ShapedType::isDynamic(in))
+      return n.fail("auto_pad " + autoPad + " needs static spatial dims; pin them with --input-shape");
+    int64_t out = (in + w.strides[i] - 1) / w.strides[i];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in);
+    int64_t small = total / 2, large = total - small;
+    w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    w.pads[i + spatial] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return w;
+}
+
+/// The filter's spatial dims, which must be static when they are needed.
+FailureOr<SmallVector<int64_t>> filterKernel(NodeImporter &n, Value filter) {
+  auto type = NodeImporter::type(filter);
+  SmallVector<int64_t> kernel(type.getShape().drop_front(2));
+  if (auto attr = n.attrInts("kernel_shape"))
+    kernel = *attr;
+  return kernel;
+}
+
+LogicalResult importMatMul(NodeImporter &n) {
+  n.setOutputs(n.create<nn::MatMulOp>(n.input(0), n.input(1)));
+  return success();
+}
+
+LogicalResult importGemm(NodeImporter &n) {
+  Value a = n.input(0), b = n.input(1), c = n.input(2);
+  if (NodeImporter::rank(a) != 2 || NodeImporter::rank(b) != 2)
+    return n.fail("expected 2-D A and B");
+  auto transpose = [&](Value v) {
+    return n.create<nn::TransposeOp>(v, n.builder.getDenseI64ArrayAttr({1, 0}));
+  };
+  if (n.attrInt("transA", 0))
+    a = transpose(a);
+  if (n.attrInt("transB", 0))
+    b = transpose(b);
+  Value y = n.create<nn::MatMulOp>(a, b);
+  Type element = getElementTypeOrSelf(y.getType());
+  float alpha = n.attrFloat("alpha", 1.0f), beta = n.attrFloat("beta", 1.0f);
+  if (alpha != 1.0f)
+    y = n.create<nn::MulOp>(y, n.scalar(element, alpha));
+  if (c && beta != 0.0f) {
+    if (beta != 1.0f)
+      c = n.create<nn::MulOp>(c, n.scalar(element, beta));
+    y = n.create<nn::AddOp>(y, c);
+  }
+  n.setOutputs(y);
+  return success();
+}
+
+LogicalResult importConv(NodeImporter &n) {
+  Value x = n.input(0), w = n.input(1);
+  FailureOr<SmallVector<int64_t>> kernel = filterKernel(n, w);
+  if (failed(kernel))
+    return failure();
+  FailureOr<Window> win = readWindow(n, x, *kernel);
+  if (failed(win))
+    return failure();
+  auto &b = n.builder;
+  n.setOutputs(n.create<nn::ConvOp>(x, w, n.input(2), b.getDenseI64ArrayAttr(win->strides),
+                                    b.getDenseI64ArrayAttr(win->dilations),
+                                    b.getDenseI64ArrayAttr(win->pads),
+                                    b.getI64IntegerAttr(n.attrInt("group", 1))));
+  return success();
+}
+
+LogicalResult importConvTranspose(NodeImporter &n) {
+  Value x = n.input(0), w = n.input(1);
+  int64_t spatial = NodeImporter::rank(x) - 2;
+  if (spatial < 1)
+    return n.fail("expected an input of rank >= 3");
+  FailureOr<SmallVector<int64_t>> kernel = filterKernel(n, w);
+  if (failed(kernel))
+    return failure();
+  SmallVector<int64_t> strides = n.attrInts("strides").value_or(SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> dilations = n.attrInts("dilations").value_or(SmallVector<int64_t>(spatial, 1));
+  SmallVector<int64_t> pads = n.attrInts("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+  SmallVector<int64_t> outputPadding =
+      n.attrInts("output_padding").value_or(SmallVector<int64_t>(spatial, 0));
+  if ((int64_t)kernel->size() != spatial || (int64_t)strides.size() != spatial ||
+      (int64_t)dilations.size() != spatial || (int64_t)pads.size() != 2 * spatial ||
+      (int64_t)outputPadding.size() != spatial)
+    return n.fail("expected window attributes with " + Twine(spatial) + " values per dim");
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  std::optional<SmallVector<int64_t>> outputShape = n.attrInts("output_shape");
+  auto type = NodeImporter::type(x);
+  if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    // Pads follow from the requested output size; output_shape may include N and C.
+    SmallVector<int64_t> target;
+    if (outputShape)
+      target.assign(outputShape->end() - spatial, outputShape->end());
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t in = type.getDimSize(i + 2);
+      if (ShapedType::isDynamic(in))
+        return n.fail("output_shape/auto_pad need static spatial dims; pin them with --input-shape");
+      if (!outputShape)
+        target.push_back(in * strides[i]);
+      int64_t total = strides[i] * (in - 1) + outputPadding[i] +
+                      ((*kernel)[i] - 1) * dilations[i] + 1 - target[i];
+      if (total < 0) // a larger output than the window reaches grows output_padding
+        outputPadding[i] -= total, total = 0;
+      int64_t half = total / 2;
+      bool upper = autoPad != "SAME_LOWER";
+      pads[i] = upper ? half : total - half;
+      pads[i + spatial] = upper ? total - half : half;
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * spatial, 0);
+  } else if (autoPad != "NOTSET") {
+    return n.fail("unknown auto_pad '" + autoPad + "'");
+  }
+  auto &b = n.builder;
+  n.setOutputs(n.create<nn::ConvTransposeOp>(
+      x, w, n.input(2), b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
+      b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
+      b.getI64IntegerAttr(n.attrInt("group", 1))));
+  return success();
+}
+
+template <bool isMax> LogicalResult importPool(NodeImporter &n) {
+  Value x = n.input(0);
+  std::optional<SmallVector<int64_t>> kernel = n.attrInts("kernel_shape");
+  if (!kernel)
+    return n.fail("expected attribute 'kernel_shape'");
+  FailureOr<Window> win = readWindow(n, x, *kernel);
+  if (failed(win))
+    return failure();
+  auto &b = n.builder;
+  bool ceil = n.attrInt("ceil_mode", 0) != 0;
+  if (isMax) {
+    if (n.hasOutput(1))
+      return n.fail("the Indices output of MaxPool is not supported");
+    if (n.attrInt("storage_order", 0) != 0)
+      return n.fail("storage_order = 1 is not supported");
+    n.setOutputs(n.create<nn::MaxPoolOp>(x, b.getDenseI64ArrayAttr(win->kernel),
+                                         b.getDenseI64ArrayAttr(win->strides),
+                                         b.getDenseI64ArrayAttr(win->dilations),
+                                         b.getDenseI64ArrayAttr(win->pads), b.getBoolAttr(ceil)));
+  } else {
+    n.setOutputs(n.create<nn::AvgPoolOp>(
+        x, b.getDenseI64ArrayAttr(win->kernel), b.getDenseI64ArrayAttr(win->strides),
+        b.getDenseI64ArrayAttr(win->dilations), b.getDenseI64ArrayAttr(win->pads),
+        b.getBoolAttr(ceil), b.getBoolAttr(n.attrInt("count_include_pad", 0) != 0)));
+  }
+  return success();
+}
+
+template <typename Op> LogicalResult importGlobalPool(NodeImporter &n) {
+  Value x = n.input(0);
+  int64_t rank = NodeImporter::rank(x);
+  if (rank < 3)
+    return n.fail("expected an input of rank >= 3");
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  n.setOutputs(n.create<Op>(x, n.builder.getDenseI64ArrayAttr(axes), n.builder.getBoolAttr(true)));
+  return success();
+}
+
+LogicalResult importBatchNorm(NodeImporter &n) {
+  if (n.attrInt("training_mode", 0) != 0)
+    return n.fail("training_mode = 1 is not supported (BatchNormalization is imported for inference)");
+  for (size_t i = 1; i < n.numOutputs(); ++i)
+    if (n.hasOutput(i))
+      return n.fail("the running-statistics outputs (training mode) are not supported");
+  n.setOutputs(n.create<nn::BatchNormOp>(n.input(0), n.input(1), n.input(2), n.input(3),
+                                         n.input(4),
+                                         n.builder.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+LogicalResult importInstanceNorm(NodeImporter &n) {
+  n.setOutputs(n.create<nn::InstanceNormOp>(n.input(0), n.input(1), n.input(2),
+                                            n.builder.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+LogicalResult importLayerNorm(NodeImporter &n) {
+  if (n.hasOutput(1) || n.hasOutput(2))
+    return n.fail("the Mean and InvStdDev outputs are not supported");
+  Value x = n.input(0);
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), NodeImporter::rank(x));
+  if (failed(axis))
+    return failure();
+  n.setOutputs(n.create<nn::LayerNormOp>(x, n.input(1), n.input(2),
+                                         n.builder.getI64IntegerAttr(*axis),
+                                         n.builder.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+/// Rewrites an Einsum equation to explicit form without '...': ellipsis dims get
+/// fresh capital letters (right-aligned across operands), and an implicit
+/// output lists the ellipsis then the letters used once, alphabetically.
+FailureOr<std::string> canonicalEinsum(NodeImporter &n, StringRef equation, ValueRange inputs) {
+  std::string eq;
+  for (char c : equation)
+    if (!isspace((unsigned char)c))
+      eq.push_back(c);
+  StringRef lhs = eq, output;
+  bool explicitOutput = false;
+  if (size_t arrow = eq.find("->"); arrow != std::string::npos) {
+    lhs = StringRef(eq).take_front(arrow);
+    output = StringRef(eq).drop_front(arrow + 2);
+    explicitOutput = true;
+  }
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != inputs.size())
+    return n.fail("equation '" + equation + "' names " + Twine(terms.size()) +
+                  " operands but the node has " + Twine(inputs.size()));
+  std::string used(eq);
+  std::string fresh;
+  for (char c = 'A'; c <= 'Z'; ++c)
+    if (used.find(c) == std::string::npos)
+      fresh.push_back(c);
+  int64_t ellipsisRank = 0;
+  SmallVector<int64_t> termEllipsis;
+  for (auto [term, v] : llvm::zip(terms, inputs)) {
+    int64_t letters = (int64_t)term.size() - (term.contains("...") ? 3 : 0);
+    int64_t e = term.contains("...") ? NodeImporter::rank(v) - letters : 0;
+    if (e < 0 || (!term.contains("...") && letters != NodeImporter::rank(v)))
+      return n.fail("equation term '" + term + "' does not match an operand of rank " +
+                    Twine(NodeImporter::rank(v)));
+    termEllipsis.push_back(e);
+    ellipsisRank = std::max(ellipsisRank, e);
+  }
+  if (ellipsisRank > (int64_t)fresh.size())
+    return n.fail("too many ellipsis dims");
+  std::string ellipsis = fresh.substr(0, ellipsisRank);
+  std::string result;
+  std::map<char, int> counts;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    std::string expanded =
+        term.str();
+    if (size_t pos = expanded.find("..."); pos != std::string::npos)
+      expanded.replace(pos, 3, ellipsis.substr(ellipsisRank - termEllipsis[i]));
+    for (char c : expanded)
+      ++counts[c];
+    result += (i ? "," : "") + expanded;
+  }
+  std::string out;
+  if (explicitOutput) {
+    out = output.str();
+    if (size_t pos = out.find("..."); pos != std::string::npos)
+      out.replace(pos, 3, ellipsis);
+  } else {
+    out = ellipsis;
+    for (auto [c, count] : counts)
+      if (count == 1 && islower((unsigned char)c))
+        out.push_back(c);
+    // Capital letters other than the ellipsis' are subscripts too.
+    for (auto [c, count] : counts)
+      if (count == 1 && isupper((unsigned char)c) && ellipsis.find(c) == std::string::npos)
+        out.push_back(c);
+  }
+  return result + "->" + out;
+}
+
+LogicalResult importEinsum(NodeImporter &n) {
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < n.numInputs(); ++i)
+    inputs.push_back(n.input(i));
+  FailureOr<std::string> eq = canonicalEinsum(n, n.attrString("equation", ""), inputs);
+  if (failed(eq))
+    return failure();
+  n.setOutputs(n.create<nn::EinsumOp>(inputs, n.builder.getStringAttr(*eq)));
+  return success();
+}
+} // namespace
+
+void nnc::onnx_frontend::addNNHandlers(std::vector<HandlerEntry> &t) {
+  constexpr int64_t M = kMaxOpset;
+  t.insert(t.end(), {
+      {"MatMul", 1, M, importMatMul},
+      {"Gemm", 7, M, importGemm},
+      {"Conv", 1, M, importConv},
+      {"ConvTranspose", 1, M, importConvTranspose},
+      {"MaxPool", 1, M, importPool<true>},
+      {"AveragePool", 7, M, importPool<false>},
+      {"GlobalAveragePool", 1, M, importGlobalPool<nn::ReduceMeanOp>},
+      {"GlobalMaxPool", 1, M, importGlobalPool<nn::ReduceMaxOp>},
+      {"BatchNormalization", 7, M, importBatchNorm},
+      {"InstanceNormalization", 6, M, importInstanceNorm},
+      {"LayerNormalization", 17, M, importLayerNorm},
+      {"Einsum", 12, M, importEinsum},
+  });
+}

@@ -1,0 +1,120 @@
+//===- NodeImporter.h - what an op handler sees -----------------*- C++ -*-===//
+//
+// ONNX coverage is a table of small handlers, each registered for an op type
+// and the range of default-domain opsets whose semantics it implements. A
+// handler reads its node through NodeImporter and builds nn ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_FRONTENDS_ONNX_NODEIMPORTER_H
+#define NNC_FRONTENDS_ONNX_NODEIMPORTER_H
+
+#include "dialects/NN/IR/NNOps.h"
+#include "frontends/ONNX/Importer.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+
+namespace nnc::onnx_frontend {
+
+class NodeImporter;
+using Handler = std::function<llvm::LogicalResult(NodeImporter &)>;
+
+struct HandlerEntry {
+  const char *opType;
+  int64_t minOpset, maxOpset;
+  Handler handler;
+};
+
+/// Each op family file contributes its table.
+void addElementwiseHandlers(std::vector<HandlerEntry> &table);
+void addNNHandlers(std::vector<HandlerEntry> &table);
+void addShapeHandlers(std::vector<HandlerEntry> &table);
+void addReduceHandlers(std::vector<HandlerEntry> &table);
+
+/// Converts a TensorProto to an elements attribute; large raw buffers are
+/// moved into a dense resource. `modelDir` resolves external data.
+mlir::FailureOr<mlir::ElementsAttr> importTensor(mlir::MLIRContext &context, mlir::Location loc,
+                                                 onnx::TensorProto &tensor,
+                                                 const std::string &modelDir);
+
+/// The nn element type for an ONNX TensorProto data type, or null.
+mlir::Type importElementType(mlir::MLIRContext &context, int32_t dataType);
+
+/// Human-readable name of an ONNX data type (for diagnostics).
+std::string dataTypeName(int32_t dataType);
+
+class NodeImporter {
+public:
+  using ValueLookup = std::function<mlir::Value(const std::string &)>;
+
+  NodeImporter(onnx::NodeProto &node, int64_t opset, mlir::OpBuilder &builder,
+               mlir::Location loc, ValueLookup lookup, const std::string &modelDir)
+      : node(node), opset(opset), builder(builder), loc(loc), lookup(std::move(lookup)),
+        modelDir(modelDir) {}
+
+  onnx::NodeProto &node;
+  const int64_t opset;
+  mlir::OpBuilder &builder;
+  const mlir::Location loc;
+
+  /// Input `i`, or null when the node omits it (absent or empty name).
+  mlir::Value input(size_t i) const;
+  size_t numInputs() const { return node.input_size(); }
+  size_t numOutputs() const { return node.output_size(); }
+  /// Whether output `i` is requested (present with a nonempty name).
+  bool hasOutput(size_t i) const { return (int)i < node.output_size() && !node.output(i).empty(); }
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t otherwise) const;
+  float attrFloat(llvm::StringRef name, float otherwise) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef otherwise) const;
+  std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<float>> attrFloats(llvm::StringRef name) const;
+  /// The tensor attribute `name` as elements, or failure (with an error) when unreadable.
+  mlir::FailureOr<mlir::ElementsAttr> attrTensor(llvm::StringRef name);
+
+  /// The constant integer values of input `i` (an initializer or Constant output).
+  std::optional<llvm::SmallVector<int64_t>> constInts(size_t i) const;
+
+  /// Emits an error naming the node and returns failure.
+  llvm::LogicalResult fail(const llvm::Twine &message) const;
+
+  /// Records the results, in order, as the node's outputs.
+  void setOutputs(mlir::ValueRange values) { outputs.assign(values.begin(), values.end()); }
+  llvm::SmallVector<mlir::Value> outputs;
+
+  // Builders shared by handlers.
+  template <typename Op, typename... Args> mlir::Value create(Args &&...args) {
+    return Op::create(builder, loc, std::forward<Args>(args)...).getResult();
+  }
+  /// A 1-D i64 constant.
+  mlir::Value constI64(llvm::ArrayRef<int64_t> values);
+  /// A 0-D constant of `element` type holding `value`.
+  mlir::Value scalar(mlir::Type element, double value);
+  /// `value` converted to i64 if it has another integer type (ONNX allows int32 indices).
+  mlir::Value toI64(mlir::Value value);
+
+  static int64_t rank(mlir::Value v) {
+    return llvm::cast<mlir::RankedTensorType>(v.getType()).getRank();
+  }
+  static mlir::RankedTensorType type(mlir::Value v) {
+    return llvm::cast<mlir::RankedTensorType>(v.getType());
+  }
+  /// `axis` made non-negative for `rank` dims; fails with a message when out of range.
+  mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) const;
+  /// Sorted, unique, non-negative `axes` for `rank` dims.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> normalizeAxes(llvm::ArrayRef<int64_t> axes,
+                                                            int64_t rank) const;
+
+private:
+  ValueLookup lookup;
+  const std::string &modelDir;
+};
+
+} // namespace nnc::onnx_frontend
+
+#endif // NNC_FRONTENDS_ONNX_NODEIMPORTER_H

@@ -1,0 +1,75 @@
+//===- ReduceOps.cpp - handlers for reductions and ArgMax/ArgMin ----------===//
+//
+// Reduce* axes moved from an attribute to an input (ReduceSum at 13, the
+// others at 18); both become nn's sorted axes attribute. Empty axes reduce
+// everything unless noop_with_empty_axes asks for the identity.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/ONNX/NodeImporter.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::onnx_frontend;
+
+namespace {
+template <typename Op> Handler reduce(int64_t axesInputSince) {
+  return [axesInputSince](NodeImporter &n) -> LogicalResult {
+    Value x = n.input(0);
+    int64_t rank = NodeImporter::rank(x);
+    SmallVector<int64_t> axes;
+    if (n.opset < axesInputSince) {
+      axes = n.attrInts("axes").value_or(SmallVector<int64_t>());
+    } else if (n.input(1)) {
+      auto values = n.constInts(1);
+      if (!values)
+        return n.fail("axes must be a constant");
+      axes = *values;
+    }
+    if (axes.empty()) {
+      if (n.attrInt("noop_with_empty_axes", 0) != 0) {
+        n.setOutputs(x);
+        return success();
+      }
+      for (int64_t d = 0; d < rank; ++d)
+        axes.push_back(d);
+    }
+    FailureOr<SmallVector<int64_t>> normalized = n.normalizeAxes(axes, rank);
+    if (failed(normalized))
+      return failure();
+    n.setOutputs(n.create<Op>(x, n.builder.getDenseI64ArrayAttr(*normalized),
+                              n.builder.getBoolAttr(n.attrInt("keepdims", 1) != 0)));
+    return success();
+  };
+}
+
+template <typename Op> LogicalResult importArg(NodeImporter &n) {
+  Value x = n.input(0);
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 0), NodeImporter::rank(x));
+  if (failed(axis))
+    return failure();
+  auto &b = n.builder;
+  n.setOutputs(n.create<Op>(x, b.getI64IntegerAttr(*axis),
+                            b.getBoolAttr(n.attrInt("keepdims", 1) != 0),
+                            b.getBoolAttr(n.attrInt("select_last_index", 0) != 0)));
+  return success();
+}
+} // namespace
+
+void nnc::onnx_frontend::addReduceHandlers(std::vector<HandlerEntry> &t) {
+  constexpr int64_t M = kMaxOpset;
+  t.insert(t.end(), {
+      {"ReduceSum", 1, M, reduce<nn::ReduceSumOp>(13)},
+      {"ReduceMean", 1, M, reduce<nn::ReduceMeanOp>(18)},
+      {"ReduceMax", 1, M, reduce<nn::ReduceMaxOp>(18)},
+      {"ReduceMin", 1, M, reduce<nn::ReduceMinOp>(18)},
+      {"ReduceProd", 1, M, reduce<nn::ReduceProdOp>(18)},
+      {"ReduceL1", 1, M, reduce<nn::ReduceL1Op>(18)},
+      {"ReduceL2", 1, M, reduce<nn::ReduceL2Op>(18)},
+      {"ReduceSumSquare", 1, M, reduce<nn::ReduceSumSquareOp>(18)},
+      {"ReduceLogSum", 1, M, reduce<nn::ReduceLogSumOp>(18)},
+      {"ReduceLogSumExp", 1, M, reduce<nn::ReduceLogSumExpOp>(18)},
+      {"ArgMax", 1, M, importArg<nn::ArgMaxOp>},
+      {"ArgMin", 1, M, importArg<nn::ArgMinOp>},
+  });
+}
