@@ -84,6 +84,12 @@ LogicalResult NodeImporter::fail(const Twine &message) const {
   return emitError(loc) << node.op_type() << " (opset " << opset << "): " << message;
 }
 
+Operation *NodeImporter::standIn(ValueRange operands) {
+  Type type = operands.empty() ? Type(RankedTensorType::get({}, builder.getF32Type()))
+                               : operands[0].getType();
+  return UnrealizedConversionCastOp::create(builder, loc, TypeRange(type), ValueRange());
+}
+
 Value NodeImporter::constI64(ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({(int64_t)values.size()}, builder.getI64Type());
   return create<nn::ConstantOp>(DenseElementsAttr::get(type, values));
@@ -344,7 +350,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     }
     NodeImporter importer(node, opset, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelDir);
-    if (!skip && succeeded((*findHandler(node.op_type(), opset))(importer))) {
+    if (!skip && succeeded((*findHandler(node.op_type(), opset))(importer)) &&
+        !importer.rejected()) {
       for (int i = 0; i < node.output_size(); ++i) {
         if (node.output(i).empty())
           continue;

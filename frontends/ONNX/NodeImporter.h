@@ -88,9 +88,32 @@ public:
   llvm::SmallVector<mlir::Value> outputs;
 
   // Builders shared by handlers.
-  template <typename Op, typename... Args> mlir::Value create(Args &&...args) {
-    return Op::create(builder, loc, std::forward<Args>(args)...).getResult();
+
+  /// Builds `Op` with inferred result types. ONNX models can be invalid, so a
+  /// rejected op is reported (once per node) instead of asserting, and a
+  /// stand-in value lets the handler finish; the node then counts as failed.
+  template <typename Op, typename... Args> mlir::Operation *createOp(Args &&...args) {
+    mlir::OperationState state(loc, Op::getOperationName());
+    Op::build(builder, state, mlir::TypeRange(), std::forward<Args>(args)...);
+    llvm::SmallVector<mlir::Type> types;
+    mlir::MLIRContext *context = builder.getContext();
+    std::optional<mlir::Location> reportAt;
+    if (!buildFailed)
+      reportAt = loc;
+    if (succeeded(Op::inferReturnTypes(context, reportAt, state.operands,
+                                       state.attributes.getDictionary(context),
+                                       state.getRawProperties(), state.regions, types))) {
+      state.addTypes(types);
+      return builder.create(state);
+    }
+    buildFailed = true;
+    return standIn(state.operands);
   }
+  template <typename Op, typename... Args> mlir::Value create(Args &&...args) {
+    return createOp<Op>(std::forward<Args>(args)...)->getResult(0);
+  }
+  /// Whether an op of this node was rejected.
+  bool rejected() const { return buildFailed; }
   /// A 1-D i64 constant.
   mlir::Value constI64(llvm::ArrayRef<int64_t> values);
   /// A 0-D constant of `element` type holding `value`.
@@ -111,6 +134,9 @@ public:
                                                             int64_t rank) const;
 
 private:
+  mlir::Operation *standIn(mlir::ValueRange operands);
+
+  bool buildFailed = false;
   ValueLookup lookup;
   const std::string &modelDir;
 };

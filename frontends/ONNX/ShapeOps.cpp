@@ -167,9 +167,9 @@ LogicalResult importSplit(NodeImporter &n) {
     for (int64_t i = 0, left = dim; i < parts; ++i, left -= chunk)
       sizes->push_back(std::min(chunk, left));
   }
-  auto op = nn::SplitOp::create(n.builder, n.loc, x, n.builder.getI64IntegerAttr(*axis),
-                                n.builder.getDenseI64ArrayAttr(*sizes));
-  n.setOutputs(op.getResults());
+  Operation *op = n.createOp<nn::SplitOp>(x, n.builder.getI64IntegerAttr(*axis),
+                                          n.builder.getDenseI64ArrayAttr(*sizes));
+  n.setOutputs(op->getResults());
   return success();
 }
 

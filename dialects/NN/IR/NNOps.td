@@ -159,6 +159,10 @@ class NN_BinaryOp<string mnemonic, string what, Type type = NN_NumericTensor,
     ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *context,
         std::optional<::mlir::Location> location, Adaptor adaptor,
         ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      if (::mlir::getElementTypeOrSelf(adaptor.getLhs().getType()) !=
+          ::mlir::getElementTypeOrSelf(adaptor.getRhs().getType()))
+        return ::mlir::emitOptionalError(location, "'", getOperationName(),
+                                         "' op expected operands of one element type");
       return ::nnc::nn::inferBroadcast(location, getOperationName(),
           adaptor.getOperands(), }] # resultElement # [{, types);
     }
@@ -174,7 +178,7 @@ def NN_MulOp : NN_BinaryOp<"mul", "x * y", NN_NumericTensor, NN_NumericTensor, [
 def NN_DivOp : NN_BinaryOp<"div", "x / y (integers truncate toward zero)">;
 def NN_MaxOp : NN_BinaryOp<"max", "max(x, y)", NN_NumericTensor, NN_NumericTensor, [Commutative]>;
 def NN_MinOp : NN_BinaryOp<"min", "min(x, y)", NN_NumericTensor, NN_NumericTensor, [Commutative]>;
-def NN_PowOp : NN_BinaryOp<"pow", "x raised to the power y (the result has x's element type)">;
+def NN_PowOp : NN_BinaryOp<"pow", "x raised to the power y">;
 def NN_AndOp : NN_BinaryOp<"and", "logical and", NN_BoolTensor, NN_BoolTensor, [Commutative]>;
 def NN_OrOp : NN_BinaryOp<"or", "logical or", NN_BoolTensor, NN_BoolTensor, [Commutative]>;
 def NN_XorOp : NN_BinaryOp<"xor", "logical exclusive or", NN_BoolTensor, NN_BoolTensor, [Commutative]>;

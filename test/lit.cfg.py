@@ -1,0 +1,26 @@
+# lit configuration for nnc's test suite.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "nnc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".onnxtext", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nnc_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [os.path.join(config.nnc_obj_root, "bin"), config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file"], tool_dirs)
+
+# Test models and reference numbers come from Debian's Python (python3-torch,
+# python3-onnx); another python3 may come first on PATH.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%nnc_src", config.nnc_src_root))
+# Generated bench models are shared by tests and cached across runs.
+config.substitutions.append(("%models", os.path.join(config.nnc_obj_root, "models")))
