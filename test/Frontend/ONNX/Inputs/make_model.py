@@ -1,0 +1,70 @@
+"""Writes small binary ONNX models for the importer's file-handling tests.
+
+The test tree holds no binary models: each test builds what it needs here,
+with ONNX's own Python helpers (Debian's python3-onnx).
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def add_model(weight):
+    """y = x + w for x, w of w's shape."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(weight.shape))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(weight.shape))
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    graph = helper.make_graph([node], "g", [x], [y], [numpy_helper.from_array(weight, "w")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("kind", choices=["inline", "external", "huge-external", "string-initializer", "unranked-input"])
+    p.add_argument("out")
+    args = p.parse_args()
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+
+    if args.kind == "inline":
+        # 2 KiB of weights: above nnc's threshold for dense resources.
+        onnx.save(add_model(np.arange(512, dtype=np.float32)), args.out)
+    elif args.kind == "external":
+        model = add_model(np.arange(512, dtype=np.float32))
+        onnx.save(model, args.out, save_as_external_data=True, all_tensors_to_one_file=True,
+                  location="weights.bin", size_threshold=0)
+    elif args.kind == "huge-external":
+        # A 2.4 GB weight in a sparse external file: past protobuf's 2 GiB limit and
+        # past 32-bit offsets, while using no disk or memory. The tensor starts 16
+        # bytes in, so offsets are exercised too.
+        n = 600_000_000
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[n])
+        w.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", "huge.bin"), ("offset", "16"), ("length", str(4 * n))):
+            entry = w.external_data.add()
+            entry.key, entry.value = k, v
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [n])
+        node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+        graph = helper.make_graph([node], "g", [x], [y], [w])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+        with open(os.path.join(out_dir, "huge.bin"), "wb") as f:
+            f.truncate(16 + 4 * n)
+    elif args.kind == "string-initializer":
+        w = helper.make_tensor("names", TensorProto.STRING, [1], vals=[b"a"])
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+        node = helper.make_node("Identity", ["x"], ["y"], name="id")
+        graph = helper.make_graph([node], "g", [x], [y], [w])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+    elif args.kind == "unranked-input":
+        # The text format always declares a rank; only a binary model can omit it.
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, None)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+
+
+if __name__ == "__main__":
+    main()
