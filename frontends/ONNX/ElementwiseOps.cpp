@@ -50,8 +50,17 @@ template <typename Op> Handler variadic(bool mean = false) {
 LogicalResult importPow(NodeImporter &n) {
   Value base = n.input(0), exponent = n.input(1);
   Type element = getElementTypeOrSelf(base.getType());
+  Type exponentElement = getElementTypeOrSelf(exponent.getType());
   // Pow-12 allows an exponent of another numeric type; nn.pow takes one type.
-  if (getElementTypeOrSelf(exponent.getType()) != element)
+  // An integer base with a float exponent is computed in float (4 ^ 0.5 = 2)
+  // and converted back, as ONNX's reference does.
+  if (isa<IntegerType>(element) && isa<FloatType>(exponentElement)) {
+    Value power = n.create<nn::PowOp>(n.create<nn::CastOp>(base, TypeAttr::get(exponentElement)),
+                                      exponent);
+    n.setOutputs(n.create<nn::CastOp>(power, TypeAttr::get(element)));
+    return success();
+  }
+  if (exponentElement != element)
     exponent = n.create<nn::CastOp>(exponent, TypeAttr::get(element));
   n.setOutputs(n.create<nn::PowOp>(base, exponent));
   return success();
@@ -135,7 +144,8 @@ LogicalResult importIdentity(NodeImporter &n) {
   return success();
 }
 
-/// Dropout at inference is the identity; the mask, if asked for, is all true.
+/// Dropout at inference is the identity; the mask, if asked for, keeps every
+/// element: all true, or all ones of the input's type before Dropout-10.
 LogicalResult importDropout(NodeImporter &n) {
   if (n.opset >= 12 && n.input(2)) {
     auto training = n.constInts(2);
@@ -149,8 +159,9 @@ LogicalResult importDropout(NodeImporter &n) {
   if (n.hasOutput(1)) {
     Value shape = n.create<nn::ShapeOp>(x, n.builder.getI64IntegerAttr(0),
                                         n.builder.getI64IntegerAttr(NodeImporter::rank(x)));
-    auto trueAttr = DenseElementsAttr::get(RankedTensorType::get({1}, n.builder.getI1Type()), true);
-    outputs.push_back(n.create<nn::ConstantOfShapeOp>(shape, cast<ElementsAttr>(trueAttr)));
+    Type maskElement = n.opset >= 10 ? n.builder.getI1Type() : getElementTypeOrSelf(x.getType());
+    outputs.push_back(n.create<nn::ConstantOfShapeOp>(
+        shape, cast<ElementsAttr>(n.scalarAttr(maskElement, 1, {1}))));
   }
   n.setOutputs(outputs);
   return success();
@@ -230,10 +241,10 @@ void nnc::onnx_frontend::addElementwiseHandlers(std::vector<HandlerEntry> &t) {
       {"Greater", 7, M, binary<nn::GreaterOp>()},
       {"LessOrEqual", 12, M, binary<nn::LessEqualOp>()},
       {"GreaterOrEqual", 12, M, binary<nn::GreaterEqualOp>()},
-      {"Sum", 8, M, variadic<nn::AddOp>()},
-      {"Mean", 8, M, variadic<nn::AddOp>(/*mean=*/true)},
-      {"Max", 8, M, variadic<nn::MaxOp>()},
-      {"Min", 8, M, variadic<nn::MinOp>()},
+      {"Sum", 6, M, variadic<nn::AddOp>()},
+      {"Mean", 6, M, variadic<nn::AddOp>(/*mean=*/true)},
+      {"Max", 6, M, variadic<nn::MaxOp>()},
+      {"Min", 6, M, variadic<nn::MinOp>()},
       {"Clip", 6, 10, importClipAttrs},
       {"Clip", 11, M, importClip},
       {"Cast", 6, M, importCast},

@@ -96,8 +96,12 @@ Value NodeImporter::constI64(ArrayRef<int64_t> values) {
 }
 
 Value NodeImporter::scalar(Type element, double value) {
-  auto type = RankedTensorType::get({}, element);
-  Attribute attr;
+  return create<nn::ConstantOp>(cast<ElementsAttr>(scalarAttr(element, value)));
+}
+
+DenseElementsAttr NodeImporter::scalarAttr(Type element, double value, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get(shape, element);
+  DenseElementsAttr attr;
   if (isa<FloatType>(element))
     attr = DenseElementsAttr::get(type, builder.getFloatAttr(element, value).getValue());
   else if (element.isInteger(1))
@@ -106,7 +110,7 @@ Value NodeImporter::scalar(Type element, double value) {
     attr = DenseElementsAttr::get(
         type, APInt(element.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value,
                     !element.isUnsignedInteger(), /*implicitTrunc=*/true));
-  return create<nn::ConstantOp>(cast<ElementsAttr>(attr));
+  return attr;
 }
 
 Value NodeImporter::toI64(Value value) {

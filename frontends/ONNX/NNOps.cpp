@@ -59,12 +59,14 @@ FailureOr<Window> readWindow(NodeImporter &n, Value input, ArrayRef<int64_t> ker
   return w;
 }
 
-/// The filter's spatial dims, which must be static when they are needed.
+/// The kernel's spatial dims: `kernel_shape`, or the filter's static dims.
 FailureOr<SmallVector<int64_t>> filterKernel(NodeImporter &n, Value filter) {
+  if (auto attr = n.attrInts("kernel_shape"))
+    return *attr;
   auto type = NodeImporter::type(filter);
   SmallVector<int64_t> kernel(type.getShape().drop_front(2));
-  if (auto attr = n.attrInts("kernel_shape"))
-    kernel = *attr;
+  if (ShapedType::isDynamicShape(kernel))
+    return n.fail("the filter's spatial dims are dynamic; give kernel_shape or a static filter");
   return kernel;
 }
 
@@ -150,7 +152,8 @@ LogicalResult importConvTranspose(NodeImporter &n) {
       if (total < 0) // a larger output than the window reaches grows output_padding
         outputPadding[i] -= total, total = 0;
       int64_t half = total / 2;
-      bool upper = autoPad != "SAME_LOWER";
+      // ONNX: SAME_UPPER puts the odd pad at the end, everything else at the start.
+      bool upper = autoPad == "SAME_UPPER";
       pads[i] = upper ? half : total - half;
       pads[i + spatial] = upper ? total - half : half;
     }
@@ -180,8 +183,6 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
   if (isMax) {
     if (n.hasOutput(1))
       return n.fail("the Indices output of MaxPool is not supported");
-    if (n.attrInt("storage_order", 0) != 0)
-      return n.fail("storage_order = 1 is not supported");
     n.setOutputs(n.create<nn::MaxPoolOp>(x, b.getDenseI64ArrayAttr(win->kernel),
                                          b.getDenseI64ArrayAttr(win->strides),
                                          b.getDenseI64ArrayAttr(win->dilations),
@@ -208,6 +209,8 @@ template <typename Op> LogicalResult importGlobalPool(NodeImporter &n) {
 }
 
 LogicalResult importBatchNorm(NodeImporter &n) {
+  if (n.opset < 9 && n.attrInt("spatial", 1) == 0)
+    return n.fail("spatial = 0 (per-element statistics) is not supported");
   if (n.attrInt("training_mode", 0) != 0)
     return n.fail("training_mode = 1 is not supported (BatchNormalization is imported for inference)");
   for (size_t i = 1; i < n.numOutputs(); ++i)
@@ -294,13 +297,10 @@ FailureOr<std::string> canonicalEinsum(NodeImporter &n, StringRef equation, Valu
     if (size_t pos = out.find("..."); pos != std::string::npos)
       out.replace(pos, 3, ellipsis);
   } else {
+    // The ellipsis, then the letters used once, in character-code order as NumPy does.
     out = ellipsis;
     for (auto [c, count] : counts)
-      if (count == 1 && islower((unsigned char)c))
-        out.push_back(c);
-    // Capital letters other than the ellipsis' are subscripts too.
-    for (auto [c, count] : counts)
-      if (count == 1 && isupper((unsigned char)c) && ellipsis.find(c) == std::string::npos)
+      if (count == 1 && ellipsis.find(c) == std::string::npos)
         out.push_back(c);
   }
   return result + "->" + out;

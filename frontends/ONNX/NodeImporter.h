@@ -118,6 +118,9 @@ public:
   mlir::Value constI64(llvm::ArrayRef<int64_t> values);
   /// A 0-D constant of `element` type holding `value`.
   mlir::Value scalar(mlir::Type element, double value);
+  /// A splat of `value` as an attribute of `element` type and `shape`.
+  mlir::DenseElementsAttr scalarAttr(mlir::Type element, double value,
+                                     llvm::ArrayRef<int64_t> shape = {});
   /// `value` converted to i64 if it has another integer type (ONNX allows int32 indices).
   mlir::Value toI64(mlir::Value value);
 

@@ -18,6 +18,11 @@ template <typename Op> Handler reduce(int64_t axesInputSince) {
     Value x = n.input(0);
     int64_t rank = NodeImporter::rank(x);
     SmallVector<int64_t> axes;
+    // Axes in the other version's form would be silently ignored: reject them.
+    if (n.opset < axesInputSince && n.input(1))
+      return n.fail("axes are an attribute before opset " + Twine(axesInputSince));
+    if (n.opset >= axesInputSince && n.attr("axes"))
+      return n.fail("axes are an input from opset " + Twine(axesInputSince));
     if (n.opset < axesInputSince) {
       axes = n.attrInts("axes").value_or(SmallVector<int64_t>());
     } else if (n.input(1)) {

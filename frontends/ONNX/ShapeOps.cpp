@@ -270,7 +270,8 @@ LogicalResult importPad(NodeImporter &n) {
   return success();
 }
 
-/// Resize-10 (and the same semantics as Upsample): scales only, asymmetric coordinates.
+/// Resize (10 to 21) and Upsample (7 to 9, Resize-10 semantics: scales only,
+/// asymmetric coordinates, nearest rounds down).
 LogicalResult importResize(NodeImporter &n) {
   Value x = n.input(0);
   int64_t rank = NodeImporter::rank(x);
@@ -278,7 +279,16 @@ LogicalResult importResize(NodeImporter &n) {
   std::string ctm = n.attrString("coordinate_transformation_mode", "half_pixel");
   std::string nearest = n.attrString("nearest_mode", "round_prefer_floor");
   Value scales, sizes;
-  if (n.opset < 11) {
+  if (n.opset < 9) { // Upsample-7: scales as an attribute
+    auto attr = n.attrFloats("scales");
+    if (!attr)
+      return n.fail("expected attribute 'scales'");
+    scales = n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)attr->size()}, n.builder.getF32Type()),
+        ArrayRef<float>(*attr))));
+    ctm = "asymmetric";
+    nearest = "floor";
+  } else if (n.opset < 11) {
     scales = n.input(1);
     ctm = "asymmetric";
     nearest = "floor";
@@ -449,7 +459,7 @@ void nnc::onnx_frontend::addShapeHandlers(std::vector<HandlerEntry> &t) {
       {"Tile", 6, M, importTile},
       {"Pad", 2, M, importPad},
       {"Resize", 10, M, importResize},
-      {"Upsample", 9, 9, importResize},
+      {"Upsample", 7, 9, importResize},
       {"Shape", 1, M, importShape},
       {"Size", 1, M, importSize},
       {"ConstantOfShape", 9, M, importConstantOfShape},

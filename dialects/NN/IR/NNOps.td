@@ -426,7 +426,8 @@ def NN_EinsumOp : NN_Op<"einsum"> {
 
 class NN_ReduceOp<string mnemonic, string what> : NN_Op<mnemonic> {
   let summary = what # " over `axes`";
-  let description = "Reduces the sorted, non-negative, nonempty `axes` with " # what
+  let description = "Reduces the sorted, non-negative `axes` (nonempty unless the input is "
+    # "0-D) with " # what
     # "; `keepdims` keeps them as size 1.\n\n```mlir\n%y = nn." # mnemonic
     # " %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>\n```";
   let arguments = (ins NN_NumericTensor:$input, DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
