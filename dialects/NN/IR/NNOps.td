@@ -501,6 +501,7 @@ def NN_ConstantOp : NN_Op<"constant", [ConstantLike]> {
   let arguments = (ins ElementsAttr:$value);
   let results = (outs NN_Tensor:$result);
   let hasFolder = 1;
+  let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
 }
 
 def NN_ShapeOp : NN_Op<"shape"> {
