@@ -2,7 +2,34 @@
 
 #include "compiler/Pipelines/Pipelines.h"
 
+#include "compiler/Codegen/Passes.h"
+#include "compiler/Conversion/Passes.h"
 #include "compiler/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "dialects/NN/IR/NNOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -18,7 +45,72 @@ void nnc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &) {
   func.addPass(createCSEPass());
 }
 
+void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
+  // One pattern per nn op family; needs the static shapes the graph stage made.
+  pm.addPass(createConvertNNToLinalg());
+  // Folds the reshapes and constants the patterns produce in isolation.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  // @main's arguments become plain contiguous memrefs, as the ABI hands them over.
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results are written into caller-provided buffers instead of returned.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  // Every intermediate goes to the session's workspace; no malloc at run time.
+  pm.addPass(createPlanMemory());
+}
+
+void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
+  // Scalar loops for now; tiling and vectorization come in front of this.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // Subviews and views become plain pointer arithmetic.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Integer powers have no LLVM intrinsic: expand them into loops.
+  pm.addPass(createConvertMathToFuncs());
+  // Math with LLVM intrinsics first; the rest (erf, tanh, ...) as libm calls.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void nnc::registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<nn::NNDialect, func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
+                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
+                  bufferization::BufferizationDialect, LLVM::LLVMDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+}
+
 void nnc::registerPipelines() {
+  CompileOptions options;
   PassPipelineRegistration<>("nnc-graph", "nnc's graph stage (nn -> nn)",
-                             [](OpPassManager &pm) { buildGraphPipeline(pm, CompileOptions()); });
+                             [=](OpPassManager &pm) { buildGraphPipeline(pm, options); });
+  PassPipelineRegistration<>("nnc-lower", "nnc's lower stage (nn -> linalg on tensors)",
+                             [=](OpPassManager &pm) { buildLowerPipeline(pm, options); });
+  PassPipelineRegistration<>("nnc-cpu-bufferize", "CPU codegen: tensors to planned buffers",
+                             [=](OpPassManager &pm) { buildCPUBufferizePipeline(pm, options); });
+  PassPipelineRegistration<>("nnc-cpu-llvm", "CPU codegen: buffers to the LLVM dialect",
+                             [=](OpPassManager &pm) { buildCPULLVMPipeline(pm, options); });
 }

@@ -1,6 +1,8 @@
 //===- Pipelines.h - nnc's stage pipelines ----------------------*- C++ -*-===//
 //
-// The one place where the order of passes is written down.
+// The one place where the order of passes is written down. Each stage is a
+// pipeline of its own so the driver can stop after any of them (--emit) and
+// nnc-opt can run each on its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +21,21 @@ struct CompileOptions {
 /// Graph stage: `nn` in, `nn` out, with static shapes wherever the inputs allow.
 void buildGraphPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
-/// Registers the pipelines with the pass registry (`--nnc-graph` in nnc-opt).
+/// Lower stage: `nn` to linalg/tensor/arith/math on tensors.
+void buildLowerPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// CPU codegen, first half: tensors to buffers in one planned workspace.
+void buildCPUBufferizePipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// CPU codegen, second half: buffers and loops to the LLVM dialect.
+void buildCPULLVMPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Registers the dialects nnc's pipelines produce, with the interface
+/// implementations (bufferization) they rely on.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Registers the pipelines with the pass registry (`--nnc-graph`, `--nnc-lower`,
+/// `--nnc-cpu-bufferize`, `--nnc-cpu-llvm` in nnc-opt).
 void registerPipelines();
 
 } // namespace nnc

@@ -1,5 +1,7 @@
 //===- nnc-opt.cpp - the lit workhorse: nnc's dialects and passes ---------===//
 
+#include "compiler/Codegen/Passes.h"
+#include "compiler/Conversion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Transforms/Passes.h"
 #include "dialects/NN/IR/NNOps.h"
@@ -10,10 +12,12 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<nnc::nn::NNDialect, mlir::func::FuncDialect>();
+  nnc::registerCompilerDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   nnc::nn::registerNNTransformsPasses();
+  nnc::registerNNCConversionPasses();
+  nnc::registerNNCCodegenPasses();
   nnc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "nnc optimizer driver\n", registry));
 }

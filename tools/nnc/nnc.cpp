@@ -7,8 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/Artifact.h"
 #include "frontends/ONNX/Importer.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -27,15 +29,26 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx | model.onnxtext>"),
                                       cl::Required);
-static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdout)"),
-                                       cl::value_desc("path"), cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdout for IR, "
+                                                     "model.so for the library)"),
+                                       cl::value_desc("path"));
 
-enum class Emit { Import, NN };
+// The stages in pipeline order: --emit stops after one and prints it.
+enum class Emit { Import, NN, Linalg, Buffers, LLVMDialect, LLVMIR, Object, Library };
 static cl::opt<Emit> emit(
-    "emit", cl::desc("the stage to stop after and print"), cl::Required,
+    "emit", cl::desc("the stage to stop after (default: the shared library)"),
+    cl::init(Emit::Library),
     cl::values(clEnumValN(Emit::Import, "import", "nn as imported, before the graph stage"),
-               clEnumValN(Emit::NN, "nn", "nn after the graph stage (shapes refined, folded)")));
+               clEnumValN(Emit::NN, "nn", "nn after the graph stage (shapes refined, folded)"),
+               clEnumValN(Emit::Linalg, "linalg", "linalg/tensor/arith/math on tensors"),
+               clEnumValN(Emit::Buffers, "buffers", "bufferized, intermediates in the workspace"),
+               clEnumValN(Emit::LLVMDialect, "llvm-dialect", "MLIR's LLVM dialect"),
+               clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR with the ABI wrappers and descriptor"),
+               clEnumValN(Emit::Object, "obj", "an object file"),
+               clEnumValN(Emit::Library, "so", "the shared library the runtime loads")));
 static cl::opt<std::string> target("target", cl::desc("cpu or cuda"), cl::init("cpu"));
+static cl::opt<std::string> cpu("cpu", cl::desc("the CPU to compile for (default: this machine's)"),
+                                cl::value_desc("name"));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::desc("pin a graph input's shape: NAME:1x3x224x224 (repeatable)"),
     cl::value_desc("NAME:DIMS"));
@@ -113,7 +126,9 @@ int main(int argc, char **argv) {
   if (failed(parseOptions(importOptions)))
     return 1;
 
-  MLIRContext context;
+  DialectRegistry registry;
+  nnc::registerCompilerDialects(registry);
+  MLIRContext context(registry);
   context.getDiagEngine().registerHandler([](Diagnostic &d) { printDiagnostic(d); });
 
   onnx::ModelProto model;
@@ -126,18 +141,66 @@ int main(int argc, char **argv) {
 
   nnc::CompileOptions compileOptions;
   compileOptions.target = target;
-  if (emit >= Emit::NN) {
+  if (target == "cuda" && emit > Emit::NN) {
+    llvm::WithColor::error(llvm::errs(), "nnc")
+        << "the CUDA target is not implemented yet; use -target=cpu\n";
+    return 1;
+  }
+  // Runs one stage's pipeline on the module.
+  auto runStage = [&](void (*build)(OpPassManager &, const nnc::CompileOptions &)) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
-      return 1;
+      return failure();
     applyDefaultTimingPassManagerCLOptions(pm);
-    nnc::buildGraphPipeline(pm, compileOptions);
-    if (failed(pm.run(*module)))
+    build(pm, compileOptions);
+    return pm.run(*module);
+  };
+  if (emit >= Emit::NN && failed(runStage(nnc::buildGraphPipeline)))
+    return 1;
+
+  // What the runtime sees of @main is fixed by its nn signature.
+  std::vector<nnc::FunctionInfo> functions;
+  if (emit >= Emit::Linalg) {
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    nnc::FunctionInfo info{"main", {}, {}, 0};
+    auto describe = [](Type type, DictionaryAttr attrs, std::vector<nnc::TensorInfo> &list) {
+      auto tensor = cast<RankedTensorType>(type);
+      auto name = attrs ? attrs.getAs<StringAttr>("nn.name") : StringAttr();
+      list.push_back({name ? name.str() : "", nnc::abiDtype(tensor.getElementType(), false),
+                      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end())});
+    };
+    for (auto [i, type] : llvm::enumerate(main.getArgumentTypes()))
+      describe(type, main.getArgAttrDict(i), info.inputs);
+    for (auto [i, type] : llvm::enumerate(main.getResultTypes()))
+      describe(type, main.getResultAttrDict(i), info.outputs);
+    functions.push_back(info);
+    if (failed(runStage(nnc::buildLowerPipeline)))
       return 1;
   }
+  if (emit >= Emit::Buffers) {
+    if (failed(runStage(nnc::buildCPUBufferizePipeline)))
+      return 1;
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    if (auto size = main->getAttrOfType<IntegerAttr>("nnc.workspace_size"))
+      functions[0].workspaceSize = size.getInt();
+  }
+  if (emit >= Emit::LLVMDialect && failed(runStage(nnc::buildCPULLVMPipeline)))
+    return 1;
 
   std::string error;
-  auto output = openOutputFile(outputFile, &error);
+  if (emit >= Emit::LLVMIR) {
+    std::string path = outputFile.empty() ? std::string(emit == Emit::Library ? "model.so" : "-")
+                                          : outputFile.getValue();
+    nnc::ArtifactOptions artifactOptions;
+    artifactOptions.target = target;
+    artifactOptions.cpu = cpu;
+    nnc::ArtifactKind kind = emit == Emit::LLVMIR   ? nnc::ArtifactKind::LLVMIR
+                             : emit == Emit::Object ? nnc::ArtifactKind::Object
+                                                    : nnc::ArtifactKind::SharedLibrary;
+    return failed(nnc::writeArtifact(*module, functions, artifactOptions, kind, path)) ? 1 : 0;
+  }
+
+  auto output = openOutputFile(outputFile.empty() ? std::string("-") : outputFile.getValue(), &error);
   if (!output) {
     llvm::WithColor::error(llvm::errs(), "nnc") << error << "\n";
     return 1;

@@ -1,0 +1,119 @@
+//===- PlanMemory.cpp - static workspace planning for @main ---------------===//
+//
+// Intermediates live in one workspace the runtime allocates per session, so a
+// run allocates nothing and memory use is known at compile time. Lifetimes
+// are intervals over @main's top-level ops; a buffer's uses include those of
+// every view derived from it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_PLANMEMORY
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t size, start, end, offset = 0;
+};
+
+int64_t byteSize(MemRefType type) {
+  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, bits / 8);
+}
+
+struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
+  using PlanMemoryBase::PlanMemoryBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Copies become linalg.copy, which lowers to loops like everything else.
+    module.walk([](memref::CopyOp copy) {
+      OpBuilder b(copy);
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      copy.erase();
+    });
+    auto func = module.lookupSymbol<func::FuncOp>("main");
+    if (!func)
+      return;
+    Block &body = func.getBody().front();
+    DenseMap<Operation *, int64_t> position;
+    for (auto [i, op] : llvm::enumerate(body))
+      position[&op] = i;
+
+    SmallVector<Buffer> buffers;
+    for (Operation &op : body) {
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc)
+        continue;
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !type.getElementType().isIntOrFloat()) {
+        alloc.emitError("cannot plan a dynamic or strided buffer");
+        return signalPassFailure();
+      }
+      Buffer buffer{alloc, byteSize(type), position[alloc], position[alloc]};
+      // Follow every memref derived from the buffer to its last use.
+      SmallVector<Value> worklist{alloc.getResult()};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          Operation *top = body.findAncestorOpInBlock(*user);
+          buffer.end = std::max(buffer.end, position[top]);
+          for (Value r : user->getResults())
+            if (isa<MemRefType>(r.getType()))
+              worklist.push_back(r);
+        }
+      }
+      buffers.push_back(buffer);
+    }
+
+    // First fit: the lowest aligned offset not used by a buffer alive at the same time.
+    int64_t total = 0;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      Buffer &b = buffers[i];
+      SmallVector<std::pair<int64_t, int64_t>> busy;
+      for (size_t j = 0; j < i; ++j)
+        if (buffers[j].start <= b.end && b.start <= buffers[j].end)
+          busy.push_back({buffers[j].offset, buffers[j].offset + buffers[j].size});
+      llvm::sort(busy);
+      int64_t offset = 0;
+      for (auto [lo, hi] : busy) {
+        if (offset + b.size <= lo)
+          break;
+        offset = std::max<int64_t>(offset, llvm::alignTo(hi, alignment));
+      }
+      b.offset = offset;
+      total = std::max(total, offset + b.size);
+    }
+    total = (int64_t)llvm::alignTo(std::max<int64_t>(total, 1), alignment);
+
+    // The workspace is the last argument of @main.
+    MLIRContext *context = &getContext();
+    auto wsType = MemRefType::get({total}, IntegerType::get(context, 8));
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(index, wsType, {}, func.getLoc())))
+      return signalPassFailure();
+    Value workspace = func.getArgument(index);
+    for (Buffer &b : buffers) {
+      OpBuilder builder(b.alloc);
+      Value offset = arith::ConstantIndexOp::create(builder, b.alloc.getLoc(), b.offset);
+      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(), workspace,
+                                          offset, ValueRange{});
+      for (Operation *user : llvm::make_early_inc_range(b.alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      b.alloc.replaceAllUsesWith(view);
+      b.alloc.erase();
+    }
+    func->setAttr("nnc.workspace_size", IntegerAttr::get(IntegerType::get(context, 64), total));
+  }
+};
+} // namespace

@@ -1,0 +1,20 @@
+//===- Passes.h - codegen passes of nnc -------------------------*- C++ -*-===//
+
+#ifndef NNC_COMPILER_CODEGEN_PASSES_H
+#define NNC_COMPILER_CODEGEN_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace nnc {
+#define GEN_PASS_DECL
+#include "compiler/Codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+#endif // NNC_COMPILER_CODEGEN_PASSES_H

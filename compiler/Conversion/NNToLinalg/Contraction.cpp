@@ -1,0 +1,445 @@
+//===- Contraction.cpp - matmul, einsum, conv and pooling to linalg -------===//
+//
+// Contractions become linalg.generic ops whose indexing maps carry the
+// broadcasting, strides, dilations and groups; padding is an explicit
+// tensor.pad. Transposed convolution is a convolution of the stride-dilated,
+// padded input with the flipped filter. Schedules (tiling, vectorization) are
+// the codegen stage's business, so correctness is all that matters here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/NNToLinalg/Lowering.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::lowering;
+
+namespace {
+using utils::IteratorType;
+
+SmallVector<OpFoldResult> ofr(OpBuilder &b, ArrayRef<int64_t> values) {
+  return getAsIndexOpFoldResult(b.getContext(), values);
+}
+
+Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+}
+
+/// A tensor of `type` holding zeros.
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
+  return filledTensor(b, loc, type, scalarConstant(b, loc, type.getElementType(), 0));
+}
+
+/// `input` padded with `value` by `low` and `high` per dim (negative `high` crops).
+Value padTensor(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high, Value value) {
+  auto type = tensorType(input);
+  SmallVector<int64_t> lo(low), hi(high), shape;
+  // Cropping first: take the slice the negative pads leave.
+  SmallVector<int64_t> offsets, sizes, ones(type.getRank(), 1);
+  bool crop = false;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t cropLo = std::max<int64_t>(0, -lo[d]), cropHi = std::max<int64_t>(0, -hi[d]);
+    crop |= cropLo || cropHi;
+    offsets.push_back(cropLo);
+    sizes.push_back(type.getDimSize(d) - cropLo - cropHi);
+    lo[d] = std::max<int64_t>(0, lo[d]);
+    hi[d] = std::max<int64_t>(0, hi[d]);
+  }
+  if (crop)
+    input = tensor::ExtractSliceOp::create(b, loc, input, ofr(b, offsets),
+                                           ofr(b, sizes), ofr(b, ones));
+  if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(hi, [](int64_t v) { return v == 0; }))
+    return input;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    shape.push_back(sizes[d] + lo[d] + hi[d]);
+  auto padType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<OpFoldResult> loF, hiF;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    loF.push_back(b.getIndexAttr(lo[d]));
+    hiF.push_back(b.getIndexAttr(hi[d]));
+  }
+  return tensor::PadOp::create(b, loc, padType, input, loF, hiF, value);
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul and Einsum
+//===----------------------------------------------------------------------===//
+
+struct MatMulPattern : OpConversionPattern<nn::MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::MatMulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto resultType = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Type element = resultType.getElementType();
+    // Promote 1-D operands to matrices (the result drops the promoted dim again).
+    SmallVector<int64_t> a(tensorType(lhs).getShape()), bs(tensorType(rhs).getShape());
+    if (a.size() == 1) {
+      a.insert(a.begin(), 1);
+      lhs = reshapeTo(b, loc, lhs, RankedTensorType::get(a, element));
+    }
+    if (bs.size() == 1) {
+      bs.push_back(1);
+      rhs = reshapeTo(b, loc, rhs, RankedTensorType::get(bs, element));
+    }
+    if (a.size() == 2 && bs.size() == 2) {
+      auto type = RankedTensorType::get({a[0], bs[1]}, element);
+      Value out = linalg::MatmulOp::create(b, loc, ValueRange{lhs, rhs}, ValueRange{zeros(b, loc, type)})
+                      .getResult(0);
+      b.replaceOp(op, reshapeTo(b, loc, out, resultType));
+      return success();
+    }
+    // Batched: loops are (batch..., m, n, k) with NumPy broadcasting of batch dims.
+    int64_t batchRank = std::max(a.size(), bs.size()) - 2;
+    SmallVector<int64_t> shape;
+    for (int64_t i = 0; i < batchRank; ++i) {
+      int64_t da = i < batchRank - (int64_t)(a.size() - 2) ? 1 : a[i - (batchRank - (a.size() - 2))];
+      int64_t db = i < batchRank - (int64_t)(bs.size() - 2) ? 1 : bs[i - (batchRank - (bs.size() - 2))];
+      shape.push_back(std::max(da, db));
+    }
+    int64_t m = a[a.size() - 2], n = bs.back();
+    shape.push_back(m);
+    shape.push_back(n);
+    int64_t loops = batchRank + 3;
+    auto batchExprs = [&](ArrayRef<int64_t> s) {
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = batchRank - (s.size() - 2);
+      for (size_t i = 0; i + 2 < s.size(); ++i)
+        exprs.push_back(s[i] == 1 && shape[i + offset] != 1 ? getAffineConstantExpr(0, ctx)
+                                                            : getAffineDimExpr(i + offset, ctx));
+      return exprs;
+    };
+    AffineExpr dm = getAffineDimExpr(batchRank, ctx), dn = getAffineDimExpr(batchRank + 1, ctx),
+               dk = getAffineDimExpr(batchRank + 2, ctx);
+    SmallVector<AffineExpr> lhsExprs = batchExprs(a), rhsExprs = batchExprs(bs), outExprs;
+    lhsExprs.append({dm, dk});
+    rhsExprs.append({dk, dn});
+    for (int64_t i = 0; i < batchRank + 2; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(loops, 0, lhsExprs, ctx),
+                                AffineMap::get(loops, 0, rhsExprs, ctx),
+                                AffineMap::get(loops, 0, outExprs, ctx)};
+    SmallVector<IteratorType> iterators(loops - 1, IteratorType::parallel);
+    iterators.push_back(IteratorType::reduction);
+    auto type = RankedTensorType::get(shape, element);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{zeros(b, loc, type)}, maps,
+        iterators, [](OpBuilder &nb, Location nl, ValueRange args) {
+          linalg::YieldOp::create(nb, nl, multiplyAdd(nb, nl, args[0], args[1], args[2]));
+        });
+    b.replaceOp(op, reshapeTo(b, loc, generic.getResult(0), resultType));
+    return success();
+  }
+};
+
+struct EinsumPattern : OpConversionPattern<nn::EinsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::EinsumOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto resultType = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    auto [lhs, output] = op.getEquation().split("->");
+    SmallVector<StringRef> terms;
+    lhs.split(terms, ',');
+    // Loop dims: output letters first (parallel), then the contracted ones.
+    std::string letters = output.str();
+    llvm::DenseMap<char, int64_t> sizes;
+    for (auto [term, v] : llvm::zip(terms, adaptor.getInputs()))
+      for (auto [c, d] : llvm::zip(term, tensorType(v).getShape())) {
+        if (letters.find(c) == std::string::npos)
+          letters.push_back(c);
+        sizes[c] = std::max(sizes.lookup(c), d);
+      }
+    auto dimOf = [&](char c) { return getAffineDimExpr(letters.find(c), ctx); };
+    SmallVector<AffineMap> maps;
+    for (auto [term, v] : llvm::zip(terms, adaptor.getInputs())) {
+      SmallVector<AffineExpr> exprs;
+      for (auto [c, d] : llvm::zip(term, tensorType(v).getShape()))
+        exprs.push_back(d == 1 && sizes[c] != 1 ? getAffineConstantExpr(0, ctx) : dimOf(c));
+      maps.push_back(AffineMap::get(letters.size(), 0, exprs, ctx));
+    }
+    SmallVector<AffineExpr> outExprs;
+    for (char c : output)
+      outExprs.push_back(dimOf(c));
+    maps.push_back(AffineMap::get(letters.size(), 0, outExprs, ctx));
+    SmallVector<IteratorType> iterators;
+    for (size_t i = 0; i < letters.size(); ++i)
+      iterators.push_back(i < output.size() ? IteratorType::parallel : IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{resultType}, adaptor.getInputs(), ValueRange{zeros(b, loc, resultType)},
+        maps, iterators, [](OpBuilder &nb, Location nl, ValueRange args) {
+          Value product = args[0];
+          for (Value v : args.drop_front().drop_back())
+            product = isa<FloatType>(v.getType()) ? Value(arith::MulFOp::create(nb, nl, product, v))
+                                                  : Value(arith::MulIOp::create(nb, nl, product, v));
+          Value acc = args.back();
+          Value sum = isa<FloatType>(acc.getType()) ? Value(arith::AddFOp::create(nb, nl, acc, product))
+                                                    : Value(arith::AddIOp::create(nb, nl, acc, product));
+          linalg::YieldOp::create(nb, nl, sum);
+        });
+    b.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// Grouped N-d convolution of an already padded input. Loops are
+/// (n, g, m, o..., c, k...); the output starts from the bias (or zero).
+Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
+                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
+                RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = tensorType(input), wType = tensorType(filter);
+  Type element = resultType.getElementType();
+  int64_t spatial = inType.getRank() - 2;
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1), m = wType.getDimSize(0);
+  int64_t cg = c / group, mg = m / group;
+  SmallVector<int64_t> inShape{n, group, cg}, wShape{group, mg, cg}, outShape{n, group, mg};
+  for (int64_t i = 0; i < spatial; ++i) {
+    inShape.push_back(inType.getDimSize(i + 2));
+    wShape.push_back(wType.getDimSize(i + 2));
+    outShape.push_back(resultType.getDimSize(i + 2));
+  }
+  Value x = reshapeTo(b, loc, input, RankedTensorType::get(inShape, element));
+  Value w = reshapeTo(b, loc, filter, RankedTensorType::get(wShape, element));
+  auto outType = RankedTensorType::get(outShape, element);
+  Value init;
+  if (bias) {
+    Value bias2 = reshapeTo(b, loc, bias, RankedTensorType::get({group, mg}, element));
+    SmallVector<int64_t> biasView(outShape.size(), 1);
+    biasView[1] = group;
+    biasView[2] = mg;
+    Value biasNd = reshapeTo(b, loc, bias2, RankedTensorType::get(biasView, element));
+    init = buildElementwise(b, loc, outType, {biasNd},
+                            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  } else {
+    init = zeros(b, loc, outType);
+  }
+  int64_t loops = 3 + spatial + 1 + spatial;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  int64_t cDim = 3 + spatial, kDim = 4 + spatial;
+  SmallVector<AffineExpr> xExprs{d(0), d(1), d(cDim)}, wExprs{d(1), d(2), d(cDim)},
+      oExprs{d(0), d(1), d(2)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    xExprs.push_back(d(3 + i) * strides[i] + d(kDim + i) * dilations[i]);
+    wExprs.push_back(d(kDim + i));
+    oExprs.push_back(d(3 + i));
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, xExprs, ctx),
+                              AffineMap::get(loops, 0, wExprs, ctx),
+                              AffineMap::get(loops, 0, oExprs, ctx)};
+  SmallVector<IteratorType> iterators(3 + spatial, IteratorType::parallel);
+  iterators.append(1 + spatial, IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType}, ValueRange{x, w}, ValueRange{init}, maps, iterators,
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, multiplyAdd(nb, nl, args[0], args[1], args[2]));
+      });
+  return reshapeTo(b, loc, generic.getResult(0), resultType);
+}
+
+struct ConvPattern : OpConversionPattern<nn::ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ConvOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Type element = resultType.getElementType();
+    int64_t spatial = resultType.getRank() - 2;
+    ArrayRef<int64_t> pads = op.getPads();
+    SmallVector<int64_t> lo{0, 0}, hi{0, 0};
+    lo.append(pads.begin(), pads.begin() + spatial);
+    hi.append(pads.begin() + spatial, pads.end());
+    // Trailing input rows no window reaches are cropped, so shapes stay exact.
+    auto inType = tensorType(adaptor.getInput());
+    auto wType = tensorType(adaptor.getFilter());
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t used = (resultType.getDimSize(i + 2) - 1) * op.getStrides()[i] +
+                     (wType.getDimSize(i + 2) - 1) * op.getDilations()[i] + 1;
+      hi[i + 2] = used - inType.getDimSize(i + 2) - lo[i + 2];
+    }
+    Value x = padTensor(b, loc, adaptor.getInput(), lo, hi, scalarConstant(b, loc, element, 0));
+    b.replaceOp(op, buildConv(b, loc, x, adaptor.getFilter(), adaptor.getBias(), op.getStrides(),
+                              op.getDilations(), op.getGroup(), resultType));
+    return success();
+  }
+};
+
+struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ConvTransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto resultType = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Type element = resultType.getElementType();
+    Value input = adaptor.getInput(), filter = adaptor.getFilter();
+    auto inType = tensorType(input), wType = tensorType(filter);
+    int64_t spatial = inType.getRank() - 2, group = op.getGroup();
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(), pads = op.getPads();
+
+    // 1. Spread the input: stride - 1 zeros between neighbours.
+    SmallVector<int64_t> spreadShape{inType.getDimSize(0), inType.getDimSize(1)};
+    SmallVector<int64_t> offsets(inType.getRank(), 0), sizes(inType.getShape()), steps{1, 1};
+    for (int64_t i = 0; i < spatial; ++i) {
+      spreadShape.push_back((inType.getDimSize(i + 2) - 1) * strides[i] + 1);
+      steps.push_back(strides[i]);
+    }
+    Value spread = zeros(b, loc, RankedTensorType::get(spreadShape, element));
+    spread = tensor::InsertSliceOp::create(b, loc, input, spread, ofr(b, offsets),
+                                           ofr(b, sizes), ofr(b, steps));
+    // 2. Pad so a stride-1 convolution with the flipped filter yields the output.
+    SmallVector<int64_t> lo{0, 0}, hi{0, 0};
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t reach = (wType.getDimSize(i + 2) - 1) * dilations[i];
+      lo.push_back(reach - pads[i]);
+      hi.push_back(resultType.getDimSize(i + 2) + reach - spreadShape[i + 2] - lo.back());
+    }
+    Value x = padTensor(b, loc, spread, lo, hi, scalarConstant(b, loc, element, 0));
+    // 3. Filter [C, M/g, K...] -> [M, C/g, K...], flipped along each K.
+    int64_t c = wType.getDimSize(0), mg = wType.getDimSize(1), cg = c / group;
+    SmallVector<int64_t> src{group, cg, mg}, dst{group, mg, cg};
+    for (int64_t i = 0; i < spatial; ++i) {
+      src.push_back(wType.getDimSize(i + 2));
+      dst.push_back(wType.getDimSize(i + 2));
+    }
+    Value w = reshapeTo(b, loc, filter, RankedTensorType::get(src, element));
+    int64_t rank = dst.size();
+    SmallVector<AffineExpr> readExprs{getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx),
+                                      getAffineDimExpr(1, ctx)};
+    for (int64_t i = 0; i < spatial; ++i)
+      readExprs.push_back(getAffineConstantExpr(dst[3 + i] - 1, ctx) - getAffineDimExpr(3 + i, ctx));
+    auto flippedType = RankedTensorType::get(dst, element);
+    auto flip = linalg::GenericOp::create(
+        b, loc, TypeRange{flippedType}, ValueRange{w}, ValueRange{emptyTensor(b, loc, flippedType)},
+        SmallVector<AffineMap>{AffineMap::get(rank, 0, readExprs, ctx),
+                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
+    SmallVector<int64_t> convFilter{group * mg, cg};
+    for (int64_t i = 0; i < spatial; ++i)
+      convFilter.push_back(dst[3 + i]);
+    Value wConv = reshapeTo(b, loc, flip.getResult(0), RankedTensorType::get(convFilter, element));
+    SmallVector<int64_t> ones(spatial, 1);
+    b.replaceOp(op, buildConv(b, loc, x, wConv, adaptor.getBias(), ones, dilations, group, resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto resultType = cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
+    Type element = resultType.getElementType();
+    bool isUnsigned = isUnsignedType(op.getType());
+    Value input = adaptor.getInput();
+    auto inType = tensorType(input);
+    int64_t spatial = inType.getRank() - 2;
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      dilations = op.getDilations(), pads = op.getPads();
+    // Pad by the explicit pads, plus whatever the last (ceil_mode) window needs;
+    // crop rows no window reaches.
+    SmallVector<int64_t> lo{0, 0}, hi{0, 0};
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t used = (resultType.getDimSize(i + 2) - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
+      lo.push_back(pads[i]);
+      hi.push_back(used - inType.getDimSize(i + 2) - pads[i]);
+    }
+    Value padValue = isMax ? lowestValue(b, loc, element, isUnsigned) : scalarConstant(b, loc, element, 0);
+    Value x = padTensor(b, loc, input, lo, hi, padValue);
+    int64_t loops = 2 + 2 * spatial;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> xExprs{d(0), d(1)}, kExprs, oExprs{d(0), d(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      xExprs.push_back(d(2 + i) * strides[i] + d(2 + spatial + i) * dilations[i]);
+      kExprs.push_back(d(2 + spatial + i));
+      oExprs.push_back(d(2 + i));
+    }
+    Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+    SmallVector<IteratorType> iterators(2 + spatial, IteratorType::parallel);
+    iterators.append(spatial, IteratorType::reduction);
+    Value init = filledTensor(b, loc, resultType, padValue);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{resultType}, ValueRange{x, window}, ValueRange{init},
+        SmallVector<AffineMap>{AffineMap::get(loops, 0, xExprs, ctx),
+                               AffineMap::get(loops, 0, kExprs, ctx),
+                               AffineMap::get(loops, 0, oExprs, ctx)},
+        iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value v = args[0], acc = args[2], r;
+          bool isFloat = isa<FloatType>(v.getType());
+          if (isMax)
+            r = isFloat ? Value(arith::MaximumFOp::create(nb, nl, acc, v))
+                        : isUnsigned ? Value(arith::MaxUIOp::create(nb, nl, acc, v))
+                                     : Value(arith::MaxSIOp::create(nb, nl, acc, v));
+          else
+            r = isFloat ? Value(arith::AddFOp::create(nb, nl, acc, v))
+                        : Value(arith::AddIOp::create(nb, nl, acc, v));
+          linalg::YieldOp::create(nb, nl, r);
+        });
+    Value result = generic.getResult(0);
+    if constexpr (!isMax) {
+      // Divide by the number of counted elements of each window, known statically.
+      bool includePad = op.getCountIncludePad();
+      SmallVector<int64_t> outSpatial(resultType.getShape().drop_front(2));
+      int64_t count = 1;
+      for (int64_t s : outSpatial)
+        count *= s;
+      SmallVector<double> divisors(count, 1.0);
+      for (int64_t flat = 0; flat < count; ++flat) {
+        double n = 1;
+        for (int64_t i = spatial - 1, rest = flat; i >= 0; --i) {
+          int64_t o = rest % outSpatial[i];
+          rest /= outSpatial[i];
+          int64_t in = inType.getDimSize(i + 2), counted = 0;
+          int64_t begin = includePad ? -pads[i] : 0, end = includePad ? in + pads[i + spatial] : in;
+          for (int64_t k = 0; k < kernel[i]; ++k) {
+            int64_t pos = o * strides[i] + k * dilations[i] - pads[i];
+            counted += pos >= begin && pos < end;
+          }
+          n *= counted;
+        }
+        divisors[flat] = n;
+      }
+      SmallVector<int64_t> divShape(2, 1);
+      divShape.append(outSpatial);
+      auto divType = RankedTensorType::get(divShape, element);
+      SmallVector<Attribute> values;
+      for (double v : divisors)
+        values.push_back(b.getFloatAttr(element, v));
+      Value div = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(divType, values));
+      result = buildElementwise(b, loc, resultType, {result, div},
+                                [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                                  return arith::DivFOp::create(nb, nl, a[0], a[1]);
+                                });
+    }
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void lowering::populateContractionPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<MatMulPattern, EinsumPattern, ConvPattern, ConvTransposePattern,
+               PoolPattern<nn::MaxPoolOp, true>, PoolPattern<nn::AvgPoolOp, false>>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,560 @@
+//===- DataMovement.cpp - shape and data movement ops to tensor/linalg ----===//
+//
+// Reshapes are collapse/expand pairs, concat and split are slices, and ops
+// whose source index is computed (gather, pad modes, resize, strided slices,
+// tile) are linalg.generic ops over the output that read the input with
+// tensor.extract at a clamped index, so no input can make them read out of
+// bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/NNToLinalg/Lowering.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::lowering;
+
+namespace {
+using utils::IteratorType;
+
+SmallVector<OpFoldResult> ofr(OpBuilder &b, ArrayRef<int64_t> values) {
+  return getAsIndexOpFoldResult(b.getContext(), values);
+}
+
+RankedTensorType convertedType(const TypeConverter *converter, Value v) {
+  return cast<RankedTensorType>(converter->convertType(v.getType()));
+}
+
+/// A generic over `resultType` whose body computes each element from its
+/// output index (`linalg.index` per dim), reading inputs via tensor.extract.
+Value buildGather(OpBuilder &b, Location loc, RankedTensorType resultType,
+                  function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+  int64_t rank = resultType.getRank();
+  MLIRContext *ctx = b.getContext();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
+      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        SmallVector<Value> index;
+        for (int64_t d = 0; d < rank; ++d)
+          index.push_back(linalg::IndexOp::create(nb, nl, d));
+        linalg::YieldOp::create(nb, nl, body(nb, nl, index));
+      });
+  return generic.getResult(0);
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t size) {
+  Value lo = arith::MaxSIOp::create(b, loc, i, indexConst(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, lo, indexConst(b, loc, size - 1));
+}
+
+/// Reshape-like ops: the result type says it all.
+template <typename Op> struct ReshapeLikePattern : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = convertedType(this->getTypeConverter(), op.getResult());
+    b.replaceOp(op, reshapeTo(b, op.getLoc(), adaptor.getInput(), type));
+    return success();
+  }
+};
+
+struct TransposePattern : OpConversionPattern<nn::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::TransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value init = emptyTensor(b, op.getLoc(), type);
+    b.replaceOp(op, linalg::TransposeOp::create(b, op.getLoc(), adaptor.getInput(), init, op.getPerm())
+                        .getResult());
+    return success();
+  }
+};
+
+struct ConcatPattern : OpConversionPattern<nn::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    int64_t axis = op.getAxis(), rank = type.getRank(), offset = 0;
+    Value result = emptyTensor(b, loc, type);
+    for (Value in : adaptor.getInputs()) {
+      auto inType = tensorType(in);
+      if (inType.getNumElements() == 0)
+        continue;
+      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      offsets[axis] = offset;
+      result = tensor::InsertSliceOp::create(b, loc, in, result, ofr(b, offsets),
+                                             ofr(b, inType.getShape()), ofr(b, strides));
+      offset += inType.getDimSize(axis);
+    }
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SplitPattern : OpConversionPattern<nn::SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::SplitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis(), offset = 0;
+    SmallVector<Value> results;
+    for (Value r : op.getResults()) {
+      auto type = convertedType(getTypeConverter(), r);
+      SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+      offsets[axis] = offset;
+      results.push_back(tensor::ExtractSliceOp::create(b, loc, type, adaptor.getInput(),
+                                                       ofr(b, offsets), ofr(b, type.getShape()),
+                                                       ofr(b, strides)));
+      offset += type.getDimSize(axis);
+    }
+    b.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct SlicePattern : OpConversionPattern<nn::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto starts = nn::getConstantInts(op.getStarts()), axes = nn::getConstantInts(op.getAxes()),
+         steps = nn::getConstantInts(op.getSteps());
+    if (!starts || !axes || !steps)
+      return b.notifyMatchFailure(op, "needs constant starts, axes and steps");
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = tensorType(input);
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> start(rank, 0), step(rank, 1);
+    for (size_t i = 0; i < axes->size(); ++i) {
+      int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
+      int64_t dim = inType.getDimSize(axis), s = (*starts)[i];
+      step[axis] = (*steps)[i];
+      if (s < 0)
+        s += dim;
+      start[axis] = step[axis] > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+    }
+    if (type.getNumElements() == 0) {
+      b.replaceOp(op, emptyTensor(b, loc, type));
+      return success();
+    }
+    if (llvm::all_of(step, [](int64_t s) { return s > 0; })) {
+      b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, input, ofr(b, start),
+                                                     ofr(b, type.getShape()), ofr(b, step)));
+      return success();
+    }
+    // Negative steps: read input[start + step * i].
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx) * step[d] + start[d]);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
+        SmallVector<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
+                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
+    b.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct GatherPattern : OpConversionPattern<nn::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    auto inType = tensorType(input);
+    int64_t axis = op.getAxis(), dim = inType.getDimSize(axis);
+    int64_t indexRank = tensorType(indices).getRank();
+    bool indexUnsigned = isUnsignedType(op.getIndices().getType());
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      ArrayRef<Value> idxCoords = out.slice(axis, indexRank);
+      Value raw = tensor::ExtractOp::create(nb, nl, indices, idxCoords);
+      Value i = indexUnsigned ? Value(arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(), raw))
+                              : Value(arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw));
+      // Negative indices count from the end; out-of-range ones are clamped.
+      Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, 0));
+      i = arith::SelectOp::create(nb, nl, neg, arith::AddIOp::create(nb, nl, i, indexConst(nb, nl, dim)), i);
+      SmallVector<Value> coords(out.take_front(axis));
+      coords.push_back(clampIndex(nb, nl, i, dim));
+      llvm::append_range(coords, out.drop_front(axis + indexRank));
+      return tensor::ExtractOp::create(nb, nl, input, coords);
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ExpandPattern : OpConversionPattern<nn::ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ExpandOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    b.replaceOp(op, buildElementwise(b, op.getLoc(), type, {adaptor.getInput()},
+                                     [](OpBuilder &, Location, ValueRange a) { return a[0]; }));
+    return success();
+  }
+};
+
+struct TilePattern : OpConversionPattern<nn::TileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::TileOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = tensorType(input);
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    if (type.getNumElements() == 0) {
+      b.replaceOp(op, emptyTensor(b, loc, type));
+      return success();
+    }
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx) % inType.getDimSize(d));
+    int64_t rank = type.getRank();
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
+        SmallVector<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
+                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
+    b.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// All pad modes: each output element maps back to a source index (or, in
+/// constant mode outside the input, to the pad value).
+struct PadPattern : OpConversionPattern<nn::PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::PadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto pads = nn::getConstantInts(op.getPads());
+    if (!pads)
+      return b.notifyMatchFailure(op, "needs constant pads");
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = tensorType(input);
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    int64_t rank = inType.getRank();
+    StringRef mode = op.getMode();
+    if (type.getNumElements() == 0) {
+      b.replaceOp(op, emptyTensor(b, loc, type));
+      return success();
+    }
+    if (inType.getNumElements() == 0 && mode != "constant")
+      return op.emitOpError("cannot pad an empty tensor in '") << mode << "' mode";
+    Value value = extractScalar(b, loc, adaptor.getValue());
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      SmallVector<Value> coords;
+      Value inside = arith::ConstantIntOp::create(nb, nl, 1, 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t size = inType.getDimSize(d);
+        Value i = arith::SubIOp::create(nb, nl, out[d], indexConst(nb, nl, (*pads)[d]));
+        if (mode == "constant") {
+          Value ge = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, indexConst(nb, nl, 0));
+          Value lt = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, size));
+          inside = arith::AndIOp::create(nb, nl, inside, arith::AndIOp::create(nb, nl, ge, lt));
+        } else if (mode == "reflect" && size > 1) {
+          // Reflection without repeating the edge: period 2 * (size - 1).
+          int64_t period = 2 * (size - 1);
+          Value m = arith::RemSIOp::create(nb, nl, i, indexConst(nb, nl, period));
+          Value negM = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, m, indexConst(nb, nl, 0));
+          m = arith::SelectOp::create(nb, nl, negM, arith::AddIOp::create(nb, nl, m, indexConst(nb, nl, period)), m);
+          Value upper = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, m, indexConst(nb, nl, size));
+          i = arith::SelectOp::create(nb, nl, upper, arith::SubIOp::create(nb, nl, indexConst(nb, nl, period), m), m);
+        } else if (mode == "wrap") {
+          Value m = arith::RemSIOp::create(nb, nl, i, indexConst(nb, nl, size));
+          Value negM = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, m, indexConst(nb, nl, 0));
+          i = arith::SelectOp::create(nb, nl, negM, arith::AddIOp::create(nb, nl, m, indexConst(nb, nl, size)), m);
+        }
+        coords.push_back(clampIndex(nb, nl, i, std::max<int64_t>(size, 1)));
+      }
+      if (inType.getNumElements() == 0)
+        return value;
+      Value element = tensor::ExtractOp::create(nb, nl, input, coords);
+      return mode == "constant" ? Value(arith::SelectOp::create(nb, nl, inside, element, value)) : element;
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Resize: per output dim, the source coordinate from the coordinate
+/// transformation; nearest picks one index, linear and cubic blend 2 or 4
+/// taps per resized dim.
+struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ResizeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = tensorType(input);
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    int64_t rank = inType.getRank();
+    // Scales as given, or output/input for sizes.
+    SmallVector<double> scales(rank);
+    if (op.getScales()) {
+      auto given = nn::getConstantFloats(op.getScales());
+      if (!given)
+        return b.notifyMatchFailure(op, "needs constant scales");
+      scales.assign(given->begin(), given->end());
+    } else {
+      for (int64_t d = 0; d < rank; ++d)
+        scales[d] = (double)type.getDimSize(d) / (double)inType.getDimSize(d);
+    }
+    StringRef mode = op.getMode(), ctm = op.getCoordinateTransformationMode(),
+              nearestMode = op.getNearestMode();
+    double cubicA = op.getCubicCoeffA().convertToDouble();
+    bool excludeOutside = op.getExcludeOutside();
+    Type element = type.getElementType();
+    if (mode != "nearest" && !isa<FloatType>(element))
+      return op.emitOpError("'") << mode << "' resize needs a float tensor";
+    Type f32 = b.getF32Type();
+
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      auto f = [&](double v) { return scalarConstant(nb, nl, f32, v); };
+      // Per dim: a list of (index, weight) taps.
+      SmallVector<SmallVector<std::pair<Value, Value>>> taps(rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t in = inType.getDimSize(d), outSize = type.getDimSize(d);
+        if (in == outSize && scales[d] == 1.0) {
+          taps[d].push_back({out[d], Value()});
+          continue;
+        }
+        Value x = arith::SIToFPOp::create(nb, nl, f32, arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[d]));
+        double scale = scales[d];
+        Value src;
+        if (ctm == "asymmetric") {
+          src = arith::DivFOp::create(nb, nl, x, f(scale));
+        } else if (ctm == "align_corners") {
+          double ratio = outSize > 1 ? (double)(in - 1) / (double)(outSize - 1) : 0.0;
+          src = arith::MulFOp::create(nb, nl, x, f(ratio));
+        } else if (ctm == "pytorch_half_pixel" && outSize == 1) {
+          src = f(0);
+        } else if (ctm == "half_pixel_symmetric") {
+          double adjustment = (double)outSize / (scale * in);
+          double center = in / 2.0;
+          double offset = center * (1 - adjustment);
+          src = arith::SubFOp::create(nb, nl,
+                                      arith::DivFOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, f(0.5)), f(scale)),
+                                      f(0.5 - offset));
+        } else { // half_pixel, pytorch_half_pixel
+          src = arith::SubFOp::create(nb, nl,
+                                      arith::DivFOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, f(0.5)), f(scale)),
+                                      f(0.5));
+        }
+        auto toIndex = [&](Value v) -> Value {
+          return arith::IndexCastOp::create(nb, nl, nb.getIndexType(), arith::FPToSIOp::create(nb, nl, nb.getI64Type(), v));
+        };
+        if (mode == "nearest") {
+          Value r;
+          if (nearestMode == "floor")
+            r = math::FloorOp::create(nb, nl, src);
+          else if (nearestMode == "ceil")
+            r = math::CeilOp::create(nb, nl, src);
+          else if (nearestMode == "round_prefer_ceil")
+            r = math::FloorOp::create(nb, nl, arith::AddFOp::create(nb, nl, src, f(0.5)));
+          else // round_prefer_floor: ties go down
+            r = math::CeilOp::create(nb, nl, arith::SubFOp::create(nb, nl, src, f(0.5)));
+          taps[d].push_back({clampIndex(nb, nl, toIndex(r), in), Value()});
+          continue;
+        }
+        Value base = math::FloorOp::create(nb, nl, src);
+        Value t = arith::SubFOp::create(nb, nl, src, base);
+        Value i0 = toIndex(base);
+        if (mode == "linear") {
+          // Clamp the coordinate into the input for the edge taps.
+          Value i1 = arith::AddIOp::create(nb, nl, i0, indexConst(nb, nl, 1));
+          Value w0 = arith::SubFOp::create(nb, nl, f(1), t);
+          Value below = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, src, f(0));
+          Value above = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE, src, f(in - 1));
+          // Outside the input, both taps read the nearest edge.
+          Value edge = arith::OrIOp::create(nb, nl, below, above);
+          Value w0e = arith::SelectOp::create(nb, nl, edge, f(1), w0);
+          Value w1e = arith::SelectOp::create(nb, nl, edge, f(0), t);
+          Value e0 = arith::SelectOp::create(nb, nl, below, indexConst(nb, nl, 0),
+                                             arith::SelectOp::create(nb, nl, above, indexConst(nb, nl, in - 1), i0));
+          taps[d].push_back({clampIndex(nb, nl, e0, in), w0e});
+          taps[d].push_back({clampIndex(nb, nl, i1, in), w1e});
+          continue;
+        }
+        // Cubic (Keys) with coefficient a over taps i0-1 .. i0+2.
+        auto weight = [&](Value s) -> Value { // s = |distance|
+          Value s2 = arith::MulFOp::create(nb, nl, s, s), s3 = arith::MulFOp::create(nb, nl, s2, s);
+          // |s| <= 1: (a+2)s^3 - (a+3)s^2 + 1; 1 < |s| < 2: a s^3 - 5a s^2 + 8a s - 4a
+          Value near = arith::AddFOp::create(nb, nl,
+                                             arith::SubFOp::create(nb, nl, arith::MulFOp::create(nb, nl, s3, f(cubicA + 2)),
+                                                                   arith::MulFOp::create(nb, nl, s2, f(cubicA + 3))),
+                                             f(1));
+          Value far = arith::AddFOp::create(
+              nb, nl,
+              arith::SubFOp::create(nb, nl, arith::MulFOp::create(nb, nl, s3, f(cubicA)),
+                                    arith::MulFOp::create(nb, nl, s2, f(5 * cubicA))),
+              arith::SubFOp::create(nb, nl, arith::MulFOp::create(nb, nl, s, f(8 * cubicA)), f(4 * cubicA)));
+          Value isNear = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLE, s, f(1));
+          return arith::SelectOp::create(nb, nl, isNear, near, far);
+        };
+        SmallVector<Value> idx, ws;
+        Value total = f(0);
+        for (int64_t k = -1; k <= 2; ++k) {
+          Value i = arith::AddIOp::create(nb, nl, i0, indexConst(nb, nl, k));
+          Value dist = math::AbsFOp::create(nb, nl, arith::SubFOp::create(nb, nl, t, f(k)));
+          Value w = weight(dist);
+          if (excludeOutside) {
+            Value ge = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, indexConst(nb, nl, 0));
+            Value lt = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, in));
+            w = arith::SelectOp::create(nb, nl, arith::AndIOp::create(nb, nl, ge, lt), w, f(0));
+          }
+          total = arith::AddFOp::create(nb, nl, total, w);
+          idx.push_back(clampIndex(nb, nl, i, in));
+          ws.push_back(w);
+        }
+        for (size_t k = 0; k < idx.size(); ++k) {
+          Value w = excludeOutside ? Value(arith::DivFOp::create(nb, nl, ws[k], total)) : ws[k];
+          taps[d].push_back({idx[k], w});
+        }
+      }
+      // Sum over the cartesian product of the taps.
+      Value acc;
+      SmallVector<size_t> choice(rank, 0);
+      while (true) {
+        SmallVector<Value> coords;
+        Value w;
+        for (int64_t d = 0; d < rank; ++d) {
+          auto [i, wd] = taps[d][choice[d]];
+          coords.push_back(i);
+          if (wd)
+            w = w ? Value(arith::MulFOp::create(nb, nl, w, wd)) : wd;
+        }
+        Value v = tensor::ExtractOp::create(nb, nl, input, coords);
+        if (!w) {
+          acc = v;
+        } else {
+          Value vf = castScalar(nb, nl, v, f32, false, false);
+          Value term = arith::MulFOp::create(nb, nl, vf, w);
+          acc = acc ? Value(arith::AddFOp::create(nb, nl, acc, term)) : term;
+        }
+        int64_t d = rank - 1;
+        while (d >= 0 && ++choice[d] == taps[d].size())
+          choice[d--] = 0;
+        if (d < 0)
+          break;
+      }
+      return acc.getType() == element ? acc : castScalar(nb, nl, acc, element, false, false);
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct TriluPattern : OpConversionPattern<nn::TriluOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::TriluOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = tensorType(input);
+    int64_t rank = type.getRank(), k = op.getK();
+    bool upper = op.getUpper();
+    MLIRContext *ctx = b.getContext();
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
+        SmallVector<AffineMap>(2, AffineMap::getMultiDimIdentityMap(rank, ctx)),
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value i = linalg::IndexOp::create(nb, nl, rank - 2), j = linalg::IndexOp::create(nb, nl, rank - 1);
+          Value diff = arith::SubIOp::create(nb, nl, j, i); // j - i
+          Value keep = arith::CmpIOp::create(nb, nl, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+                                             diff, indexConst(nb, nl, k));
+          Value zero = scalarConstant(nb, nl, args[0].getType(), 0);
+          linalg::YieldOp::create(nb, nl, ValueRange{arith::SelectOp::create(nb, nl, keep, args[0], zero)});
+        });
+    b.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct RangePattern : OpConversionPattern<nn::RangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::RangeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value start = extractScalar(b, loc, adaptor.getStart()), delta = extractScalar(b, loc, adaptor.getDelta());
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) -> Value {
+      Value i = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[0]);
+      Type element = start.getType();
+      if (isa<FloatType>(element)) {
+        Value fi = arith::SIToFPOp::create(nb, nl, element, i);
+        return arith::AddFOp::create(nb, nl, start, arith::MulFOp::create(nb, nl, fi, delta));
+      }
+      Value ii = castScalar(nb, nl, i, element, false, false);
+      return arith::AddIOp::create(nb, nl, start, arith::MulIOp::create(nb, nl, ii, delta));
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConstantOfShapePattern : OpConversionPattern<nn::ConstantOfShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ConstantOfShapeOp op, OpAdaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!value)
+      return b.notifyMatchFailure(op, "needs a dense value");
+    Attribute element = value.getValues<Attribute>()[0];
+    TypedAttr scalar;
+    if (auto i = dyn_cast<IntegerAttr>(element))
+      scalar = IntegerAttr::get(type.getElementType(), i.getValue());
+    else
+      scalar = cast<FloatAttr>(element);
+    Value v = arith::ConstantOp::create(b, op.getLoc(), scalar);
+    b.replaceOp(op, filledTensor(b, op.getLoc(), type, v));
+    return success();
+  }
+};
+
+/// Shape and size of static tensors are constants.
+template <typename Op> struct StaticShapePattern : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> values;
+    if constexpr (std::is_same_v<Op, nn::ShapeOp>)
+      values.assign(input.getShape().begin() + op.getStart(), input.getShape().begin() + op.getEnd());
+    else
+      values.push_back(input.getNumElements());
+    b.replaceOpWithNewOp<arith::ConstantOp>(op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+    return success();
+  }
+};
+} // namespace
+
+void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ReshapeLikePattern<nn::ReshapeOp>, ReshapeLikePattern<nn::FlattenOp>,
+               ReshapeLikePattern<nn::SqueezeOp>, ReshapeLikePattern<nn::UnsqueezeOp>,
+               TransposePattern, ConcatPattern, SplitPattern, SlicePattern, GatherPattern,
+               ExpandPattern, TilePattern, PadPattern, ResizePattern, TriluPattern, RangePattern,
+               ConstantOfShapePattern, StaticShapePattern<nn::ShapeOp>,
+               StaticShapePattern<nn::SizeOp>>(converter, patterns.getContext());
+}

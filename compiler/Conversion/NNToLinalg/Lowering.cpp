@@ -1,0 +1,175 @@
+//===- Lowering.cpp - shared helpers of the nn -> linalg conversion -------===//
+
+#include "compiler/Conversion/NNToLinalg/Lowering.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace nnc;
+
+lowering::NNTypeConverter::NNTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](RankedTensorType type) -> Type {
+    return type.clone(signlessElement(type));
+  });
+}
+
+RankedTensorType lowering::tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool lowering::isUnsignedType(Type type) {
+  return getElementTypeOrSelf(type).isUnsignedInteger();
+}
+
+Type lowering::signlessElement(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (auto i = dyn_cast<IntegerType>(element); i && !i.isSignless())
+    return IntegerType::get(type.getContext(), i.getWidth());
+  return element;
+}
+
+Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+}
+
+Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
+  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type)).getResult(0);
+}
+
+Value lowering::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
+  if (type.isIndex())
+    return arith::ConstantIndexOp::create(b, loc, (int64_t)value);
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt(type.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value,
+                                           /*isSigned=*/true, /*implicitTrunc=*/true)));
+}
+
+Value lowering::lowestValue(OpBuilder &b, Location loc, Type type, bool isUnsigned) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/true)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt v = isUnsigned || width == 1 ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+Value lowering::highestValue(OpBuilder &b, Location loc, Type type, bool isUnsigned) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/false)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt v = isUnsigned || width == 1 ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+AffineMap lowering::broadcastMap(MLIRContext *context, ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> outShape) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = outShape.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 && outShape[i + offset] != 1)
+      exprs.push_back(getAffineConstantExpr(0, context));
+    else
+      exprs.push_back(getAffineDimExpr(i + offset, context));
+  }
+  return AffineMap::get(outShape.size(), 0, exprs, context);
+}
+
+Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                                 ValueRange inputs,
+                                 function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(broadcastMap(context, tensorType(in).getShape(), resultType.getShape()));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), context));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{emptyTensor(b, loc, resultType)}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+  auto source = tensorType(value);
+  if (source == type)
+    return value;
+  if (source.getRank() == 0 || type.getRank() == 0) {
+    // collapse/expand cannot reach rank 0 from a multi-dim shape in one step;
+    // a reshape with a constant shape can.
+    auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
+    Value shape = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(shapeType, type.getShape()));
+    return tensor::ReshapeOp::create(b, loc, type, value, shape);
+  }
+  // Collapse to 1-D, then expand: always valid for static shapes.
+  Value flat = value;
+  if (source.getRank() > 1) {
+    SmallVector<ReassociationIndices> all{llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()))};
+    flat = tensor::CollapseShapeOp::create(b, loc, value, all);
+  }
+  if (type.getRank() == 1)
+    return flat;
+  SmallVector<ReassociationIndices> all{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))};
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, all);
+}
+
+Value lowering::castScalar(OpBuilder &b, Location loc, Value value, Type to, bool fromUnsigned,
+                           bool toUnsigned) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromFloat = dyn_cast<FloatType>(from), toFloat = dyn_cast<FloatType>(to);
+  if (to.isInteger(1)) {
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value,
+                                   scalarConstant(b, loc, from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 scalarConstant(b, loc, from, 0));
+  }
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, value);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(b, loc, to, value);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (fromFloat)
+    return toUnsigned ? Value(arith::FPToUIOp::create(b, loc, to, value))
+                      : Value(arith::FPToSIOp::create(b, loc, to, value));
+  bool fromBool = from.isInteger(1);
+  if (toFloat)
+    return fromUnsigned || fromBool ? Value(arith::UIToFPOp::create(b, loc, to, value))
+                                    : Value(arith::SIToFPOp::create(b, loc, to, value));
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth > toWidth)
+    return arith::TruncIOp::create(b, loc, to, value);
+  if (fromWidth == toWidth)
+    return value;
+  return fromUnsigned || fromBool ? Value(arith::ExtUIOp::create(b, loc, to, value))
+                                  : Value(arith::ExtSIOp::create(b, loc, to, value));
+}
+
+Value lowering::inF32(OpBuilder &b, Location loc, Value value, function_ref<Value(Value)> fn) {
+  auto type = cast<FloatType>(value.getType());
+  if (type.getWidth() >= 32)
+    return fn(value);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  return arith::TruncFOp::create(b, loc, type, fn(wide));
+}
+
+Value lowering::extractScalar(OpBuilder &b, Location loc, Value tensor) {
+  auto type = tensorType(tensor);
+  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, tensor, zeros);
+}

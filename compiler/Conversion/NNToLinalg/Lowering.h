@@ -1,0 +1,84 @@
+//===- Lowering.h - shared helpers of the nn -> linalg conversion -*- C++ -*-===//
+//
+// Lowering works on static shapes (the CPU pipeline checks that first) and on
+// signless integers: unsigned nn element types become signless here, and each
+// pattern reads signedness from the original nn op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_COMPILER_CONVERSION_NNTOLINALG_LOWERING_H
+#define NNC_COMPILER_CONVERSION_NNTOLINALG_LOWERING_H
+
+#include "dialects/NN/IR/NNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace nnc::lowering {
+
+/// Converts unsigned integer tensors to signless ones; everything else stays.
+class NNTypeConverter : public mlir::TypeConverter {
+public:
+  NNTypeConverter();
+};
+
+void populateElementwisePatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateContractionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+mlir::RankedTensorType tensorType(mlir::Value v);
+/// Whether `type` (or its element type) is an unsigned integer.
+bool isUnsignedType(mlir::Type type);
+/// The signless counterpart of `type`'s element type.
+mlir::Type signlessElement(mlir::Type type);
+
+/// An uninitialized tensor of `type`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type);
+/// A tensor of `type` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                         mlir::Value value);
+/// A scalar constant of `type` (int or float).
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value);
+/// The most negative (or most positive) value of `type`, for max (min) reductions.
+mlir::Value lowestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, bool isUnsigned);
+mlir::Value highestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, bool isUnsigned);
+
+/// The indexing map reading an operand of `shape` broadcast NumPy-style into
+/// an iteration space of `rank` dims (size-1 dims read index 0).
+mlir::AffineMap broadcastMap(mlir::MLIRContext *context, llvm::ArrayRef<int64_t> shape,
+                             llvm::ArrayRef<int64_t> outShape);
+
+/// A parallel linalg.generic over `resultType` reading `inputs` broadcast into
+/// it; `body` computes the result element from the input elements.
+mlir::Value buildElementwise(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    mlir::ValueRange inputs,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
+
+/// `value` reshaped to the static `type` (same element count).
+mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                      mlir::RankedTensorType type);
+
+/// Converts a scalar between element types with ONNX Cast semantics.
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mlir::Type to,
+                       bool fromUnsigned, bool toUnsigned);
+
+/// Applies `fn` to a float scalar, computing in f32 when the type is narrower
+/// (f16/bf16), as math libraries and approximations expect.
+mlir::Value inF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                  llvm::function_ref<mlir::Value(mlir::Value)> fn);
+
+/// The value of a constant scalar tensor operand (0-D or one element).
+mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor);
+
+} // namespace nnc::lowering
+
+#endif // NNC_COMPILER_CONVERSION_NNTOLINALG_LOWERING_H

@@ -1,0 +1,296 @@
+//===- Artifact.cpp - LLVM IR, object code and the shared library ---------===//
+//
+// The compiled functions keep MLIR's memref calling convention internally;
+// each gets a C-ABI wrapper `nnc_entry_<name>(inputs, outputs, workspace,
+// context)` that expands the data pointers into memref descriptors (shapes
+// are static). The descriptor structs mirror abi.h field by field; LLVM's
+// natural struct layout matches C's on the supported targets. Only the
+// descriptor function is exported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Target/Artifact.h"
+
+#include "runtime/include/nnc/abi.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+
+#ifndef NNC_LLVM_TOOLS_DIR
+#define NNC_LLVM_TOOLS_DIR "/usr/lib/llvm-22/bin"
+#endif
+
+int32_t nnc::abiDtype(Type element, bool isUnsigned) {
+  if (element.isF32()) return NNC_DTYPE_F32;
+  if (element.isF64()) return NNC_DTYPE_F64;
+  if (element.isF16()) return NNC_DTYPE_F16;
+  if (element.isBF16()) return NNC_DTYPE_BF16;
+  if (element.isInteger(1)) return NNC_DTYPE_BOOL;
+  if (auto i = dyn_cast<IntegerType>(element)) {
+    bool u = isUnsigned || i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8: return u ? NNC_DTYPE_U8 : NNC_DTYPE_I8;
+    case 16: return u ? NNC_DTYPE_U16 : NNC_DTYPE_I16;
+    case 32: return u ? NNC_DTYPE_U32 : NNC_DTYPE_I32;
+    case 64: return u ? NNC_DTYPE_U64 : NNC_DTYPE_I64;
+    }
+  }
+  return 0;
+}
+
+namespace {
+llvm::Constant *stringConstant(llvm::Module &m, llvm::StringRef s, const llvm::Twine &name) {
+  auto *init = llvm::ConstantDataArray::getString(m.getContext(), s);
+  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                  llvm::GlobalValue::PrivateLinkage, init, name);
+}
+
+/// Adds `i32 nnc_entry_<name>(ptr inputs, ptr outputs, ptr workspace, ptr ctx)`.
+llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Function *impl = m.getFunction(info.name);
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *type = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
+  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                       "nnc_entry_" + info.name, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  // A memref descriptor expanded: allocated ptr, aligned ptr, offset, sizes, strides.
+  auto pushMemref = [&](llvm::Value *data, ArrayRef<int64_t> shape) {
+    args.append({data, data, b.getInt64(0)});
+    for (int64_t d : shape)
+      args.push_back(llvm::ConstantInt::get(i64, d));
+    int64_t stride = 1;
+    SmallVector<llvm::Value *> strides(shape.size());
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      strides[d] = llvm::ConstantInt::get(i64, stride);
+      stride *= shape[d];
+    }
+    args.append(strides.begin(), strides.end());
+  };
+  auto pushTensors = [&](llvm::Value *array, const std::vector<nnc::TensorInfo> &tensors) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptr, array, i);
+      pushMemref(b.CreateLoad(ptr, slot), tensors[i].shape);
+    }
+  };
+  pushTensors(entry->getArg(0), info.inputs);
+  pushTensors(entry->getArg(1), info.outputs);
+  pushMemref(entry->getArg(2), {(int64_t)info.workspaceSize});
+  b.CreateCall(impl, args);
+  b.CreateRet(b.getInt32(0));
+  return entry;
+}
+
+/// Emits the nnc_abi_module_t descriptor and its accessor.
+void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functions,
+                   ArrayRef<llvm::Function *> entries, const nnc::ArtifactOptions &options,
+                   llvm::StringRef cpu, uint64_t constantsSize) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
+  auto *functionTy = llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64});
+  auto *moduleTy = llvm::StructType::get(ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64});
+  auto global = [&](llvm::Constant *init, const llvm::Twine &name) -> llvm::Constant * {
+    return new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                    init, name);
+  };
+  auto tensors = [&](const std::vector<nnc::TensorInfo> &list, const llvm::Twine &prefix) {
+    SmallVector<llvm::Constant *> elems;
+    for (auto [i, t] : llvm::enumerate(list)) {
+      llvm::Constant *shape = global(llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(
+                                         reinterpret_cast<const uint64_t *>(t.shape.data()), t.shape.size())),
+                                     prefix + ".shape" + llvm::Twine(i));
+      elems.push_back(llvm::ConstantStruct::get(
+          tensorTy, {stringConstant(m, t.name, prefix + ".name" + llvm::Twine(i)),
+                     llvm::ConstantInt::get(i32, t.dtype), llvm::ConstantInt::get(i32, t.shape.size()), shape}));
+    }
+    return global(llvm::ConstantArray::get(llvm::ArrayType::get(tensorTy, elems.size()), elems), prefix);
+  };
+  SmallVector<llvm::Constant *> fns;
+  for (auto [f, entry] : llvm::zip(functions, entries)) {
+    fns.push_back(llvm::ConstantStruct::get(
+        functionTy, {stringConstant(m, f.name, "nnc.fn." + f.name), entry,
+                     llvm::ConstantInt::get(i32, f.inputs.size()), llvm::ConstantInt::get(i32, f.outputs.size()),
+                     tensors(f.inputs, "nnc.in." + f.name), tensors(f.outputs, "nnc.out." + f.name),
+                     llvm::ConstantInt::get(i64, f.workspaceSize), llvm::ConstantInt::get(i64, 64)}));
+  }
+  llvm::Constant *fnArray = global(llvm::ConstantArray::get(llvm::ArrayType::get(functionTy, fns.size()), fns),
+                                   "nnc.functions");
+  llvm::Constant *descriptor = global(
+      llvm::ConstantStruct::get(
+          moduleTy, {llvm::ConstantInt::get(i32, NNC_ABI_VERSION), llvm::ConstantInt::get(i32, 0),
+                     stringConstant(m, "nnc 0.1", "nnc.producer"), stringConstant(m, options.target, "nnc.target"),
+                     stringConstant(m, cpu, "nnc.cpu"), llvm::ConstantInt::get(i32, fns.size()), fnArray,
+                     llvm::ConstantInt::get(i64, constantsSize)}),
+      "nnc.module");
+  auto *accessor = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
+                                          llvm::GlobalValue::ExternalLinkage, NNC_ABI_MODULE_SYMBOL, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", accessor));
+  b.CreateRet(descriptor);
+}
+
+/// Bytes of constant data (the weights) in the module.
+uint64_t constantBytes(llvm::Module &m) {
+  uint64_t total = 0;
+  for (llvm::GlobalVariable &g : m.globals())
+    if (g.isConstant() && g.hasInitializer())
+      total += m.getDataLayout().getTypeAllocSize(g.getValueType());
+  return total;
+}
+
+void optimize(llvm::Module &m, llvm::TargetMachine &tm, int level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel opt = level >= 3 ? llvm::OptimizationLevel::O3
+                                : level == 2 ? llvm::OptimizationLevel::O2
+                                : level == 1 ? llvm::OptimizationLevel::O1
+                                             : llvm::OptimizationLevel::O0;
+  pb.buildPerModuleDefaultPipeline(opt).run(m, mam);
+}
+
+/// The directories where the system's libraries (libm) live for `triple`.
+SmallVector<std::string> libraryDirs(const llvm::Triple &triple) {
+  std::string multiarch = (triple.getArchName() + "-linux-gnu").str();
+  return {"/lib/" + multiarch, "/usr/lib/" + multiarch, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+}
+
+LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm::Triple &triple) {
+  auto lld = llvm::sys::findProgramByName("ld.lld", {NNC_LLVM_TOOLS_DIR});
+  if (!lld)
+    lld = llvm::sys::findProgramByName("ld.lld-22");
+  if (!lld)
+    lld = llvm::sys::findProgramByName("ld.lld");
+  if (!lld)
+    return op->emitError("cannot find the linker ld.lld (looked in " NNC_LLVM_TOOLS_DIR
+                         " and on PATH); install Debian's lld-22");
+  std::vector<std::string> args{*lld, "-shared", "--eh-frame-hdr", "-z", "noexecstack", "-z", "now",
+                                "-o", output.str(), object.str()};
+  for (const std::string &dir : libraryDirs(triple))
+    if (llvm::sys::fs::is_directory(dir))
+      args.push_back("-L" + dir);
+  args.push_back("-lm");
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::string message;
+  SmallString<128> errorFile;
+  llvm::sys::fs::createTemporaryFile("nnc-link", "txt", errorFile);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(errorFile), StringRef(errorFile)};
+  int rc = llvm::sys::ExecuteAndWait(*lld, argRefs, std::nullopt, redirects, 0, 0, &message);
+  auto log = llvm::MemoryBuffer::getFile(errorFile);
+  llvm::sys::fs::remove(errorFile);
+  if (rc != 0)
+    return op->emitError("linking '") << output << "' with " << *lld << " failed"
+                                      << (message.empty() ? "" : ": " + message) << "\n"
+                                      << (log ? (*log)->getBuffer() : "");
+  return success();
+}
+} // namespace
+
+LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo> &functions,
+                                 const ArtifactOptions &options, ArtifactKind kind,
+                                 const std::string &outputPath) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, llvmContext, "nnc_module");
+  if (!m)
+    return module.emitError("translation to LLVM IR failed");
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError("no LLVM target for '") << triple.str() << "': " << error;
+  std::string cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  std::string features = options.features;
+  if (options.cpu.empty() && features.empty()) {
+    SmallVector<std::string> list;
+    for (auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
+      list.push_back((enabled ? "+" : "-") + name.str());
+    features = llvm::join(list, ",");
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      options.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Default));
+  if (!tm)
+    return module.emitError("cannot create a target machine for CPU '") << cpu << "'";
+  m->setTargetTriple(triple);
+  m->setDataLayout(tm->createDataLayout());
+
+  // Everything but the descriptor stays private to the library.
+  for (llvm::Function &f : *m)
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  SmallVector<llvm::Function *> entries;
+  for (const FunctionInfo &f : functions) {
+    if (!m->getFunction(f.name))
+      return module.emitError("no function '") << f.name << "' to export";
+    entries.push_back(addEntryWrapper(*m, f));
+  }
+  addDescriptor(*m, functions, entries, options, cpu, constantBytes(*m));
+  optimize(*m, *tm, options.optLevel);
+
+  if (kind == ArtifactKind::LLVMIR) {
+    auto out = openOutputFile(outputPath, &error);
+    if (!out)
+      return module.emitError(error);
+    m->print(out->os(), nullptr);
+    out->keep();
+    return success();
+  }
+
+  SmallString<128> objectPath(outputPath);
+  if (kind == ArtifactKind::SharedLibrary) {
+    if (llvm::sys::fs::createTemporaryFile("nnc", "o", objectPath))
+      return module.emitError("cannot create a temporary object file");
+  }
+  {
+    std::error_code ec;
+    llvm::ToolOutputFile out(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return module.emitError("cannot write '") << objectPath << "': " << ec.message();
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile))
+      return module.emitError("the target cannot emit object files");
+    pm.run(*m);
+    out.keep();
+  }
+  if (kind == ArtifactKind::Object)
+    return success();
+  LogicalResult linked = link(module, objectPath, outputPath, triple);
+  llvm::sys::fs::remove(objectPath);
+  return linked;
+}

@@ -1,0 +1,54 @@
+//===- Artifact.h - writing the compiled module -----------------*- C++ -*-===//
+//
+// Turns the LLVM-dialect module into LLVM IR, adds the ABI entry wrappers and
+// the module descriptor of runtime/include/nnc/abi.h, and writes LLVM IR, an
+// object file, or the linked shared library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_COMPILER_TARGET_ARTIFACT_H
+#define NNC_COMPILER_TARGET_ARTIFACT_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace nnc {
+
+/// A function input or output as the runtime sees it.
+struct TensorInfo {
+  std::string name;
+  int32_t dtype; // nnc_dtype_t
+  std::vector<int64_t> shape;
+};
+
+/// An entry function of the module: `@<name>` in the LLVM-dialect module, whose
+/// memref arguments are the inputs, then the outputs, then the workspace.
+struct FunctionInfo {
+  std::string name;
+  std::vector<TensorInfo> inputs, outputs;
+  uint64_t workspaceSize = 0;
+};
+
+struct ArtifactOptions {
+  std::string target = "cpu";
+  std::string cpu;      // empty: the host CPU
+  std::string features; // extra target features; the host's with the host CPU
+  int optLevel = 3;
+};
+
+enum class ArtifactKind { LLVMIR, Object, SharedLibrary };
+
+/// The nnc_dtype_t of an MLIR element type (`isUnsigned` for uiN), or 0.
+int32_t abiDtype(mlir::Type element, bool isUnsigned);
+
+/// Writes `module` (LLVM dialect) with the entry functions in `functions`.
+/// Errors are emitted on the module.
+llvm::LogicalResult writeArtifact(mlir::ModuleOp module, const std::vector<FunctionInfo> &functions,
+                                  const ArtifactOptions &options, ArtifactKind kind,
+                                  const std::string &outputPath);
+
+} // namespace nnc
+
+#endif // NNC_COMPILER_TARGET_ARTIFACT_H
