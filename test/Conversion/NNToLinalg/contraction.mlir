@@ -1,0 +1,96 @@
+// RUN: nnc-opt %s --nnc-convert-nn-to-linalg --split-input-file | FileCheck %s
+
+// A 2-D matmul is linalg.matmul accumulating into zeros.
+// CHECK-LABEL: func.func @matmul_2d
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x5xf32>)
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x5xf32>)
+// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x5xf32>) outs(%[[Z]] : tensor<4x5xf32>)
+func.func @matmul_2d(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
+  %0 = nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+// Batched with a broadcast batch dim: loops (b, m, n, k), the rhs has no batch.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul_batched(%a: tensor<3x4x8xf32>, %b: tensor<8x5xf32>) -> tensor<3x4x5xf32> {
+  %0 = nn.matmul %a, %b : (tensor<3x4x8xf32>, tensor<8x5xf32>) -> tensor<3x4x5xf32>
+  return %0 : tensor<3x4x5xf32>
+}
+
+// -----
+
+// Conv: explicit padding (the trailing pad no window reaches is dropped: 3
+// windows of reach 5 at stride 2 cover 9 of the 10 padded rows), groups
+// exposed as a dim, strides and dilations in the input map.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 * 2 + d7 * 2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @conv_grouped
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 2, 2, 9, 9] : tensor<{{.*}}> into tensor<1x2x2x9x9xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X]], %{{.*}} : tensor<1x2x2x9x9xf32>, tensor<2x2x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x2x3x3xf32>)
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x4x3x3xf32>
+func.func @conv_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x3x3xf32> {
+  %0 = nn.conv %x, %w, %b {dilations = array<i64: 2, 2>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// Transposed conv: the input is spread by the stride (a strided insert into
+// zeros), padded by the filter reach minus the pads, then convolved.
+// CHECK-LABEL: func.func @conv_transpose
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 2, 2] : tensor<1x2x3x3xf32> into tensor<1x2x5x5xf32>
+// CHECK: tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK: tensor<1x3x7x7xf32>
+func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
+  %0 = nn.conv_transpose %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x3x3xf32>, tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32>
+  return %0 : tensor<1x3x7x7xf32>
+}
+
+// -----
+
+// Max pool pads with -inf, including the extra row the ceil_mode window needs.
+// CHECK-LABEL: func.func @max_pool_ceil
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[NINF]] : f32
+// CHECK: arith.maximumf
+func.func @max_pool_ceil(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = nn.max_pool %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// Average pool divides by the number of counted elements of each window,
+// computed at compile time: without count_include_pad, a corner 3x3 window
+// over a padded 3x3 input covers 2x2 = 4 real elements, the center 9.
+// CHECK-LABEL: func.func @avg_pool
+// CHECK: arith.constant dense<{{\[\[\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]]]> : tensor<1x1x3x3xf32>
+// CHECK: arith.divf
+func.func @avg_pool(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
+  %0 = nn.avg_pool %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// Einsum: output letters are the parallel loops, contracted ones reductions.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @einsum
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]}
+func.func @einsum(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = nn.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
