@@ -90,6 +90,25 @@ Operation *NodeImporter::standIn(ValueRange operands) {
   return UnrealizedConversionCastOp::create(builder, loc, TypeRange(type), ValueRange());
 }
 
+Value NodeImporter::foldNow(Operation *op) {
+  SmallVector<OpFoldResult> folded;
+  if (buildFailed || !isa<nn::NNDialect>(op->getDialect()) || failed(op->fold(folded)) ||
+      folded.size() != 1)
+    return op->getResult(0);
+  Value result;
+  if (auto value = dyn_cast<Value>(folded[0])) {
+    result = value;
+  } else {
+    Operation *constant = op->getDialect()->materializeConstant(
+        builder, cast<Attribute>(folded[0]), op->getResult(0).getType(), loc);
+    if (!constant)
+      return op->getResult(0);
+    result = constant->getResult(0);
+  }
+  op->erase();
+  return result;
+}
+
 Value NodeImporter::constI64(ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({(int64_t)values.size()}, builder.getI64Type());
   return create<nn::ConstantOp>(DenseElementsAttr::get(type, values));

@@ -22,7 +22,7 @@ class ModelProto;
 namespace nnc::onnx_frontend {
 
 /// The oldest and newest default-domain opsets the frontend knows.
-constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 
 struct ImportOptions {

@@ -109,8 +109,11 @@ public:
     buildFailed = true;
     return standIn(state.operands);
   }
+  /// Builds a single-result `Op`, folded to a constant at once when its
+  /// operands are constants, so shapes computed from constants are static
+  /// while the rest of the graph is imported.
   template <typename Op, typename... Args> mlir::Value create(Args &&...args) {
-    return createOp<Op>(std::forward<Args>(args)...)->getResult(0);
+    return foldNow(createOp<Op>(std::forward<Args>(args)...));
   }
   /// Whether an op of this node was rejected.
   bool rejected() const { return buildFailed; }
@@ -138,6 +141,7 @@ public:
 
 private:
   mlir::Operation *standIn(mlir::ValueRange operands);
+  mlir::Value foldNow(mlir::Operation *op);
 
   bool buildFailed = false;
   ValueLookup lookup;
