@@ -173,6 +173,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addNNHandlers(t);
     addShapeHandlers(t);
     addReduceHandlers(t);
+    addLossHandlers(t);
     return t;
   }();
   return table;

@@ -229,15 +229,39 @@ LogicalResult importInstanceNorm(NodeImporter &n) {
 }
 
 LogicalResult importLayerNorm(NodeImporter &n) {
-  if (n.hasOutput(1) || n.hasOutput(2))
-    return n.fail("the Mean and InvStdDev outputs are not supported");
   Value x = n.input(0);
-  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), NodeImporter::rank(x));
+  int64_t rank = NodeImporter::rank(x);
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
   if (failed(axis))
     return failure();
-  n.setOutputs(n.create<nn::LayerNormOp>(x, n.input(1), n.input(2),
-                                         n.builder.getI64IntegerAttr(*axis),
-                                         n.builder.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f))));
+  float epsilon = n.attrFloat("epsilon", 1e-5f);
+  if (!n.hasOutput(1) && !n.hasOutput(2)) {
+    n.setOutputs(n.create<nn::LayerNormOp>(x, n.input(1), n.input(2), n.builder.getI64IntegerAttr(*axis),
+                                           n.builder.getF32FloatAttr(epsilon)));
+    return success();
+  }
+  // Mean and InvStdDev asked for: spell the normalization out in nn ops. They
+  // keep the normalized dims as size 1 and use the stash type (f32 by default).
+  Type element = getElementTypeOrSelf(x.getType());
+  Type stash = n.attrInt("stash_type", 1) == 1 ? n.builder.getF32Type() : element;
+  Value xs = stash == element ? x : n.create<nn::CastOp>(x, TypeAttr::get(stash));
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  auto axesAttr = n.builder.getDenseI64ArrayAttr(axes);
+  Value mean = n.create<nn::ReduceMeanOp>(xs, axesAttr, n.builder.getBoolAttr(true));
+  Value centered = n.create<nn::SubOp>(xs, mean);
+  Value var = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr,
+                                         n.builder.getBoolAttr(true));
+  Value invStd = n.create<nn::ReciprocalOp>(
+      n.create<nn::SqrtOp>(n.create<nn::AddOp>(var, n.scalar(stash, epsilon))));
+  Value y = n.create<nn::MulOp>(centered, invStd);
+  if (stash != element)
+    y = n.create<nn::CastOp>(y, TypeAttr::get(element));
+  y = n.create<nn::MulOp>(y, n.input(1));
+  if (n.input(2))
+    y = n.create<nn::AddOp>(y, n.input(2));
+  n.setOutputs({y, mean, invStd});
   return success();
 }
 

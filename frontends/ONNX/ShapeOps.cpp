@@ -216,6 +216,15 @@ LogicalResult importGather(NodeImporter &n) {
   return success();
 }
 
+LogicalResult importGatherElements(NodeImporter &n) {
+  Value x = n.input(0);
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 0), NodeImporter::rank(x));
+  if (failed(axis))
+    return failure();
+  n.setOutputs(n.create<nn::GatherElementsOp>(x, n.input(1), n.builder.getI64IntegerAttr(*axis)));
+  return success();
+}
+
 LogicalResult importExpand(NodeImporter &n) {
   n.setOutputs(n.create<nn::ExpandOp>(n.input(0), n.toI64(n.input(1))));
   return success();
@@ -455,6 +464,7 @@ void nnc::onnx_frontend::addShapeHandlers(std::vector<HandlerEntry> &t) {
       {"Slice", 1, 9, importSliceAttrs},
       {"Slice", 10, M, importSlice},
       {"Gather", 1, M, importGather},
+      {"GatherElements", 11, M, importGatherElements},
       {"Expand", 8, M, importExpand},
       {"Tile", 6, M, importTile},
       {"Pad", 2, M, importPad},

@@ -199,6 +199,30 @@ struct GatherPattern : OpConversionPattern<nn::GatherOp> {
   }
 };
 
+struct GatherElementsPattern : OpConversionPattern<nn::GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::GatherElementsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    int64_t axis = op.getAxis(), dim = tensorType(input).getDimSize(axis);
+    bool indexUnsigned = isUnsignedType(op.getIndices().getType());
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      Value raw = tensor::ExtractOp::create(nb, nl, indices, out);
+      Value i = indexUnsigned ? Value(arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(), raw))
+                              : Value(arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw));
+      Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, 0));
+      i = arith::SelectOp::create(nb, nl, neg, arith::AddIOp::create(nb, nl, i, indexConst(nb, nl, dim)), i);
+      SmallVector<Value> coords(out);
+      coords[axis] = clampIndex(nb, nl, i, dim);
+      return tensor::ExtractOp::create(nb, nl, input, coords);
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct ExpandPattern : OpConversionPattern<nn::ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ExpandOp op, OpAdaptor adaptor,
@@ -554,6 +578,7 @@ void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewriteP
   patterns.add<ReshapeLikePattern<nn::ReshapeOp>, ReshapeLikePattern<nn::FlattenOp>,
                ReshapeLikePattern<nn::SqueezeOp>, ReshapeLikePattern<nn::UnsqueezeOp>,
                TransposePattern, ConcatPattern, SplitPattern, SlicePattern, GatherPattern,
+               GatherElementsPattern,
                ExpandPattern, TilePattern, PadPattern, ResizePattern, TriluPattern, RangePattern,
                ConstantOfShapePattern, StaticShapePattern<nn::ShapeOp>,
                StaticShapePattern<nn::SizeOp>>(converter, patterns.getContext());

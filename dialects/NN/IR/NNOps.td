@@ -691,6 +691,22 @@ def NN_GatherOp : NN_Op<"gather"> {
   let hasFolder = 1;
 }
 
+def NN_GatherElementsOp : NN_Op<"gather_elements"> {
+  let summary = "take elements along `axis` at per-element indices";
+  let description = [{
+    `indices` has the input's rank; the result has the indices' shape, and
+    result[i][j]... = input[...][indices[i][j]...][...] with the index replacing
+    the coordinate along `axis`. Negative indices count from the end.
+
+    ```mlir
+    %y = nn.gather_elements %x, %i {axis = 1 : i64}
+         : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_IntTensor:$indices, I64Attr:$axis);
+  let results = (outs NN_Tensor:$result);
+}
+
 def NN_ExpandOp : NN_Op<"expand"> {
   let summary = "broadcast to a runtime shape";
   let description = [{

@@ -860,6 +860,20 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto input = ranked(adaptor.getInput().getType());
+  auto indices = ranked(adaptor.getIndices().getType());
+  if (indices.getRank() != input.getRank())
+    return fail(loc, getOperationName(), "expected indices of the input's rank " +
+                                             Twine(input.getRank()) + " (got " +
+                                             Twine(indices.getRank()) + ")");
+  if (failed(checkAxis(loc, getOperationName(), input, adaptor.getAxis())))
+    return failure();
+  types.push_back(indices.clone(input.getElementType()));
+  return success();
+}
+
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto input = ranked(adaptor.getInput().getType());
