@@ -24,3 +24,8 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%nnc_src", config.nnc_src_root))
 # Generated bench models are shared by tests and cached across runs.
 config.substitutions.append(("%models", os.path.join(config.nnc_obj_root, "models")))
+
+# Runtime tests: the runtime's unit tests, nnc-run and the embedding examples,
+# run against the hand-written modules built in test/Runtime/modules/.
+llvm_config.add_tool_substitutions(["nnc-run", "nnc-runtime-tests", "run_model_c", "run_model_cpp"], tool_dirs)
+config.substitutions.append(("%runtime_modules", os.path.join(config.nnc_obj_root, "test", "Runtime", "modules")))

@@ -8,6 +8,8 @@
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::onnx_frontend;
@@ -98,7 +100,78 @@ LogicalResult importHardSigmoid(NodeImporter &n) {
   return success();
 }
 
-/// Clip-6: bounds are attributes, float only.
+/// IsNaN(x) = !(x == x): only NaN compares unequal to itself.
+LogicalResult importIsNaN(NodeImporter &n) {
+  Value x = n.input(0);
+  n.setOutputs(n.create<nn::NotOp>(n.create<nn::EqualOp>(x, x)));
+  return success();
+}
+
+LogicalResult importIsInf(NodeImporter &n) {
+  Value x = n.input(0);
+  Type element = getElementTypeOrSelf(x.getType());
+  bool positive = n.attrInt("detect_positive", 1) != 0, negative = n.attrInt("detect_negative", 1) != 0;
+  Value isPos = n.create<nn::EqualOp>(x, n.scalar(element, INFINITY));
+  Value isNeg = n.create<nn::EqualOp>(x, n.scalar(element, -INFINITY));
+  Value result = positive && negative ? n.create<nn::OrOp>(isPos, isNeg)
+                 : positive           ? isPos
+                 : negative           ? isNeg
+                                      : n.create<nn::AndOp>(isPos, isNeg); // never true
+  n.setOutputs(result);
+  return success();
+}
+
+/// ThresholdedRelu(x) = x > alpha ? x : 0
+LogicalResult importThresholdedRelu(NodeImporter &n) {
+  Value x = n.input(0);
+  Type element = getElementTypeOrSelf(x.getType());
+  Value above = n.create<nn::GreaterOp>(x, n.scalar(element, n.attrFloat("alpha", 1.0f)));
+  n.setOutputs(n.create<nn::WhereOp>(above, x, n.scalar(element, 0)));
+  return success();
+}
+
+/// Shrink(x) = x < -lambd ? x + bias : x > lambd ? x - bias : 0
+LogicalResult importShrink(NodeImporter &n) {
+  Value x = n.input(0);
+  Type element = getElementTypeOrSelf(x.getType());
+  float lambd = n.attrFloat("lambd", 0.5f), bias = n.attrFloat("bias", 0.0f);
+  Value low = n.create<nn::LessOp>(x, n.scalar(element, -lambd));
+  Value high = n.create<nn::GreaterOp>(x, n.scalar(element, lambd));
+  Value zero = n.scalar(element, 0);
+  Value upper = n.create<nn::WhereOp>(high, n.create<nn::SubOp>(x, n.scalar(element, bias)), zero);
+  n.setOutputs(n.create<nn::WhereOp>(low, n.create<nn::AddOp>(x, n.scalar(element, bias)), upper));
+  return success();
+}
+
+/// PRelu(x, slope) = x < 0 ? slope * x : x, with the slope broadcast to x.
+LogicalResult importPRelu(NodeImporter &n) {
+  Value x = n.input(0), slope = n.input(1);
+  Type element = getElementTypeOrSelf(x.getType());
+  Value negative = n.create<nn::LessOp>(x, n.scalar(element, 0));
+  n.setOutputs(n.create<nn::WhereOp>(negative, n.create<nn::MulOp>(x, slope), x));
+  return success();
+}
+
+/// Celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+LogicalResult importCelu(NodeImporter &n) {
+  Value x = n.input(0);
+  Type element = getElementTypeOrSelf(x.getType());
+  float alpha = n.attrFloat("alpha", 1.0f);
+  Value zero = n.scalar(element, 0);
+  Value e = n.create<nn::ExpOp>(n.create<nn::DivOp>(x, n.scalar(element, alpha)));
+  Value neg = n.create<nn::MulOp>(n.create<nn::SubOp>(e, n.scalar(element, 1)), n.scalar(element, alpha));
+  n.setOutputs(n.create<nn::AddOp>(n.create<nn::MaxOp>(x, zero), n.create<nn::MinOp>(neg, zero)));
+  return success();
+}
+
+/// CastLike: Cast to the element type of the second input.
+LogicalResult importCastLike(NodeImporter &n) {
+  Type element = getElementTypeOrSelf(n.input(1).getType());
+  n.setOutputs(n.create<nn::CastOp>(n.input(0), TypeAttr::get(element)));
+  return success();
+}
+
+/// Clip-6: bounds are attributes, float only./// Clip-6: bounds are attributes, float only.
 LogicalResult importClipAttrs(NodeImporter &n) {
   Value x = n.input(0);
   Type element = getElementTypeOrSelf(x.getType());
@@ -218,6 +291,23 @@ void nnc::onnx_frontend::addElementwiseHandlers(std::vector<HandlerEntry> &t) {
       {"Reciprocal", 6, M, unary<nn::ReciprocalOp>()},
       {"Sin", 7, M, unary<nn::SinOp>()},
       {"Cos", 7, M, unary<nn::CosOp>()},
+      {"Tan", 7, M, unary<nn::TanOp>()},
+      {"Asin", 7, M, unary<nn::AsinOp>()},
+      {"Acos", 7, M, unary<nn::AcosOp>()},
+      {"Atan", 7, M, unary<nn::AtanOp>()},
+      {"Sinh", 9, M, unary<nn::SinhOp>()},
+      {"Cosh", 9, M, unary<nn::CoshOp>()},
+      {"Asinh", 9, M, unary<nn::AsinhOp>()},
+      {"Acosh", 9, M, unary<nn::AcoshOp>()},
+      {"Atanh", 9, M, unary<nn::AtanhOp>()},
+      {"Softsign", 1, M, unary<nn::SoftsignOp>()},
+      {"IsNaN", 9, M, importIsNaN},
+      {"IsInf", 10, M, importIsInf},
+      {"ThresholdedRelu", 10, M, importThresholdedRelu},
+      {"Shrink", 9, M, importShrink},
+      {"PRelu", 7, M, importPRelu},
+      {"Celu", 12, M, importCelu},
+      {"CastLike", 15, M, importCastLike},
       {"Neg", 6, M, unary<nn::NegOp>()},
       {"Abs", 6, M, unary<nn::AbsOp>()},
       {"Sign", 9, M, unary<nn::SignOp>()},

@@ -78,6 +78,19 @@ SmallVector<std::pair<StringRef, ScalarFn>> unaryFunctions() {
       {"nn.floor", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::FloorOp::create(b, l, x); })},
       {"nn.ceil", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::CeilOp::create(b, l, x); })},
       {"nn.round", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::RoundEvenOp::create(b, l, x); })},
+      {"nn.tan", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::TanOp::create(b, l, x); })},
+      {"nn.asin", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::AsinOp::create(b, l, x); })},
+      {"nn.acos", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::AcosOp::create(b, l, x); })},
+      {"nn.atan", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::AtanOp::create(b, l, x); })},
+      {"nn.sinh", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::SinhOp::create(b, l, x); })},
+      {"nn.cosh", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::CoshOp::create(b, l, x); })},
+      {"nn.asinh", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::AsinhOp::create(b, l, x); })},
+      {"nn.acosh", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::AcoshOp::create(b, l, x); })},
+      {"nn.atanh", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return math::AtanhOp::create(b, l, x); })},
+      {"nn.softsign", floatFn([](OpBuilder &b, Location l, Operation *, Value x) {
+         Value denom = arith::AddFOp::create(b, l, cst(b, l, x, 1), math::AbsFOp::create(b, l, x));
+         return arith::DivFOp::create(b, l, x, denom);
+       })},
       {"nn.sigmoid", floatFn([](OpBuilder &b, Location l, Operation *, Value x) { return sigmoid(b, l, x); })},
       {"nn.reciprocal", floatFn([](OpBuilder &b, Location l, Operation *, Value x) {
          return arith::DivFOp::create(b, l, cst(b, l, x, 1), x);

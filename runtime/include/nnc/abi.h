@@ -1,0 +1,98 @@
+/*===- abi.h - the contract between compiled modules and the runtime ------===*
+ *
+ * A module compiled by nnc is a shared library that exports one symbol,
+ * NNC_ABI_MODULE_SYMBOL, a function returning a pointer to a static
+ * nnc_abi_module_t. The runtime dlopens the library, checks abi_version, and
+ * calls the entry functions the descriptor lists. Nothing else crosses the
+ * boundary: the compiler includes only this header from the runtime.
+ *
+ * Tensors are dense, row-major and contiguous; no alignment is assumed for
+ * caller buffers. Element types use ONNX's TensorProto numbering.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef NNC_ABI_H
+#define NNC_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change of the structs or the entry signature. */
+#define NNC_ABI_VERSION 1
+#define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
+
+/* Element types (ONNX TensorProto.DataType values). */
+typedef enum nnc_dtype {
+  NNC_DTYPE_F32 = 1,
+  NNC_DTYPE_U8 = 2,
+  NNC_DTYPE_I8 = 3,
+  NNC_DTYPE_U16 = 4,
+  NNC_DTYPE_I16 = 5,
+  NNC_DTYPE_I32 = 6,
+  NNC_DTYPE_I64 = 7,
+  NNC_DTYPE_BOOL = 9, /* one byte per element, 0 or 1 */
+  NNC_DTYPE_F16 = 10,
+  NNC_DTYPE_F64 = 11,
+  NNC_DTYPE_U32 = 12,
+  NNC_DTYPE_U64 = 13,
+  NNC_DTYPE_BF16 = 16,
+} nnc_dtype_t;
+
+/* A function input or output. A dim of -1 is dynamic (not produced yet: the
+ * CPU target currently requires static shapes). */
+typedef struct nnc_abi_tensor {
+  const char *name;
+  int32_t dtype; /* nnc_dtype_t */
+  int32_t rank;
+  const int64_t *shape;
+} nnc_abi_tensor_t;
+
+/* What the runtime offers compiled code during a call. */
+typedef struct nnc_abi_context {
+  void *runtime; /* opaque, passed back to parallel_for */
+  int32_t num_threads;
+  /* Runs body(arg, begin, end) over disjoint ranges covering [0, count), on
+   * the runtime's thread pool, and returns when all are done. */
+  void (*parallel_for)(void *runtime, int64_t count,
+                       void (*body)(void *arg, int64_t begin, int64_t end), void *arg);
+} nnc_abi_context_t;
+
+/* Runs one function. inputs[i] and outputs[i] point to the tensors' data in
+ * the descriptor's order; workspace points to workspace_size bytes aligned to
+ * workspace_alignment, owned by the caller and not shared with a concurrent
+ * call. Returns 0 on success. */
+typedef int32_t (*nnc_abi_entry_fn)(void *const *inputs, void *const *outputs, void *workspace,
+                                    const nnc_abi_context_t *context);
+
+typedef struct nnc_abi_function {
+  const char *name; /* "main"; later "train_step", "eval" */
+  nnc_abi_entry_fn entry;
+  int32_t num_inputs;
+  int32_t num_outputs;
+  const nnc_abi_tensor_t *inputs;
+  const nnc_abi_tensor_t *outputs;
+  uint64_t workspace_size; /* bytes of intermediates, from the compiler's memory plan */
+  uint64_t workspace_alignment;
+} nnc_abi_function_t;
+
+typedef struct nnc_abi_module {
+  uint32_t abi_version; /* NNC_ABI_VERSION of the compiler that wrote it */
+  uint32_t reserved;
+  const char *producer;   /* e.g. "nnc 0.1" */
+  const char *target;     /* "cpu" or "cuda" */
+  const char *target_cpu; /* the CPU the code was compiled for, e.g. "znver5" */
+  int32_t num_functions;
+  const nnc_abi_function_t *functions;
+  uint64_t constants_size; /* bytes of embedded weights */
+} nnc_abi_module_t;
+
+typedef const nnc_abi_module_t *(*nnc_abi_module_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNC_ABI_H */

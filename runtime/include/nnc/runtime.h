@@ -1,0 +1,292 @@
+/*===- runtime.h - the nnc runtime C API ----------------------------------===*
+ *
+ * Loads modules compiled by nnc and runs their functions on the host:
+ *
+ *   nnc_runtime_create -> nnc_module_load -> nnc_session_create
+ *     -> nnc_session_bind_input (zero-copy) -> nnc_session_run
+ *     -> nnc_session_output
+ *
+ * Conventions:
+ * - Every call that can fail returns nnc_status_t: NULL on success, otherwise a
+ *   status that the caller owns and frees with nnc_status_free. Out-parameters
+ *   are written only on success.
+ * - Objects are opaque. nnc_<object>_release drops the caller's reference; a
+ *   session keeps its runtime and module alive, so they may be released in any
+ *   order.
+ * - Runtimes and modules are immutable once created: any number of threads may
+ *   use one concurrently. A session is used by one thread at a time; to run a
+ *   module from several threads, give each thread its own session.
+ * - Strings, shapes and nnc_tensor_info_t pointers returned by getters are
+ *   owned by the module and stay valid while the module is alive.
+ * - Calls returning a status check every argument. Getters (which cannot
+ *   report) require valid, non-NULL handles.
+ * - Small bookkeeping allocations abort on exhaustion, as the C++ standard
+ *   library does; tensor-sized allocations (workspace, outputs) and thread
+ *   creation report NNC_STATUS_RESOURCE_EXHAUSTED.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef NNC_RUNTIME_H
+#define NNC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnc/abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(NNC_RUNTIME_BUILDING)
+#define NNC_API __attribute__((visibility("default")))
+#else
+#define NNC_API
+#endif
+
+/*===-------------------------------------------------------------------===*
+ * Status
+ *===-------------------------------------------------------------------===*/
+
+/* Codes follow the gRPC/absl numbering. */
+typedef enum nnc_status_code {
+  NNC_STATUS_OK = 0,
+  /* A bad argument: null pointer, dtype/shape/size mismatch, unknown device,
+   * a file that is not an nnc module or holds a malformed descriptor. */
+  NNC_STATUS_INVALID_ARGUMENT = 3,
+  /* A module file, function, input or output that does not exist. */
+  NNC_STATUS_NOT_FOUND = 5,
+  /* Memory for a workspace or output, or a thread, could not be obtained. */
+  NNC_STATUS_RESOURCE_EXHAUSTED = 8,
+  /* The call is valid but the state is not: a module built for another ABI
+   * version, an input not bound before run, an output read before run. */
+  NNC_STATUS_FAILED_PRECONDITION = 9,
+  /* An input or output index outside the function's list. */
+  NNC_STATUS_OUT_OF_RANGE = 11,
+  /* A feature this runtime does not have yet (dynamic shapes). */
+  NNC_STATUS_UNIMPLEMENTED = 12,
+  /* The compiled function reported a failure. */
+  NNC_STATUS_INTERNAL = 13,
+  /* A device that this build or machine cannot provide (CUDA). */
+  NNC_STATUS_UNAVAILABLE = 14,
+} nnc_status_code_t;
+
+/* NULL means success. */
+typedef struct nnc_status *nnc_status_t;
+
+/* The status's code; NNC_STATUS_OK for NULL. Thread-safe. */
+NNC_API nnc_status_code_t nnc_status_code(nnc_status_t status);
+
+/* The status's message, e.g. "input 'x': expected shape 1x3 (got 1x4)"; "ok"
+ * for NULL. Owned by the status: valid until nnc_status_free. Thread-safe. */
+NNC_API const char *nnc_status_message(nnc_status_t status);
+
+/* Frees a status; NULL is a no-op. */
+NNC_API void nnc_status_free(nnc_status_t status);
+
+/*===-------------------------------------------------------------------===*
+ * Element types (nnc_dtype_t, ONNX numbering, is declared in abi.h)
+ *===-------------------------------------------------------------------===*/
+
+/* Short name for messages ("f32", "i64", "bool", ...), or "unknown" for a
+ * value that is not an nnc_dtype_t. Static storage. Thread-safe. */
+NNC_API const char *nnc_dtype_name(int32_t dtype);
+
+/* Bytes per element (bool is one byte), or 0 for an unknown value. Thread-safe. */
+NNC_API size_t nnc_dtype_size(int32_t dtype);
+
+/*===-------------------------------------------------------------------===*
+ * Tensors
+ *===-------------------------------------------------------------------===*/
+
+/* A function input or output as the module declares it. Tensors are dense and
+ * row-major. Owned by the module. */
+typedef struct nnc_tensor_info {
+  const char *name;
+  int32_t dtype; /* nnc_dtype_t */
+  int32_t rank;
+  const int64_t *shape;  /* rank dims; -1 marks a dynamic dim */
+  int64_t element_count; /* -1 when a dim is dynamic */
+  size_t byte_size;      /* 0 when a dim is dynamic */
+} nnc_tensor_info_t;
+
+/* A dense row-major host buffer. Filled by the caller to bind a buffer (which
+ * the caller keeps owning), or by nnc_session_output to describe a result. */
+typedef struct nnc_tensor_view {
+  void *data;
+  size_t byte_size; /* bytes available at data; at least the tensor's size */
+  int32_t dtype;    /* nnc_dtype_t; any value is checked */
+  int32_t rank;
+  const int64_t *shape;
+} nnc_tensor_view_t;
+
+/*===-------------------------------------------------------------------===*
+ * Runtime: the host's CPU thread pool
+ *===-------------------------------------------------------------------===*/
+
+typedef struct nnc_runtime nnc_runtime_t;
+
+#define NNC_RUNTIME_MAX_THREADS 1024
+
+typedef struct nnc_runtime_options {
+  /* Threads that run parallel loops, the calling thread included: 0 (the
+   * default) means one per core available to the process, 1 runs everything
+   * on the calling thread; at most NNC_RUNTIME_MAX_THREADS. */
+  int32_t num_threads;
+} nnc_runtime_options_t;
+
+/* Sets the defaults. */
+NNC_API void nnc_runtime_options_initialize(nnc_runtime_options_t *options);
+
+/* Creates a runtime and starts its threads. options may be NULL for the
+ * defaults. The caller owns *out_runtime and releases it with
+ * nnc_runtime_release. Thread-safe. */
+NNC_API nnc_status_t nnc_runtime_create(const nnc_runtime_options_t *options,
+                                        nnc_runtime_t **out_runtime);
+
+/* Drops the caller's reference; the threads stop when the last session using
+ * the runtime is released too. NULL is a no-op. Must not race with other uses
+ * of the same reference. */
+NNC_API void nnc_runtime_release(nnc_runtime_t *runtime);
+
+/* The number of threads parallel loops use, the calling thread included.
+ * Thread-safe. */
+NNC_API int32_t nnc_runtime_num_threads(const nnc_runtime_t *runtime);
+
+/*===-------------------------------------------------------------------===*
+ * Module: one compiled shared library
+ *===-------------------------------------------------------------------===*/
+
+typedef struct nnc_module nnc_module_t;
+typedef struct nnc_function nnc_function_t; /* owned by its module */
+
+/* Loads the module at path (dlopen with RTLD_NOW | RTLD_LOCAL; a path without
+ * a '/' is taken relative to the current directory, not searched in the
+ * library path) and checks its descriptor: it must export NNC_ABI_MODULE_SYMBOL
+ * and have been built for NNC_ABI_VERSION. The caller owns *out_module and
+ * releases it with nnc_module_release. Thread-safe. */
+NNC_API nnc_status_t nnc_module_load(const char *path, nnc_module_t **out_module);
+
+/* Drops the caller's reference; the library is unloaded when the last session
+ * using it is released too. NULL is a no-op. Must not race with other uses of
+ * the same reference. */
+NNC_API void nnc_module_release(nnc_module_t *module);
+
+/* The path the module was loaded from. Thread-safe. */
+NNC_API const char *nnc_module_path(const nnc_module_t *module);
+
+/* Who wrote the module, e.g. "nnc 0.1". Thread-safe. */
+NNC_API const char *nnc_module_producer(const nnc_module_t *module);
+
+/* The device family the module was compiled for: "cpu" or "cuda". Thread-safe. */
+NNC_API const char *nnc_module_target(const nnc_module_t *module);
+
+/* The CPU the code was tuned for, e.g. "znver5". Thread-safe. */
+NNC_API const char *nnc_module_target_cpu(const nnc_module_t *module);
+
+/* Number of entry functions. Thread-safe. */
+NNC_API int32_t nnc_module_function_count(const nnc_module_t *module);
+
+/* The index-th function, or NULL when index is out of range. Thread-safe. */
+NNC_API const nnc_function_t *nnc_module_function(const nnc_module_t *module, int32_t index);
+
+/* Finds a function by name (NNC_STATUS_NOT_FOUND lists the names there are).
+ * Thread-safe. */
+NNC_API nnc_status_t nnc_module_find_function(const nnc_module_t *module, const char *name,
+                                              const nnc_function_t **out_function);
+
+/* The function's name, e.g. "main". Thread-safe. */
+NNC_API const char *nnc_function_name(const nnc_function_t *function);
+
+/* Numbers of inputs and outputs. Thread-safe. */
+NNC_API int32_t nnc_function_input_count(const nnc_function_t *function);
+NNC_API int32_t nnc_function_output_count(const nnc_function_t *function);
+
+/* The index-th input or output, or NULL when index is out of range.
+ * Thread-safe. */
+NNC_API const nnc_tensor_info_t *nnc_function_input(const nnc_function_t *function,
+                                                    int32_t index);
+NNC_API const nnc_tensor_info_t *nnc_function_output(const nnc_function_t *function,
+                                                     int32_t index);
+
+/* Finds an input or output index by name (NNC_STATUS_NOT_FOUND lists the
+ * names there are). Thread-safe. */
+NNC_API nnc_status_t nnc_function_find_input(const nnc_function_t *function, const char *name,
+                                             int32_t *out_index);
+NNC_API nnc_status_t nnc_function_find_output(const nnc_function_t *function, const char *name,
+                                              int32_t *out_index);
+
+/* Bytes of scratch memory a session of this function allocates (the
+ * compiler's memory plan). Thread-safe. */
+NNC_API uint64_t nnc_function_workspace_size(const nnc_function_t *function);
+
+/*===-------------------------------------------------------------------===*
+ * Session: one function of a module, ready to run
+ *===-------------------------------------------------------------------===*/
+
+typedef struct nnc_session nnc_session_t;
+
+typedef struct nnc_session_options {
+  const char *function; /* default "main" */
+  /* "cpu" (the default). "cuda" is recognised but not available yet: it is an
+   * error, never a silent fallback to the CPU. */
+  const char *device;
+} nnc_session_options_t;
+
+/* Sets the defaults. */
+NNC_API void nnc_session_options_initialize(nnc_session_options_t *options);
+
+/* Creates a session running one function of module on runtime's threads.
+ * Allocates everything a run needs once: the workspace (the function's
+ * workspace_size, aligned to at least 64 bytes) and a buffer per output, so
+ * runs allocate nothing. options may be NULL for the defaults; its strings are
+ * not kept. The session holds references to runtime and module. The caller
+ * owns *out_session and releases it with nnc_session_release.
+ * Thread-safe (runtime and module may be shared by concurrent calls). */
+NNC_API nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
+                                        const nnc_session_options_t *options,
+                                        nnc_session_t **out_session);
+
+/* Frees the session, its workspace and the output buffers it owns, and drops
+ * its references to the runtime and module. NULL is a no-op. Not thread-safe. */
+NNC_API void nnc_session_release(nnc_session_t *session);
+
+/* The function the session runs. Thread-safe. */
+NNC_API const nnc_function_t *nnc_session_function(const nnc_session_t *session);
+
+/* Binds the caller's buffer as input index (zero-copy: the session keeps the
+ * pointer, never a copy, and the compiled code reads it during each run and
+ * never writes it). The buffer must stay valid and unchanged during runs,
+ * until it is rebound or the session is released; bindings persist across
+ * runs. The view's dtype, rank and shape must match the input exactly and its
+ * byte_size must cover the tensor. Not thread-safe. */
+NNC_API nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
+                                            const nnc_tensor_view_t *view);
+NNC_API nnc_status_t nnc_session_bind_input_by_name(nnc_session_t *session, const char *name,
+                                                    const nnc_tensor_view_t *view);
+
+/* Makes runs write output index into the caller's buffer instead of the one
+ * the session owns. Same rules as binding an input; output buffers must not
+ * overlap inputs or each other. Not thread-safe. */
+NNC_API nnc_status_t nnc_session_bind_output(nnc_session_t *session, int32_t index,
+                                             const nnc_tensor_view_t *view);
+NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char *name,
+                                                     const nnc_tensor_view_t *view);
+
+/* Runs the function once. Every input must be bound. Parallel loops use the
+ * runtime's threads; while another session holds them, this run's loops execute
+ * on the calling thread instead (same results, no deadlock). Not thread-safe. */
+NNC_API nnc_status_t nnc_session_run(nnc_session_t *session);
+
+/* Describes output index as written by the last successful run: data points to
+ * the session's buffer (valid until the session is released) or to the
+ * caller's bound buffer. Fails until a run succeeds, and again after a failed
+ * run or a bind_output. Not thread-safe. */
+NNC_API nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
+                                        nnc_tensor_view_t *out_view);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNC_RUNTIME_H */

@@ -1,0 +1,245 @@
+//===- Module.cpp - loading compiled modules and reading their descriptor -===//
+//
+// The descriptor is data from a file, so it is checked whole at load time:
+// afterwards every getter and session can trust names, ranks and sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/Objects.h"
+#include "runtime/src/Status.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+using namespace nnc::runtime;
+
+nnc_module::~nnc_module() {
+  if (library)
+    dlclose(library);
+}
+
+namespace {
+/// Checks one declared tensor and fills info; returns an error text or "".
+std::string readTensor(const nnc_abi_tensor_t &tensor, nnc_tensor_info_t &info) {
+  if (!tensor.name)
+    return "has no name";
+  std::string what = "'" + std::string(tensor.name) + "'";
+  if (nnc_dtype_size(tensor.dtype) == 0)
+    return what + " has unknown dtype " + std::to_string(tensor.dtype);
+  if (tensor.rank < 0 || (tensor.rank > 0 && !tensor.shape))
+    return what + " has invalid rank " + std::to_string(tensor.rank) +
+           (tensor.rank > 0 ? " with no shape" : "");
+  int64_t elements = 1;
+  bool dynamic = false;
+  for (int32_t i = 0; i < tensor.rank; ++i) {
+    int64_t dim = tensor.shape[i];
+    if (dim < -1)
+      return what + " has invalid dim " + std::to_string(dim);
+    if (dim == -1)
+      dynamic = true;
+    else if (__builtin_mul_overflow(elements, dim, &elements))
+      return what + " has a shape too large to address";
+  }
+  size_t bytes = 0;
+  if (!dynamic && __builtin_mul_overflow(static_cast<uint64_t>(elements),
+                                         nnc_dtype_size(tensor.dtype), &bytes))
+    return what + " has a shape too large to address";
+  info = {tensor.name, tensor.dtype, tensor.rank, tensor.shape,
+          dynamic ? -1 : elements, bytes};
+  return "";
+}
+
+/// Checks one function and its tensors; returns an error text or "".
+std::string readFunction(const nnc_abi_function_t &abi, nnc_function &function) {
+  if (!abi.name)
+    return "has no name";
+  if (!abi.entry)
+    return "has no entry point";
+  if (abi.workspace_alignment & (abi.workspace_alignment - 1))
+    return "has workspace alignment " + std::to_string(abi.workspace_alignment) +
+           ", not a power of two";
+  for (bool isInput : {true, false}) {
+    int32_t count = isInput ? abi.num_inputs : abi.num_outputs;
+    const nnc_abi_tensor_t *tensors = isInput ? abi.inputs : abi.outputs;
+    const char *kind = isInput ? "input" : "output";
+    if (count < 0 || (count > 0 && !tensors))
+      return std::string("has an invalid ") + kind + " list (count " + std::to_string(count) +
+             ")";
+    std::vector<nnc_tensor_info_t> &infos = isInput ? function.inputs : function.outputs;
+    infos.resize(count);
+    for (int32_t i = 0; i < count; ++i) {
+      std::string error = readTensor(tensors[i], infos[i]);
+      if (!error.empty())
+        return kind + (" " + std::to_string(i)) + " " + error;
+    }
+  }
+  function.abi = &abi;
+  return "";
+}
+
+/// Checks the descriptor's module-level fields and functions; returns an
+/// error text or "".
+std::string readDescriptor(nnc_module &module) {
+  const nnc_abi_module_t &abi = *module.abi;
+  if (!abi.producer || !abi.target || !abi.target_cpu)
+    return "producer, target or target_cpu is NULL";
+  if (abi.num_functions < 0 || (abi.num_functions > 0 && !abi.functions))
+    return "invalid function list (count " + std::to_string(abi.num_functions) + ")";
+  module.functions.resize(abi.num_functions);
+  for (int32_t i = 0; i < abi.num_functions; ++i) {
+    module.functions[i].module = &module;
+    const nnc_abi_function_t &function = abi.functions[i];
+    std::string error = readFunction(function, module.functions[i]);
+    if (!error.empty())
+      return (function.name ? "function '" + std::string(function.name) + "'"
+                            : "function " + std::to_string(i)) +
+             " " + error;
+  }
+  return "";
+}
+
+nnc_status_t findTensor(const nnc_function_t *function, const char *name, bool isInput,
+                        int32_t *out_index) {
+  const char *kind = isInput ? "input" : "output";
+  if (!function || !name || !out_index)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      std::string("nnc_function_find_") + kind +
+                          ": function, name and out_index must not be NULL");
+  const std::vector<nnc_tensor_info_t> &tensors = isInput ? function->inputs : function->outputs;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (std::strcmp(tensors[i].name, name) == 0) {
+      *out_index = static_cast<int32_t>(i);
+      return nullptr;
+    }
+  }
+  return makeStatus(NNC_STATUS_NOT_FOUND,
+                    "function '" + std::string(function->abi->name) + "' has no " + kind + " '" +
+                        name + "' (" + kind + "s: " +
+                        nameList(static_cast<int32_t>(tensors.size()),
+                                 [&](int32_t i) { return tensors[i].name; }) +
+                        ")");
+}
+} // namespace
+
+nnc_status_t nnc_module_load(const char *path, nnc_module_t **out_module) {
+  if (!path || !out_module)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_module_load: path and out_module must not be NULL");
+  std::string where = "module '" + std::string(path) + "'";
+  struct stat info;
+  if (stat(path, &info) != 0) {
+    int error = errno;
+    return makeStatus(error == ENOENT ? NNC_STATUS_NOT_FOUND : NNC_STATUS_INVALID_ARGUMENT,
+                      "cannot open " + where + ": " + std::strerror(error));
+  }
+
+  std::unique_ptr<nnc_module, void (*)(nnc_module *)> module(new nnc_module(),
+                                                             [](nnc_module *m) { m->release(); });
+  module->path = path;
+  // dlopen searches the library path for a name without a slash; a module
+  // path means a file.
+  std::string file = std::strchr(path, '/') ? path : "./" + std::string(path);
+  module->library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!module->library)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, "cannot load " + where + ": " + dlerror());
+
+  dlerror(); // dlsym reports failure only through dlerror
+  auto entry = reinterpret_cast<nnc_abi_module_fn>(dlsym(module->library, NNC_ABI_MODULE_SYMBOL));
+  if (!entry)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "'" + std::string(path) + "' is not an nnc module: it does not export '" +
+                          NNC_ABI_MODULE_SYMBOL + "'");
+  module->abi = entry();
+  if (!module->abi)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      where + ": " + NNC_ABI_MODULE_SYMBOL + "() returned NULL");
+  if (module->abi->abi_version != NNC_ABI_VERSION)
+    return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                      where + " was built for ABI version " +
+                          std::to_string(module->abi->abi_version) +
+                          ", this runtime supports " + std::to_string(NNC_ABI_VERSION) +
+                          " (recompile it with a matching nnc)");
+  std::string error = readDescriptor(*module);
+  if (!error.empty())
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, where + " has a malformed descriptor: " + error);
+  *out_module = module.release();
+  return nullptr;
+}
+
+void nnc_module_release(nnc_module_t *module) {
+  if (module)
+    module->release();
+}
+
+const char *nnc_module_path(const nnc_module_t *module) { return module->path.c_str(); }
+const char *nnc_module_producer(const nnc_module_t *module) { return module->abi->producer; }
+const char *nnc_module_target(const nnc_module_t *module) { return module->abi->target; }
+const char *nnc_module_target_cpu(const nnc_module_t *module) { return module->abi->target_cpu; }
+
+int32_t nnc_module_function_count(const nnc_module_t *module) {
+  return static_cast<int32_t>(module->functions.size());
+}
+
+const nnc_function_t *nnc_module_function(const nnc_module_t *module, int32_t index) {
+  if (index < 0 || index >= nnc_module_function_count(module))
+    return nullptr;
+  return &module->functions[index];
+}
+
+nnc_status_t nnc_module_find_function(const nnc_module_t *module, const char *name,
+                                      const nnc_function_t **out_function) {
+  if (!module || !name || !out_function)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_module_find_function: module, name and out_function must not be NULL");
+  for (const nnc_function &function : module->functions) {
+    if (std::strcmp(function.abi->name, name) == 0) {
+      *out_function = &function;
+      return nullptr;
+    }
+  }
+  return makeStatus(NNC_STATUS_NOT_FOUND,
+                    "module '" + module->path + "' has no function '" + name + "' (functions: " +
+                        nameList(nnc_module_function_count(module),
+                                 [&](int32_t i) { return module->functions[i].abi->name; }) +
+                        ")");
+}
+
+const char *nnc_function_name(const nnc_function_t *function) { return function->abi->name; }
+
+int32_t nnc_function_input_count(const nnc_function_t *function) {
+  return static_cast<int32_t>(function->inputs.size());
+}
+
+int32_t nnc_function_output_count(const nnc_function_t *function) {
+  return static_cast<int32_t>(function->outputs.size());
+}
+
+const nnc_tensor_info_t *nnc_function_input(const nnc_function_t *function, int32_t index) {
+  if (index < 0 || index >= nnc_function_input_count(function))
+    return nullptr;
+  return &function->inputs[index];
+}
+
+const nnc_tensor_info_t *nnc_function_output(const nnc_function_t *function, int32_t index) {
+  if (index < 0 || index >= nnc_function_output_count(function))
+    return nullptr;
+  return &function->outputs[index];
+}
+
+nnc_status_t nnc_function_find_input(const nnc_function_t *function, const char *name,
+                                     int32_t *out_index) {
+  return findTensor(function, name, /*isInput=*/true, out_index);
+}
+
+nnc_status_t nnc_function_find_output(const nnc_function_t *function, const char *name,
+                                      int32_t *out_index) {
+  return findTensor(function, name, /*isInput=*/false, out_index);
+}
+
+uint64_t nnc_function_workspace_size(const nnc_function_t *function) {
+  return function->abi->workspace_size;
+}

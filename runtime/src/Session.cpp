@@ -1,0 +1,280 @@
+//===- Session.cpp - binding buffers and running one function ------------===//
+//
+// Everything a run needs is allocated at creation (workspace, owned outputs,
+// the pointer arrays handed to the entry point), so a run allocates nothing
+// and memory stays flat however many times a session runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/Objects.h"
+#include "runtime/src/Status.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace nnc::runtime;
+
+namespace {
+struct FreeDeleter {
+  void operator()(void *memory) const { std::free(memory); }
+};
+using Buffer = std::unique_ptr<void, FreeDeleter>;
+
+/// Owned outputs and the workspace start on a cache line at least, so that
+/// compiled code may use aligned vector accesses on them.
+constexpr size_t kMinAlignment = 64;
+
+nnc_status_t allocate(size_t bytes, size_t alignment, const std::string &what, Buffer &out) {
+  // aligned_alloc wants a multiple of the alignment; one block even for zero
+  // bytes keeps every pointer valid and distinct.
+  if (bytes > SIZE_MAX - alignment)
+    return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                      "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+  size_t rounded = bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
+  out.reset(std::aligned_alloc(alignment, rounded));
+  if (!out)
+    return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                      "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+  return nullptr;
+}
+
+std::string quote(const char *kind, const nnc_tensor_info_t &info) {
+  return std::string(kind) + " '" + info.name + "'";
+}
+} // namespace
+
+struct nnc_session {
+  ~nnc_session() {
+    module->release();
+    runtime->release();
+  }
+  nnc_runtime *runtime;
+  nnc_module *module;
+  const nnc_function *function;
+  Buffer workspace;
+  std::vector<Buffer> ownedOutputs;
+  std::vector<void *> inputs;  // NULL until bound
+  std::vector<void *> outputs; // owned or bound buffers
+  bool hasResults = false;     // the outputs hold the last successful run's values
+};
+
+namespace {
+/// Checks that view describes exactly the tensor info declares.
+nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
+                       const nnc_tensor_view_t *view) {
+  std::string what = quote(kind, info);
+  if (!view)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": view is NULL");
+  if (!view->data)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": data is NULL");
+  if (view->dtype != info.dtype)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": expected dtype " +
+                                                       nnc_dtype_name(info.dtype) + " (got " +
+                                                       nnc_dtype_name(view->dtype) + ")");
+  if (view->rank > 0 && !view->shape)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": shape is NULL for rank " +
+                                                       std::to_string(view->rank));
+  bool same = view->rank == info.rank &&
+              (info.rank == 0 ||
+               std::memcmp(view->shape, info.shape, sizeof(int64_t) * info.rank) == 0);
+  if (!same) {
+    std::string got = view->rank < 0 ? "rank " + std::to_string(view->rank)
+                                     : shapeString(view->rank, view->shape);
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": expected shape " +
+                                                       shapeString(info.rank, info.shape) +
+                                                       " (got " + got + ")");
+  }
+  if (view->byte_size < info.byte_size)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      what + ": buffer of " + std::to_string(view->byte_size) +
+                          " bytes is smaller than the tensor (" + std::to_string(info.byte_size) +
+                          " bytes)");
+  return nullptr;
+}
+
+nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t *view,
+                  bool isInput) {
+  const char *kind = isInput ? "input" : "output";
+  if (!session)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      std::string("nnc_session_bind_") + kind + ": session is NULL");
+  const std::vector<nnc_tensor_info_t> &infos =
+      isInput ? session->function->inputs : session->function->outputs;
+  if (index < 0 || static_cast<size_t>(index) >= infos.size())
+    return makeStatus(NNC_STATUS_OUT_OF_RANGE,
+                      std::string(kind) + " index " + std::to_string(index) +
+                          " is out of range (function '" + session->function->abi->name +
+                          "' has " + std::to_string(infos.size()) + " " + kind + "s)");
+  if (nnc_status_t status = checkView(kind, infos[index], view))
+    return status;
+  if (isInput) {
+    session->inputs[index] = view->data;
+  } else {
+    session->outputs[index] = view->data;
+    session->hasResults = false;
+  }
+  return nullptr;
+}
+
+nnc_status_t bindByName(nnc_session_t *session, const char *name, const nnc_tensor_view_t *view,
+                        bool isInput) {
+  if (!session || !name)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      std::string("nnc_session_bind_") + (isInput ? "input" : "output") +
+                          "_by_name: session and name must not be NULL");
+  int32_t index;
+  nnc_status_t status = isInput ? nnc_function_find_input(session->function, name, &index)
+                                : nnc_function_find_output(session->function, name, &index);
+  return status ? status : bind(session, index, view, isInput);
+}
+} // namespace
+
+void nnc_session_options_initialize(nnc_session_options_t *options) {
+  options->function = "main";
+  options->device = "cpu";
+}
+
+nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
+                                const nnc_session_options_t *options,
+                                nnc_session_t **out_session) {
+  if (!runtime || !module || !out_session)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_session_create: runtime, module and out_session must not be NULL");
+  nnc_session_options_t defaults;
+  nnc_session_options_initialize(&defaults);
+  if (!options)
+    options = &defaults;
+  if (!options->function || !options->device)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_session_create: options.function and options.device must not be NULL");
+
+  std::string device = options->device;
+  if (device.compare(0, 4, "cuda") == 0)
+    return makeStatus(NNC_STATUS_UNAVAILABLE,
+                      "device '" + device +
+                          "': CUDA device not available in this build/runtime yet");
+  if (device != "cpu")
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "unknown device '" + device + "' (devices: 'cpu', 'cuda')");
+  if (std::strcmp(module->abi->target, "cpu") != 0)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "module '" + module->path + "' was compiled for target '" +
+                          module->abi->target + "' and cannot run on device 'cpu'");
+
+  const nnc_function_t *function;
+  if (nnc_status_t status = nnc_module_find_function(module, options->function, &function))
+    return status;
+  // The entry point receives data pointers only, so every shape must be known
+  // when the module is compiled.
+  for (bool isInput : {true, false}) {
+    for (const nnc_tensor_info_t &info : isInput ? function->inputs : function->outputs) {
+      if (info.element_count < 0)
+        return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                          "function '" + std::string(function->abi->name) + "': " +
+                              quote(isInput ? "input" : "output", info) + " has dynamic shape " +
+                              shapeString(info.rank, info.shape) +
+                              "; this runtime runs static shapes only");
+    }
+  }
+
+  Buffer workspace;
+  std::string name = function->abi->name;
+  size_t alignment = std::max<size_t>(kMinAlignment, function->abi->workspace_alignment);
+  if (function->abi->workspace_size > SIZE_MAX)
+    return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                      "workspace of " + std::to_string(function->abi->workspace_size) +
+                          " bytes for function '" + name + "' exceeds the address space");
+  if (nnc_status_t status = allocate(function->abi->workspace_size, alignment,
+                                     "the workspace of function '" + name + "'", workspace))
+    return status;
+  std::vector<Buffer> ownedOutputs(function->outputs.size());
+  std::vector<void *> outputs(function->outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (nnc_status_t status = allocate(function->outputs[i].byte_size, kMinAlignment,
+                                       quote("output", function->outputs[i]), ownedOutputs[i]))
+      return status;
+    outputs[i] = ownedOutputs[i].get();
+  }
+
+  runtime->retain();
+  module->retain();
+  *out_session = new nnc_session{runtime,
+                                 module,
+                                 function,
+                                 std::move(workspace),
+                                 std::move(ownedOutputs),
+                                 std::vector<void *>(function->inputs.size()),
+                                 std::move(outputs)};
+  return nullptr;
+}
+
+void nnc_session_release(nnc_session_t *session) { delete session; }
+
+const nnc_function_t *nnc_session_function(const nnc_session_t *session) {
+  return session->function;
+}
+
+nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
+                                    const nnc_tensor_view_t *view) {
+  return bind(session, index, view, /*isInput=*/true);
+}
+
+nnc_status_t nnc_session_bind_input_by_name(nnc_session_t *session, const char *name,
+                                            const nnc_tensor_view_t *view) {
+  return bindByName(session, name, view, /*isInput=*/true);
+}
+
+nnc_status_t nnc_session_bind_output(nnc_session_t *session, int32_t index,
+                                     const nnc_tensor_view_t *view) {
+  return bind(session, index, view, /*isInput=*/false);
+}
+
+nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char *name,
+                                             const nnc_tensor_view_t *view) {
+  return bindByName(session, name, view, /*isInput=*/false);
+}
+
+nnc_status_t nnc_session_run(nnc_session_t *session) {
+  if (!session)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, "nnc_session_run: session is NULL");
+  const nnc_function &function = *session->function;
+  for (size_t i = 0; i < session->inputs.size(); ++i) {
+    if (!session->inputs[i])
+      return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                        quote("input", function.inputs[i]) + " (index " + std::to_string(i) +
+                            ") of function '" + function.abi->name + "' is not bound");
+  }
+  session->hasResults = false;
+  int32_t result = function.abi->entry(session->inputs.data(), session->outputs.data(),
+                                       session->workspace.get(), &session->runtime->context);
+  if (result != 0)
+    return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
+                                               "' of module '" + session->module->path +
+                                               "' failed with code " + std::to_string(result));
+  session->hasResults = true;
+  return nullptr;
+}
+
+nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
+                                nnc_tensor_view_t *out_view) {
+  if (!session || !out_view)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_session_output: session and out_view must not be NULL");
+  const std::vector<nnc_tensor_info_t> &infos = session->function->outputs;
+  if (index < 0 || static_cast<size_t>(index) >= infos.size())
+    return makeStatus(NNC_STATUS_OUT_OF_RANGE,
+                      "output index " + std::to_string(index) + " is out of range (function '" +
+                          session->function->abi->name + "' has " + std::to_string(infos.size()) +
+                          " outputs)");
+  const nnc_tensor_info_t &info = infos[index];
+  if (!session->hasResults)
+    return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                      quote("output", info) +
+                          " has no value: no successful run since the session was created, an "
+                          "output was bound or a run failed");
+  *out_view = {session->outputs[index], info.byte_size, info.dtype, info.rank, info.shape};
+  return nullptr;
+}

@@ -1,0 +1,93 @@
+//===- ThreadPool.cpp - the CPU threads behind parallel_for --------------===//
+
+#include "runtime/src/ThreadPool.h"
+
+#include "runtime/src/Status.h"
+
+#include <cstring>
+#include <string>
+
+using namespace nnc::runtime;
+
+nnc_status_t ThreadPool::create(int32_t numThreads, std::unique_ptr<ThreadPool> &out) {
+  std::unique_ptr<ThreadPool> pool(new ThreadPool());
+  pool->workers.reserve(numThreads - 1);
+  for (int32_t i = 1; i < numThreads; ++i) {
+    pthread_t thread;
+    if (int error = pthread_create(&thread, nullptr, workerMain, pool.get()))
+      return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                        "cannot start thread " + std::to_string(i + 1) + " of " +
+                            std::to_string(numThreads) + ": " + std::strerror(error));
+    pool->workers.push_back(thread);
+  }
+  out = std::move(pool);
+  return nullptr;
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  wake.notify_all();
+  for (pthread_t thread : workers)
+    pthread_join(thread, nullptr);
+}
+
+void *ThreadPool::workerMain(void *opaque) {
+  auto *pool = static_cast<ThreadPool *>(opaque);
+  std::unique_lock<std::mutex> lock(pool->mutex);
+  // Workers start before any loop (generation 0) but may first run after the
+  // first loop was posted: they must not take its generation as seen.
+  uint64_t seen = 0;
+  for (;;) {
+    pool->wake.wait(lock, [&] { return pool->stopping || pool->generation != seen; });
+    if (pool->stopping)
+      return nullptr;
+    seen = pool->generation;
+    lock.unlock();
+    pool->runChunks();
+    lock.lock();
+    if (--pool->pending == 0)
+      pool->done.notify_one();
+  }
+}
+
+void ThreadPool::runChunks() {
+  for (;;) {
+    int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+    if (begin >= count)
+      return;
+    body(arg, begin, count - begin < chunk ? count : begin + chunk);
+  }
+}
+
+void ThreadPool::parallelFor(int64_t n, Body fn, void *context) {
+  if (n <= 0)
+    return;
+  bool idle = false;
+  if (workers.empty() || n == 1 || !busy.compare_exchange_strong(idle, true)) {
+    fn(context, 0, n);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    body = fn;
+    arg = context;
+    count = n;
+    // A few chunks per thread balance uneven chunks and threads that are
+    // descheduled on a shared machine, at one atomic add per chunk.
+    int64_t chunks = static_cast<int64_t>(numThreads()) * 4;
+    chunk = (n + chunks - 1) / chunks;
+    next.store(0, std::memory_order_relaxed);
+    pending = static_cast<int>(workers.size());
+    ++generation;
+  }
+  wake.notify_all();
+  runChunks();
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return pending == 0; });
+  }
+  busy.store(false, std::memory_order_release);
+}

@@ -1,0 +1,68 @@
+//===- ThreadPool.h - the CPU threads behind parallel_for -------*- C++ -*-===//
+//
+// A fixed set of worker threads that, together with the calling thread, split
+// one parallel loop at a time. Calls are not queued: a call that finds the pool
+// busy (another session's loop, or a loop nested in a loop body) runs on its
+// own thread. That keeps concurrent sessions correct and free of deadlock
+// without oversubscribing the cores.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_RUNTIME_SRC_THREADPOOL_H
+#define NNC_RUNTIME_SRC_THREADPOOL_H
+
+#include "nnc/runtime.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace nnc::runtime {
+
+class ThreadPool {
+public:
+  using Body = void (*)(void *arg, int64_t begin, int64_t end);
+
+  /// Starts numThreads - 1 workers (the caller of parallelFor is the last).
+  static nnc_status_t create(int32_t numThreads, std::unique_ptr<ThreadPool> &out);
+  ~ThreadPool();
+
+  int32_t numThreads() const { return static_cast<int32_t>(workers.size()) + 1; }
+
+  /// Calls body over disjoint ranges covering [0, count) and returns when all
+  /// have run. Safe to call from any number of threads at once.
+  void parallelFor(int64_t count, Body body, void *arg);
+
+private:
+  ThreadPool() = default;
+  static void *workerMain(void *pool);
+  void runChunks();
+
+  std::vector<pthread_t> workers;
+  // Claimed by the one parallelFor call that may use the workers.
+  std::atomic<bool> busy{false};
+
+  std::mutex mutex;
+  std::condition_variable wake; // a new loop or shutdown
+  std::condition_variable done; // the last worker left the loop
+  uint64_t generation = 0;      // counts loops; workers wait for a change
+  int pending = 0;              // workers yet to finish the current loop
+  bool stopping = false;
+
+  // The current loop: written under mutex before a generation bump, read by
+  // workers after seeing it, unchanged until every worker is done.
+  Body body = nullptr;
+  void *arg = nullptr;
+  int64_t count = 0;
+  int64_t chunk = 0;
+  std::atomic<int64_t> next{0};
+};
+
+} // namespace nnc::runtime
+
+#endif // NNC_RUNTIME_SRC_THREADPOOL_H

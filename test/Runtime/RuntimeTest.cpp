@@ -1,0 +1,788 @@
+//===- RuntimeTest.cpp - unit tests of the runtime C API and C++ wrapper ---===//
+//
+// Runs without the compiler: the modules are hand-written C (modules/), built
+// next to this test. Every API function and every error status is exercised;
+// the last line reads "N passed, M failed" and the exit code is non-zero on
+// any failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime.h"
+#include "nnc/runtime.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::atomic<bool> testOk{true}; // checks may fail on several threads at once
+
+void check(bool condition, const char *text, const char *file, int line) {
+  if (!condition) {
+    std::fprintf(stderr, "%s:%d: check failed: %s\n", file, line, text);
+    testOk = false;
+  }
+}
+
+/// Consumes status; true when it has the code and its message contains text.
+bool checkStatus(nnc_status_t status, nnc_status_code_t code, const char *text,
+                 const char *expression, const char *file, int line) {
+  bool ok = nnc_status_code(status) == code && std::strstr(nnc_status_message(status), text);
+  if (!ok) {
+    std::fprintf(stderr, "%s:%d: %s\n  returned code %d: %s\n  expected code %d containing: %s\n",
+                 file, line, expression, nnc_status_code(status), nnc_status_message(status),
+                 code, text);
+    testOk = false;
+  }
+  nnc_status_free(status);
+  return ok;
+}
+
+#define CHECK(condition) check((condition), #condition, __FILE__, __LINE__)
+#define EXPECT_STATUS(expression, code, text)                                                  \
+  checkStatus((expression), code, text, #expression, __FILE__, __LINE__)
+#define EXPECT_OK(expression) EXPECT_STATUS(expression, NNC_STATUS_OK, "ok")
+/// Ends the test when a call it depends on fails.
+#define REQUIRE_OK(expression)                                                                 \
+  do {                                                                                         \
+    if (!EXPECT_OK(expression))                                                                \
+      return;                                                                                  \
+  } while (0)
+
+std::string modulePath(const char *name) { return std::string(NNC_TEST_MODULE_DIR "/") + name; }
+
+nnc_tensor_view_t viewOf(const nnc_tensor_info_t *info, void *data) {
+  return {data, info->byte_size, info->dtype, info->rank, info->shape};
+}
+
+/// Owns the objects a test creates, so that early returns do not leak.
+struct Objects {
+  nnc_runtime_t *runtime = nullptr;
+  nnc_module_t *module = nullptr;
+  nnc_session_t *session = nullptr;
+  ~Objects() {
+    nnc_session_release(session);
+    nnc_module_release(module);
+    nnc_runtime_release(runtime);
+  }
+  /// Creates a runtime, loads test_module.so and opens a session on function.
+  nnc_status_t open(const char *function, int32_t threads = 2) {
+    nnc_runtime_options_t options;
+    nnc_runtime_options_initialize(&options);
+    options.num_threads = threads;
+    if (nnc_status_t status = nnc_runtime_create(&options, &runtime))
+      return status;
+    if (nnc_status_t status = nnc_module_load(modulePath("test_module.so").c_str(), &module))
+      return status;
+    nnc_session_options_t sessionOptions;
+    nnc_session_options_initialize(&sessionOptions);
+    sessionOptions.function = function;
+    return nnc_session_create(runtime, module, &sessionOptions, &session);
+  }
+  const nnc_tensor_info_t *input(int32_t i) {
+    return nnc_function_input(nnc_session_function(session), i);
+  }
+  const nnc_tensor_info_t *output(int32_t i) {
+    return nnc_function_output(nnc_session_function(session), i);
+  }
+};
+
+/// A directory for files the tests write, removed at exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/nnc-runtime-test-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (mkdtemp(buffer.data()))
+      path = buffer.data();
+  }
+  ~TempDir() {
+    for (const std::string &file : files)
+      unlink(file.c_str());
+    if (!path.empty())
+      rmdir(path.c_str());
+  }
+  std::string write(const char *name, const std::string &contents) {
+    std::string file = path + "/" + name;
+    if (FILE *out = std::fopen(file.c_str(), "wb")) {
+      std::fwrite(contents.data(), 1, contents.size(), out);
+      std::fclose(out);
+    }
+    files.push_back(file);
+    return file;
+  }
+  std::vector<std::string> files;
+};
+
+//===----------------------------------------------------------------------===//
+// Status and element types
+//===----------------------------------------------------------------------===//
+
+void testStatus() {
+  CHECK(nnc_status_code(nullptr) == NNC_STATUS_OK);
+  CHECK(std::strcmp(nnc_status_message(nullptr), "ok") == 0);
+  nnc_status_free(nullptr);
+  // A real error status carries its code and message until freed.
+  nnc_runtime_t *runtime = nullptr;
+  nnc_runtime_options_t options = {-1};
+  nnc_status_t status = nnc_runtime_create(&options, &runtime);
+  CHECK(nnc_status_code(status) == NNC_STATUS_INVALID_ARGUMENT);
+  CHECK(std::strcmp(nnc_status_message(status),
+                    "num_threads -1 is out of range [0, 1024] (0: one per core)") == 0);
+  CHECK(runtime == nullptr); // out-parameters are untouched on failure
+  nnc_status_free(status);
+}
+
+void testDtypes() {
+  struct {
+    nnc_dtype_t dtype;
+    const char *name;
+    size_t size;
+  } expected[] = {{NNC_DTYPE_F32, "f32", 4},  {NNC_DTYPE_U8, "u8", 1},     {NNC_DTYPE_I8, "i8", 1},
+                  {NNC_DTYPE_U16, "u16", 2},  {NNC_DTYPE_I16, "i16", 2},   {NNC_DTYPE_I32, "i32", 4},
+                  {NNC_DTYPE_I64, "i64", 8},  {NNC_DTYPE_BOOL, "bool", 1}, {NNC_DTYPE_F16, "f16", 2},
+                  {NNC_DTYPE_F64, "f64", 8},  {NNC_DTYPE_U32, "u32", 4},   {NNC_DTYPE_U64, "u64", 8},
+                  {NNC_DTYPE_BF16, "bf16", 2}};
+  for (const auto &e : expected) {
+    CHECK(std::strcmp(nnc_dtype_name(e.dtype), e.name) == 0);
+    CHECK(nnc_dtype_size(e.dtype) == e.size);
+  }
+  for (int32_t unknown : {0, 8, 14, 42, -1}) {
+    CHECK(std::strcmp(nnc_dtype_name(unknown), "unknown") == 0);
+    CHECK(nnc_dtype_size(unknown) == 0);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime
+//===----------------------------------------------------------------------===//
+
+void testRuntime() {
+  nnc_runtime_options_t options;
+  options.num_threads = 7;
+  nnc_runtime_options_initialize(&options);
+  CHECK(options.num_threads == 0);
+
+  nnc_runtime_t *runtime = nullptr;
+  REQUIRE_OK(nnc_runtime_create(nullptr, &runtime)); // defaults: one thread per core
+  int32_t cores = static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN));
+  CHECK(nnc_runtime_num_threads(runtime) >= 1 && nnc_runtime_num_threads(runtime) <= cores);
+  nnc_runtime_release(runtime);
+
+  for (int32_t threads : {1, 3}) {
+    options.num_threads = threads;
+    REQUIRE_OK(nnc_runtime_create(&options, &runtime));
+    CHECK(nnc_runtime_num_threads(runtime) == threads);
+    nnc_runtime_release(runtime);
+  }
+  nnc_runtime_release(nullptr);
+
+  options.num_threads = NNC_RUNTIME_MAX_THREADS + 1;
+  EXPECT_STATUS(nnc_runtime_create(&options, &runtime), NNC_STATUS_INVALID_ARGUMENT,
+                "num_threads 1025 is out of range [0, 1024]");
+  EXPECT_STATUS(nnc_runtime_create(nullptr, nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_runtime_create: out_runtime is NULL");
+}
+
+//===----------------------------------------------------------------------===//
+// Module loading and introspection
+//===----------------------------------------------------------------------===//
+
+void testModuleIntrospection() {
+  nnc_module_t *module = nullptr;
+  std::string path = modulePath("test_module.so");
+  REQUIRE_OK(nnc_module_load(path.c_str(), &module));
+  CHECK(nnc_module_path(module) == path);
+  CHECK(std::strcmp(nnc_module_producer(module), "nnc-test 1.0") == 0);
+  CHECK(std::strcmp(nnc_module_target(module), "cpu") == 0);
+  CHECK(std::strcmp(nnc_module_target_cpu(module), "generic") == 0);
+  CHECK(nnc_module_function_count(module) == 7);
+  CHECK(nnc_module_function(module, -1) == nullptr);
+  CHECK(nnc_module_function(module, 7) == nullptr);
+
+  const nnc_function_t *main = nnc_module_function(module, 0);
+  CHECK(std::strcmp(nnc_function_name(main), "main") == 0);
+  CHECK(nnc_function_input_count(main) == 2);
+  CHECK(nnc_function_output_count(main) == 1);
+  CHECK(nnc_function_workspace_size(main) == 24);
+  const nnc_tensor_info_t *b = nnc_function_input(main, 1);
+  CHECK(std::strcmp(b->name, "b") == 0);
+  CHECK(b->dtype == NNC_DTYPE_F32 && b->rank == 2 && b->shape[0] == 2 && b->shape[1] == 3);
+  CHECK(b->element_count == 6 && b->byte_size == 24);
+  CHECK(std::strcmp(nnc_function_output(main, 0)->name, "c") == 0);
+  CHECK(nnc_function_input(main, 2) == nullptr && nnc_function_input(main, -1) == nullptr);
+  CHECK(nnc_function_output(main, 1) == nullptr);
+
+  const nnc_function_t *found = nullptr;
+  REQUIRE_OK(nnc_module_find_function(module, "scale", &found));
+  CHECK(found == nnc_module_function(module, 1));
+  const nnc_tensor_info_t *k = nnc_function_input(found, 1);
+  CHECK(k->rank == 0 && k->element_count == 1 && k->byte_size == 4 && k->dtype == NNC_DTYPE_I32);
+  EXPECT_STATUS(nnc_module_find_function(module, "train_step", &found), NNC_STATUS_NOT_FOUND,
+                "has no function 'train_step' (functions: 'main', 'scale', 'large', 'nested', "
+                "'types', 'fail', 'dynamic')");
+  EXPECT_STATUS(nnc_module_find_function(module, nullptr, &found), NNC_STATUS_INVALID_ARGUMENT,
+                "must not be NULL");
+
+  int32_t index = -1;
+  REQUIRE_OK(nnc_function_find_input(main, "b", &index));
+  CHECK(index == 1);
+  REQUIRE_OK(nnc_function_find_output(found, "total", &index));
+  CHECK(index == 1);
+  EXPECT_STATUS(nnc_function_find_input(main, "q", &index), NNC_STATUS_NOT_FOUND,
+                "function 'main' has no input 'q' (inputs: 'a', 'b')");
+  EXPECT_STATUS(nnc_function_find_output(main, "a", &index), NNC_STATUS_NOT_FOUND,
+                "function 'main' has no output 'a' (outputs: 'c')");
+  EXPECT_STATUS(nnc_function_find_input(main, "a", nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_function_find_input: function, name and out_index must not be NULL");
+  EXPECT_STATUS(nnc_function_find_output(nullptr, "c", &index), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_function_find_output");
+  const nnc_function_t *failing = nnc_module_function(module, 5);
+  CHECK(nnc_function_input_count(failing) == 0);
+  EXPECT_STATUS(nnc_function_find_input(failing, "x", &index), NNC_STATUS_NOT_FOUND,
+                "(inputs: none)");
+
+  // A dynamic dim is visible to introspection even though sessions refuse it.
+  const nnc_tensor_info_t *dynamic = nnc_function_input(nnc_module_function(module, 6), 0);
+  CHECK(dynamic->shape[0] == -1 && dynamic->element_count == -1 && dynamic->byte_size == 0);
+  nnc_module_release(module);
+  nnc_module_release(nullptr);
+}
+
+void testModuleLoadErrors() {
+  nnc_module_t *module = nullptr;
+  EXPECT_STATUS(nnc_module_load(nullptr, &module), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_module_load: path and out_module must not be NULL");
+  EXPECT_STATUS(nnc_module_load(modulePath("test_module.so").c_str(), nullptr),
+                NNC_STATUS_INVALID_ARGUMENT, "must not be NULL");
+  EXPECT_STATUS(nnc_module_load("/nonexistent/model.so", &module), NNC_STATUS_NOT_FOUND,
+                "cannot open module '/nonexistent/model.so': No such file or directory");
+  // Without a slash the name is a file in the current directory; it is never
+  // looked up in the library path (which would find the real libc).
+  EXPECT_STATUS(nnc_module_load("libc.so.6", &module), NNC_STATUS_NOT_FOUND,
+                "cannot open module 'libc.so.6': No such file or directory");
+  EXPECT_STATUS(nnc_module_load(NNC_TEST_MODULE_DIR, &module), NNC_STATUS_INVALID_ARGUMENT,
+                "cannot load module '" NNC_TEST_MODULE_DIR "': ");
+
+  TempDir temp;
+  CHECK(!temp.path.empty());
+  std::string text = temp.write("text.so", "this is a text file renamed .so\n");
+  EXPECT_STATUS(nnc_module_load(text.c_str(), &module), NNC_STATUS_INVALID_ARGUMENT,
+                ("cannot load module '" + text + "': ").c_str());
+  std::string empty = temp.write("empty.so", "");
+  EXPECT_STATUS(nnc_module_load(empty.c_str(), &module), NNC_STATUS_INVALID_ARGUMENT,
+                "cannot load module");
+
+  std::string plain = modulePath("not_nnc.so");
+  EXPECT_STATUS(nnc_module_load(plain.c_str(), &module), NNC_STATUS_INVALID_ARGUMENT,
+                ("'" + plain + "' is not an nnc module: it does not export 'nnc_module_v1'").c_str());
+  EXPECT_STATUS(nnc_module_load(modulePath("bad_version.so").c_str(), &module),
+                NNC_STATUS_FAILED_PRECONDITION,
+                "bad_version.so' was built for ABI version 99, this runtime supports 1 "
+                "(recompile it with a matching nnc)");
+  EXPECT_STATUS(nnc_module_load(modulePath("bad_unresolved.so").c_str(), &module),
+                NNC_STATUS_INVALID_ARGUMENT, "undefined symbol: nnc_test_undefined_symbol");
+  EXPECT_STATUS(nnc_module_load(modulePath("bad_null_descriptor.so").c_str(), &module),
+                NNC_STATUS_INVALID_ARGUMENT, "bad_null_descriptor.so': nnc_module_v1() returned NULL");
+
+  struct {
+    const char *file, *message;
+  } malformed[] = {
+      {"bad_no_target.so", "producer, target or target_cpu is NULL"},
+      {"bad_no_entry.so", "function 'main' has no entry point"},
+      {"bad_alignment.so", "function 'main' has workspace alignment 48, not a power of two"},
+      {"bad_dtype.so", "function 'main' input 0 'x' has unknown dtype 42"},
+      {"bad_dim.so", "function 'main' input 0 'x' has invalid dim -5"},
+  };
+  for (const auto &bad : malformed) {
+    std::string message = bad.file + std::string("' has a malformed descriptor: ") + bad.message;
+    EXPECT_STATUS(nnc_module_load(modulePath(bad.file).c_str(), &module),
+                  NNC_STATUS_INVALID_ARGUMENT, message.c_str());
+  }
+  CHECK(module == nullptr);
+}
+
+void testModuleRelativePath() {
+  char cwd[4096];
+  CHECK(getcwd(cwd, sizeof(cwd)) != nullptr);
+  CHECK(chdir(NNC_TEST_MODULE_DIR) == 0);
+  nnc_module_t *module = nullptr;
+  EXPECT_OK(nnc_module_load("test_module.so", &module));
+  CHECK(chdir(cwd) == 0);
+  if (module)
+    CHECK(std::strcmp(nnc_module_path(module), "test_module.so") == 0);
+  nnc_module_release(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+void testSessionCreate() {
+  Objects objects;
+  REQUIRE_OK(objects.open("main"));
+  nnc_session_options_t options;
+  nnc_session_options_initialize(&options);
+  CHECK(std::strcmp(options.function, "main") == 0 && std::strcmp(options.device, "cpu") == 0);
+
+  // NULL options mean the defaults: function main on the cpu.
+  nnc_session_t *session = nullptr;
+  REQUIRE_OK(nnc_session_create(objects.runtime, objects.module, nullptr, &session));
+  CHECK(nnc_session_function(session) == nnc_module_function(objects.module, 0));
+  nnc_session_release(session);
+  nnc_session_release(nullptr);
+  session = nullptr;
+
+  EXPECT_STATUS(nnc_session_create(nullptr, objects.module, &options, &session),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_session_create: runtime, module and out_session must not be NULL");
+  EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, nullptr),
+                NNC_STATUS_INVALID_ARGUMENT, "must not be NULL");
+  options.device = nullptr;
+  EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "options.function and options.device must not be NULL");
+  for (const char *cuda : {"cuda", "cuda:0"}) {
+    options.device = cuda;
+    EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
+                  NNC_STATUS_UNAVAILABLE,
+                  (std::string("device '") + cuda +
+                   "': CUDA device not available in this build/runtime yet")
+                      .c_str());
+  }
+  options.device = "tpu";
+  EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
+                NNC_STATUS_INVALID_ARGUMENT, "unknown device 'tpu' (devices: 'cpu', 'cuda')");
+  options.device = "cpu";
+  options.function = "eval";
+  EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
+                NNC_STATUS_NOT_FOUND, "has no function 'eval' (functions: 'main', ");
+  options.function = "dynamic";
+  EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
+                NNC_STATUS_UNIMPLEMENTED,
+                "function 'dynamic': input 'x' has dynamic shape ?x3; this runtime runs static "
+                "shapes only");
+  CHECK(session == nullptr);
+
+  nnc_module_t *cuda = nullptr;
+  REQUIRE_OK(nnc_module_load(modulePath("bad_cuda_target.so").c_str(), &cuda));
+  CHECK(std::strcmp(nnc_module_target(cuda), "cuda") == 0);
+  EXPECT_STATUS(nnc_session_create(objects.runtime, cuda, nullptr, &session),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "bad_cuda_target.so' was compiled for target 'cuda' and cannot run on device "
+                "'cpu'");
+  nnc_module_release(cuda);
+
+  nnc_module_t *huge = nullptr;
+  REQUIRE_OK(nnc_module_load(modulePath("bad_huge_workspace.so").c_str(), &huge));
+  EXPECT_STATUS(nnc_session_create(objects.runtime, huge, nullptr, &session),
+                NNC_STATUS_RESOURCE_EXHAUSTED,
+                "cannot allocate 4611686018427387904 bytes for the workspace of function 'main'");
+  nnc_module_release(huge);
+}
+
+void testBindErrors() {
+  Objects objects;
+  REQUIRE_OK(objects.open("main"));
+  nnc_session_t *session = objects.session;
+  float data[6] = {};
+  nnc_tensor_view_t good = viewOf(objects.input(0), data);
+
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': view is NULL");
+  nnc_tensor_view_t view = good;
+  view.data = nullptr;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': data is NULL");
+  EXPECT_STATUS(nnc_session_bind_input(session, 2, &good), NNC_STATUS_OUT_OF_RANGE,
+                "input index 2 is out of range (function 'main' has 2 inputs)");
+  EXPECT_STATUS(nnc_session_bind_input(session, -1, &good), NNC_STATUS_OUT_OF_RANGE,
+                "input index -1 is out of range");
+  EXPECT_STATUS(nnc_session_bind_output(session, 1, &good), NNC_STATUS_OUT_OF_RANGE,
+                "output index 1 is out of range (function 'main' has 1 outputs)");
+  EXPECT_STATUS(nnc_session_bind_input(nullptr, 0, &good), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_session_bind_input: session is NULL");
+
+  view = good;
+  view.dtype = NNC_DTYPE_I64;
+  EXPECT_STATUS(nnc_session_bind_input(session, 1, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'b': expected dtype f32 (got i64)");
+  view.dtype = 99;
+  EXPECT_STATUS(nnc_session_bind_output(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "output 'c': expected dtype f32 (got unknown)");
+
+  const int64_t transposed[] = {3, 2};
+  const int64_t longer[] = {2, 3, 1};
+  view = good;
+  view.shape = transposed;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': expected shape 2x3 (got 3x2)");
+  view.rank = 3;
+  view.shape = longer;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': expected shape 2x3 (got 2x3x1)");
+  view.rank = 0;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': expected shape 2x3 (got scalar)");
+  view.rank = -2;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': expected shape 2x3 (got rank -2)");
+  view.rank = 2;
+  view.shape = nullptr;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': shape is NULL for rank 2");
+
+  view = good;
+  view.byte_size = 20;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'a': buffer of 20 bytes is smaller than the tensor (24 bytes)");
+  view.byte_size = 4096; // a larger buffer is fine: the tensor uses its start
+  EXPECT_OK(nnc_session_bind_input(session, 0, &view));
+
+  EXPECT_STATUS(nnc_session_bind_input_by_name(session, "x", &good), NNC_STATUS_NOT_FOUND,
+                "function 'main' has no input 'x' (inputs: 'a', 'b')");
+  EXPECT_STATUS(nnc_session_bind_output_by_name(session, "a", &good), NNC_STATUS_NOT_FOUND,
+                "function 'main' has no output 'a' (outputs: 'c')");
+  EXPECT_STATUS(nnc_session_bind_input_by_name(session, nullptr, &good),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_session_bind_input_by_name: session and name must not be NULL");
+  EXPECT_STATUS(nnc_session_bind_output_by_name(nullptr, "c", &good),
+                NNC_STATUS_INVALID_ARGUMENT, "nnc_session_bind_output_by_name");
+  view = good;
+  view.dtype = NNC_DTYPE_F64;
+  EXPECT_STATUS(nnc_session_bind_input_by_name(session, "b", &view), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'b': expected dtype f32 (got f64)");
+}
+
+void testRun() {
+  Objects objects;
+  REQUIRE_OK(objects.open("main"));
+  nnc_session_t *session = objects.session;
+  nnc_tensor_view_t result;
+  EXPECT_STATUS(nnc_session_output(session, 0, &result), NNC_STATUS_FAILED_PRECONDITION,
+                "output 'c' has no value: no successful run since the session was created");
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_FAILED_PRECONDITION,
+                "input 'a' (index 0) of function 'main' is not bound");
+
+  float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {10, 20, 30, 40, 50, 60};
+  nnc_tensor_view_t viewA = viewOf(objects.input(0), a), viewB = viewOf(objects.input(1), b);
+  REQUIRE_OK(nnc_session_bind_input(session, 0, &viewA));
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_FAILED_PRECONDITION,
+                "input 'b' (index 1) of function 'main' is not bound");
+  REQUIRE_OK(nnc_session_bind_input_by_name(session, "b", &viewB));
+  REQUIRE_OK(nnc_session_run(session));
+  REQUIRE_OK(nnc_session_output(session, 0, &result));
+  CHECK(result.dtype == NNC_DTYPE_F32 && result.rank == 2 && result.shape[0] == 2 &&
+        result.shape[1] == 3 && result.byte_size == 24);
+  CHECK(reinterpret_cast<uintptr_t>(result.data) % 64 == 0); // session-owned, aligned
+  const float *c = static_cast<const float *>(result.data);
+  for (int i = 0; i < 6; ++i)
+    CHECK(c[i] == a[i] + b[i]);
+
+  // Bindings are zero-copy and persist: new values in the same buffer.
+  a[5] = 100;
+  REQUIRE_OK(nnc_session_run(session));
+  CHECK(c[5] == 160);
+
+  // An output bound to the caller's buffer receives the next run's values.
+  float mine[6] = {};
+  nnc_tensor_view_t viewC = viewOf(objects.output(0), mine);
+  REQUIRE_OK(nnc_session_bind_output_by_name(session, "c", &viewC));
+  EXPECT_STATUS(nnc_session_output(session, 0, &result), NNC_STATUS_FAILED_PRECONDITION,
+                "output 'c' has no value");
+  REQUIRE_OK(nnc_session_run(session));
+  REQUIRE_OK(nnc_session_output(session, 0, &result));
+  CHECK(result.data == mine && mine[0] == 11 && mine[5] == 160);
+  REQUIRE_OK(nnc_session_bind_output(session, 0, &viewC));
+
+  EXPECT_STATUS(nnc_session_output(session, 1, &result), NNC_STATUS_OUT_OF_RANGE,
+                "output index 1 is out of range (function 'main' has 1 outputs)");
+  EXPECT_STATUS(nnc_session_output(session, 0, nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_session_output: session and out_view must not be NULL");
+  EXPECT_STATUS(nnc_session_run(nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_session_run: session is NULL");
+}
+
+void testRunFailure() {
+  Objects objects;
+  REQUIRE_OK(objects.open("fail"));
+  std::string message = "function 'fail' of module '" + modulePath("test_module.so") +
+                        "' failed with code 7";
+  EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL, message.c_str());
+  nnc_tensor_view_t result;
+  EXPECT_STATUS(nnc_session_output(objects.session, 0, &result), NNC_STATUS_FAILED_PRECONDITION,
+                "output 'status' has no value");
+}
+
+void testScalarsAndOutputsByName() {
+  Objects objects;
+  REQUIRE_OK(objects.open("scale"));
+  float x[4] = {1, 2, 3, 4.5f};
+  int32_t k = 3;
+  nnc_tensor_view_t viewX = viewOf(objects.input(0), x), viewK = viewOf(objects.input(1), &k);
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewX));
+  REQUIRE_OK(nnc_session_bind_input_by_name(objects.session, "k", &viewK));
+  REQUIRE_OK(nnc_session_run(objects.session));
+  int32_t index = -1;
+  REQUIRE_OK(nnc_function_find_output(nnc_session_function(objects.session), "total", &index));
+  nnc_tensor_view_t total;
+  REQUIRE_OK(nnc_session_output(objects.session, index, &total));
+  CHECK(total.dtype == NNC_DTYPE_F64 && total.rank == 0 && total.byte_size == 8);
+  CHECK(*static_cast<const double *>(total.data) == 31.5);
+}
+
+void testAllDtypes() {
+  Objects objects;
+  REQUIRE_OK(objects.open("types"));
+  const nnc_function_t *function = nnc_session_function(objects.session);
+  int32_t count = nnc_function_input_count(function);
+  CHECK(count == 13);
+  std::vector<std::vector<uint8_t>> inputs(count);
+  for (int32_t i = 0; i < count; ++i) {
+    inputs[i].resize(objects.input(i)->byte_size);
+    for (size_t j = 0; j < inputs[i].size(); ++j)
+      inputs[i][j] = static_cast<uint8_t>(i * 16 + j);
+    nnc_tensor_view_t view = viewOf(objects.input(i), inputs[i].data());
+    REQUIRE_OK(nnc_session_bind_input(objects.session, i, &view));
+  }
+  REQUIRE_OK(nnc_session_run(objects.session));
+  for (int32_t i = 0; i < count; ++i) {
+    nnc_tensor_view_t out;
+    REQUIRE_OK(nnc_session_output(objects.session, i, &out));
+    CHECK(out.dtype == objects.input(i)->dtype && out.byte_size == inputs[i].size());
+    CHECK(std::memcmp(out.data, inputs[i].data(), inputs[i].size()) == 0);
+  }
+}
+
+/// Runs "large" on a fresh session; returns the number of ranges parallel_for made.
+int32_t runLarge(int32_t threads) {
+  Objects objects;
+  if (!EXPECT_OK(objects.open("large", threads)))
+    return -1;
+  std::vector<float> x(4096), y(4096);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i) * 0.5f;
+  nnc_tensor_view_t viewX = viewOf(objects.input(0), x.data());
+  nnc_tensor_view_t viewY = viewOf(objects.output(0), y.data());
+  EXPECT_OK(nnc_session_bind_input(objects.session, 0, &viewX));
+  EXPECT_OK(nnc_session_bind_output(objects.session, 0, &viewY));
+  uint64_t workspace = 0;
+  int32_t ranges = -1;
+  for (int run = 0; run < 3; ++run) {
+    if (!EXPECT_OK(nnc_session_run(objects.session)))
+      return -1;
+    nnc_tensor_view_t out;
+    EXPECT_OK(nnc_session_output(objects.session, 1, &out));
+    ranges = *static_cast<const int32_t *>(out.data);
+    EXPECT_OK(nnc_session_output(objects.session, 2, &out));
+    uint64_t address = *static_cast<const uint64_t *>(out.data);
+    // One workspace, allocated once and aligned; runs reuse it.
+    CHECK(address % 64 == 0 && (run == 0 || address == workspace));
+    workspace = address;
+  }
+  for (size_t i = 0; i < y.size(); ++i)
+    CHECK(y[i] == 2 * x[i] + 1);
+  return ranges;
+}
+
+void testParallelFor() {
+  CHECK(runLarge(1) == 1); // one thread: the whole loop inline, one range
+  CHECK(runLarge(4) > 1);  // split over the pool (the module checks the ranges)
+
+  Objects objects;
+  REQUIRE_OK(objects.open("nested", 3));
+  float x[64], y[64];
+  for (int i = 0; i < 64; ++i)
+    x[i] = static_cast<float>(i);
+  nnc_tensor_view_t viewX = viewOf(objects.input(0), x), viewY = viewOf(objects.output(0), y);
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewX));
+  REQUIRE_OK(nnc_session_bind_output(objects.session, 0, &viewY));
+  REQUIRE_OK(nnc_session_run(objects.session)); // nested loops run inline, no deadlock
+  for (int i = 0; i < 64; ++i)
+    CHECK(y[i] == x[i] + 1);
+}
+
+void testReleaseOrder() {
+  // A session keeps its runtime and module alive after the caller releases them.
+  Objects objects;
+  REQUIRE_OK(objects.open("main"));
+  nnc_runtime_release(objects.runtime);
+  nnc_module_release(objects.module);
+  objects.runtime = nullptr;
+  objects.module = nullptr;
+  const nnc_function_t *function = nnc_session_function(objects.session);
+  CHECK(std::strcmp(nnc_function_name(function), "main") == 0);
+  float a[6] = {1, 1, 1, 1, 1, 1};
+  nnc_tensor_view_t view = viewOf(nnc_function_input(function, 0), a);
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &view));
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 1, &view));
+  REQUIRE_OK(nnc_session_run(objects.session));
+  nnc_tensor_view_t c;
+  REQUIRE_OK(nnc_session_output(objects.session, 0, &c));
+  CHECK(static_cast<const float *>(c.data)[3] == 2);
+}
+
+void testConcurrentSessions() {
+  // One runtime and module shared by threads that each own sessions; half the
+  // threads load their own module handle to exercise concurrent loading too.
+  Objects shared;
+  REQUIRE_OK(shared.open("main", 3));
+  constexpr int kThreads = 6, kRuns = 40;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&shared, t] {
+      nnc_module_t *module = shared.module;
+      if (t % 2 && !EXPECT_OK(nnc_module_load(modulePath("test_module.so").c_str(), &module)))
+        return;
+      nnc_session_options_t options;
+      nnc_session_options_initialize(&options);
+      nnc_session_t *add = nullptr, *large = nullptr;
+      EXPECT_OK(nnc_session_create(shared.runtime, module, &options, &add));
+      options.function = "large";
+      EXPECT_OK(nnc_session_create(shared.runtime, module, &options, &large));
+      if (t % 2)
+        nnc_module_release(module); // the sessions keep it loaded
+      if (!add || !large) {
+        nnc_session_release(add);
+        nnc_session_release(large);
+        return;
+      }
+      const nnc_function_t *addFunction = nnc_session_function(add);
+      const nnc_function_t *largeFunction = nnc_session_function(large);
+      float a[6], b[6];
+      std::vector<float> x(4096);
+      nnc_tensor_view_t viewA = viewOf(nnc_function_input(addFunction, 0), a);
+      nnc_tensor_view_t viewB = viewOf(nnc_function_input(addFunction, 1), b);
+      nnc_tensor_view_t viewX = viewOf(nnc_function_input(largeFunction, 0), x.data());
+      EXPECT_OK(nnc_session_bind_input(add, 0, &viewA));
+      EXPECT_OK(nnc_session_bind_input(add, 1, &viewB));
+      EXPECT_OK(nnc_session_bind_input(large, 0, &viewX));
+      for (int run = 0; run < kRuns; ++run) {
+        for (int i = 0; i < 6; ++i) {
+          a[i] = static_cast<float>(t * 1000 + run);
+          b[i] = static_cast<float>(i);
+        }
+        for (size_t i = 0; i < x.size(); ++i)
+          x[i] = static_cast<float>(t * 100 + run) + static_cast<float>(i) * 0.5f;
+        if (!EXPECT_OK(nnc_session_run(add)) || !EXPECT_OK(nnc_session_run(large)))
+          break;
+        nnc_tensor_view_t c, y;
+        EXPECT_OK(nnc_session_output(add, 0, &c));
+        EXPECT_OK(nnc_session_output(large, 0, &y));
+        for (int i = 0; i < 6; ++i)
+          CHECK(static_cast<const float *>(c.data)[i] == a[i] + b[i]);
+        for (size_t i = 0; i < x.size(); ++i)
+          CHECK(static_cast<const float *>(y.data)[i] == 2 * x[i] + 1);
+      }
+      nnc_session_release(add);
+      nnc_session_release(large);
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+}
+
+//===----------------------------------------------------------------------===//
+// The C++ wrapper
+//===----------------------------------------------------------------------===//
+
+void testCppWrapper() {
+  nnc::Result<nnc::Runtime> runtime = nnc::Runtime::create(2);
+  CHECK(runtime.ok() && runtime->numThreads() == 2);
+  nnc::Result<nnc::Runtime> badRuntime = nnc::Runtime::create(-3);
+  CHECK(!badRuntime.ok() && badRuntime.status().code() == NNC_STATUS_INVALID_ARGUMENT);
+
+  nnc::Result<nnc::Module> missing = nnc::Module::load("/nonexistent.so");
+  CHECK(!missing.ok() && missing.status().code() == NNC_STATUS_NOT_FOUND);
+  CHECK(std::strstr(missing.status().message(), "cannot open module '/nonexistent.so'"));
+
+  nnc::Result<nnc::Module> module = nnc::Module::load(modulePath("test_module.so").c_str());
+  if (!runtime.ok() || !module.ok())
+    return;
+  CHECK(module->path() == modulePath("test_module.so"));
+  CHECK(std::strcmp(module->producer(), "nnc-test 1.0") == 0);
+  CHECK(std::strcmp(module->target(), "cpu") == 0);
+  CHECK(std::strcmp(module->targetCpu(), "generic") == 0);
+  CHECK(module->functionCount() == 7 && !module->function(7));
+  std::optional<nnc::Function> scale = module->function(1);
+  CHECK(scale && std::strcmp(scale->name(), "scale") == 0);
+  CHECK(scale->inputCount() == 2 && scale->outputCount() == 2 && scale->workspaceSize() == 0);
+  CHECK(scale->input(2) == nullptr && std::strcmp(scale->output(1)->name, "total") == 0);
+  CHECK(scale->findInput("k").ok() && *scale->findInput("k") == 1);
+  CHECK(scale->findOutput("y").ok() && *scale->findOutput("y") == 0);
+  CHECK(scale->findInput("z").status().code() == NNC_STATUS_NOT_FOUND);
+  CHECK(scale->findOutput("z").status().code() == NNC_STATUS_NOT_FOUND);
+  CHECK(module->findFunction("main").ok() && module->findFunction("main")->get() ==
+                                                 nnc_module_function(module->get(), 0));
+  CHECK(module->findFunction("nope").status().code() == NNC_STATUS_NOT_FOUND);
+
+  nnc::Result<nnc::Session> cuda = nnc::Session::create(*runtime, *module, "main", "cuda");
+  CHECK(cuda.status().code() == NNC_STATUS_UNAVAILABLE);
+
+  nnc::Result<nnc::Session> session = nnc::Session::create(*runtime, *module, "scale");
+  if (!session.ok())
+    return;
+  nnc::Session moved = std::move(*session); // handles are move-only
+  CHECK(session->get() == nullptr && moved.get() != nullptr);
+  nnc::Function function = moved.function();
+  float x[4] = {1, 2, 3, 4}, y[4] = {};
+  int32_t k = 2;
+  CHECK(moved.bindInput(0, nnc::viewOf(*function.input(0), x, sizeof(x))).ok());
+  CHECK(moved.bindInput("k", nnc::viewOf(*function.input(1), &k, sizeof(k))).ok());
+  CHECK(moved.bindOutput("y", nnc::viewOf(*function.output(0), y, sizeof(y))).ok());
+  nnc::Status bad = moved.bindOutput(1, nnc::viewOf(*function.output(0), y, sizeof(y)));
+  CHECK(bad.code() == NNC_STATUS_INVALID_ARGUMENT);
+  CHECK(std::strcmp(bad.message(), "output 'total': expected dtype f64 (got f32)") == 0);
+  nnc::Status other = std::move(bad);
+  CHECK(bad.ok() && !other.ok());
+  CHECK(moved.run().ok());
+  CHECK(y[3] == 8);
+}
+
+struct Test {
+  const char *name;
+  void (*run)();
+};
+
+const Test kTests[] = {
+    {"status", testStatus},
+    {"dtypes", testDtypes},
+    {"runtime", testRuntime},
+    {"module-introspection", testModuleIntrospection},
+    {"module-load-errors", testModuleLoadErrors},
+    {"module-relative-path", testModuleRelativePath},
+    {"session-create", testSessionCreate},
+    {"bind-errors", testBindErrors},
+    {"run", testRun},
+    {"run-failure", testRunFailure},
+    {"scalars-and-outputs-by-name", testScalarsAndOutputsByName},
+    {"all-dtypes", testAllDtypes},
+    {"parallel-for", testParallelFor},
+    {"release-order", testReleaseOrder},
+    {"concurrent-sessions", testConcurrentSessions},
+    {"cpp-wrapper", testCppWrapper},
+};
+
+} // namespace
+
+int main() {
+  int passed = 0, failed = 0;
+  for (const Test &test : kTests) {
+    testOk = true;
+    test.run();
+    std::printf("%s: %s\n", testOk ? "PASS" : "FAIL", test.name);
+    ++(testOk ? passed : failed);
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

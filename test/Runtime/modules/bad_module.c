@@ -1,0 +1,84 @@
+/*===- bad_module.c - modules that break the nnc ABI, one way per build ---===*
+ *
+ * Built once per BAD_* macro (see CMakeLists.txt); each variant must make
+ * nnc_module_load or nnc_session_create fail with a clear status.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "nnc/abi.h"
+
+#include <stddef.h>
+
+static int32_t entry(void *const *inputs, void *const *outputs, void *workspace,
+                     const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)outputs;
+  (void)workspace;
+  (void)context;
+  return 0;
+}
+
+#if defined(BAD_UNRESOLVED)
+/* Defined nowhere: RTLD_NOW must refuse the library. */
+extern void nnc_test_undefined_symbol(void);
+void (*volatile nnc_test_use)(void) = nnc_test_undefined_symbol;
+#endif
+
+static const int64_t kShape[] = {
+#if defined(BAD_DIM)
+    -5,
+#else
+    2,
+#endif
+    3};
+
+static const nnc_abi_tensor_t kTensors[] = {{"x",
+#if defined(BAD_DTYPE)
+                                             42,
+#else
+                                             NNC_DTYPE_F32,
+#endif
+                                             2, kShape}};
+
+static const nnc_abi_function_t kFunctions[] = {{"main",
+#if defined(BAD_NO_ENTRY)
+                                                 NULL,
+#else
+                                                 entry,
+#endif
+                                                 1, 1, kTensors, kTensors,
+#if defined(BAD_HUGE_WORKSPACE)
+                                                 (uint64_t)1 << 62,
+#else
+                                                 0,
+#endif
+#if defined(BAD_ALIGNMENT)
+                                                 48
+#else
+                                                 64
+#endif
+}};
+
+static const nnc_abi_module_t kModule = {
+#if defined(BAD_VERSION)
+    99,
+#else
+    NNC_ABI_VERSION,
+#endif
+    0, "nnc-test 1.0",
+#if defined(BAD_NO_TARGET)
+    NULL,
+#elif defined(BAD_CUDA_TARGET)
+    "cuda",
+#else
+    "cpu",
+#endif
+    "generic", 1, kFunctions, 0};
+
+__attribute__((visibility("default"))) const nnc_abi_module_t *nnc_module_v1(void) {
+#if defined(BAD_NULL_DESCRIPTOR)
+  return NULL;
+#else
+  return &kModule;
+#endif
+}

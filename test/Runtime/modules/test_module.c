@@ -1,0 +1,209 @@
+/*===- test_module.c - a hand-written module implementing the nnc ABI -----===*
+ *
+ * Stands in for compiler output in the runtime's tests: real entry points
+ * that use the workspace and the runtime's parallel_for, and check what the
+ * runtime promises them (alignment, disjoint ranges covering the loop).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "nnc/abi.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define COUNT(array) ((int32_t)(sizeof(array) / sizeof((array)[0])))
+
+/* Error codes the entry points return when the runtime breaks a promise. */
+enum { kBadWorkspace = 2, kBadRanges = 3, kFailed = 7 };
+
+/*===- main: c = a + b over f32[2,3], staged through the workspace -------===*/
+
+static const int64_t kShape2x3[] = {2, 3};
+static const nnc_abi_tensor_t kMainInputs[] = {{"a", NNC_DTYPE_F32, 2, kShape2x3},
+                                               {"b", NNC_DTYPE_F32, 2, kShape2x3}};
+static const nnc_abi_tensor_t kMainOutputs[] = {{"c", NNC_DTYPE_F32, 2, kShape2x3}};
+
+struct add_args {
+  const float *a, *b;
+  float *sum;
+};
+
+static void add_body(void *arg, int64_t begin, int64_t end) {
+  const struct add_args *args = arg;
+  for (int64_t i = begin; i < end; ++i)
+    args->sum[i] = args->a[i] + args->b[i];
+}
+
+static int32_t main_entry(void *const *inputs, void *const *outputs, void *workspace,
+                          const nnc_abi_context_t *context) {
+  if ((uintptr_t)workspace % 128 != 0)
+    return kBadWorkspace;
+  struct add_args args = {inputs[0], inputs[1], workspace};
+  context->parallel_for(context->runtime, 6, add_body, &args);
+  memcpy(outputs[0], workspace, 6 * sizeof(float));
+  return 0;
+}
+
+/*===- scale: y = x * k, total = sum(y); a scalar input, two outputs -----===*/
+
+static const int64_t kShape4[] = {4};
+static const nnc_abi_tensor_t kScaleInputs[] = {{"x", NNC_DTYPE_F32, 1, kShape4},
+                                                {"k", NNC_DTYPE_I32, 0, NULL}};
+static const nnc_abi_tensor_t kScaleOutputs[] = {{"y", NNC_DTYPE_F32, 1, kShape4},
+                                                 {"total", NNC_DTYPE_F64, 0, NULL}};
+
+static int32_t scale_entry(void *const *inputs, void *const *outputs, void *workspace,
+                           const nnc_abi_context_t *context) {
+  (void)workspace;
+  (void)context;
+  const float *x = inputs[0];
+  int32_t k = *(const int32_t *)inputs[1];
+  float *y = outputs[0];
+  double total = 0;
+  for (int i = 0; i < 4; ++i) {
+    y[i] = x[i] * (float)k;
+    total += y[i];
+  }
+  *(double *)outputs[1] = total;
+  return 0;
+}
+
+/*===- large: y = 2x + 1 over f32[4096] in parallel ----------------------===*
+ * Also reports how many ranges parallel_for made and where the workspace is,
+ * and fails if the ranges overlap or leave a gap. */
+
+#define LARGE_N 4096
+static const int64_t kShapeLarge[] = {LARGE_N};
+static const nnc_abi_tensor_t kLargeInputs[] = {{"x", NNC_DTYPE_F32, 1, kShapeLarge}};
+static const nnc_abi_tensor_t kLargeOutputs[] = {{"y", NNC_DTYPE_F32, 1, kShapeLarge},
+                                                 {"ranges", NNC_DTYPE_I32, 0, NULL},
+                                                 {"workspace", NNC_DTYPE_U64, 0, NULL}};
+
+struct large_args {
+  const float *x;
+  float *y;
+  int32_t *visits; /* per element, in the workspace */
+  int32_t ranges;
+};
+
+static void large_body(void *arg, int64_t begin, int64_t end) {
+  struct large_args *args = arg;
+  __atomic_fetch_add(&args->ranges, 1, __ATOMIC_RELAXED);
+  for (int64_t i = begin; i < end; ++i) {
+    args->y[i] = 2 * args->x[i] + 1;
+    args->visits[i] += 1; /* ranges are disjoint: no other thread touches i */
+  }
+}
+
+static int32_t large_entry(void *const *inputs, void *const *outputs, void *workspace,
+                           const nnc_abi_context_t *context) {
+  struct large_args args = {inputs[0], outputs[0], workspace, 0};
+  memset(args.visits, 0, LARGE_N * sizeof(int32_t));
+  context->parallel_for(context->runtime, LARGE_N, large_body, &args);
+  for (int i = 0; i < LARGE_N; ++i)
+    if (args.visits[i] != 1)
+      return kBadRanges;
+  *(int32_t *)outputs[1] = args.ranges;
+  *(uint64_t *)outputs[2] = (uint64_t)(uintptr_t)workspace;
+  return 0;
+}
+
+/*===- nested: y = x + 1 over f32[64] with a parallel_for in each body ---===*/
+
+static const int64_t kShape64[] = {64};
+static const nnc_abi_tensor_t kNestedInputs[] = {{"x", NNC_DTYPE_F32, 1, kShape64}};
+static const nnc_abi_tensor_t kNestedOutputs[] = {{"y", NNC_DTYPE_F32, 1, kShape64}};
+
+struct nested_args {
+  const nnc_abi_context_t *context;
+  const float *x;
+  float *y;
+  int64_t row; /* set per inner loop */
+};
+
+static void inner_body(void *arg, int64_t begin, int64_t end) {
+  const struct nested_args *args = arg;
+  for (int64_t i = begin; i < end; ++i)
+    args->y[args->row * 8 + i] = args->x[args->row * 8 + i] + 1;
+}
+
+static void outer_body(void *arg, int64_t begin, int64_t end) {
+  const struct nested_args *outer = arg;
+  for (int64_t row = begin; row < end; ++row) {
+    struct nested_args inner = *outer;
+    inner.row = row;
+    outer->context->parallel_for(outer->context->runtime, 8, inner_body, &inner);
+  }
+}
+
+static int32_t nested_entry(void *const *inputs, void *const *outputs, void *workspace,
+                            const nnc_abi_context_t *context) {
+  (void)workspace;
+  struct nested_args args = {context, inputs[0], outputs[0], 0};
+  context->parallel_for(context->runtime, 8, outer_body, &args);
+  return 0;
+}
+
+/*===- types: one identity per element type, for nnc-run's converters ----===*/
+
+static const int64_t kShape2[] = {2};
+#define TYPE_TENSOR(name, dtype) {name, dtype, 1, kShape2}
+#define TYPE_TENSORS(prefix)                                                                   \
+  {                                                                                            \
+    TYPE_TENSOR(prefix "f32", NNC_DTYPE_F32), TYPE_TENSOR(prefix "f64", NNC_DTYPE_F64),        \
+        TYPE_TENSOR(prefix "f16", NNC_DTYPE_F16), TYPE_TENSOR(prefix "bf16", NNC_DTYPE_BF16),  \
+        TYPE_TENSOR(prefix "i8", NNC_DTYPE_I8), TYPE_TENSOR(prefix "i16", NNC_DTYPE_I16),      \
+        TYPE_TENSOR(prefix "i32", NNC_DTYPE_I32), TYPE_TENSOR(prefix "i64", NNC_DTYPE_I64),    \
+        TYPE_TENSOR(prefix "u8", NNC_DTYPE_U8), TYPE_TENSOR(prefix "u16", NNC_DTYPE_U16),      \
+        TYPE_TENSOR(prefix "u32", NNC_DTYPE_U32), TYPE_TENSOR(prefix "u64", NNC_DTYPE_U64),    \
+        TYPE_TENSOR(prefix "bool", NNC_DTYPE_BOOL)                                             \
+  }
+static const nnc_abi_tensor_t kTypesInputs[] = TYPE_TENSORS("in_");
+static const nnc_abi_tensor_t kTypesOutputs[] = TYPE_TENSORS("out_");
+
+static int32_t types_entry(void *const *inputs, void *const *outputs, void *workspace,
+                           const nnc_abi_context_t *context) {
+  (void)workspace;
+  (void)context;
+  static const size_t sizes[] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 2, 4, 8, 1};
+  for (int i = 0; i < COUNT(kTypesInputs); ++i)
+    memcpy(outputs[i], inputs[i], 2 * sizes[i]);
+  return 0;
+}
+
+/*===- fail: reports an error; dynamic: a shape the runtime cannot run ---===*/
+
+static const nnc_abi_tensor_t kFailOutputs[] = {{"status", NNC_DTYPE_I32, 0, NULL}};
+
+static int32_t fail_entry(void *const *inputs, void *const *outputs, void *workspace,
+                          const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)outputs;
+  (void)workspace;
+  (void)context;
+  return kFailed;
+}
+
+static const int64_t kShapeDynamic[] = {-1, 3};
+static const nnc_abi_tensor_t kDynamicInputs[] = {{"x", NNC_DTYPE_F32, 2, kShapeDynamic}};
+
+/*===- the descriptor ----------------------------------------------------===*/
+
+static const nnc_abi_function_t kFunctions[] = {
+    {"main", main_entry, 2, 1, kMainInputs, kMainOutputs, 6 * sizeof(float), 128},
+    {"scale", scale_entry, 2, 2, kScaleInputs, kScaleOutputs, 0, 0},
+    {"large", large_entry, 1, 3, kLargeInputs, kLargeOutputs, LARGE_N * sizeof(int32_t), 64},
+    {"nested", nested_entry, 1, 1, kNestedInputs, kNestedOutputs, 0, 0},
+    {"types", types_entry, COUNT(kTypesInputs), COUNT(kTypesOutputs), kTypesInputs,
+     kTypesOutputs, 0, 0},
+    {"fail", fail_entry, 0, 1, NULL, kFailOutputs, 0, 0},
+    /* Never run: sessions refuse dynamic shapes. */
+    {"dynamic", fail_entry, 1, 1, kDynamicInputs, kDynamicInputs, 0, 0},
+};
+
+static const nnc_abi_module_t kModule = {
+    NNC_ABI_VERSION, 0, "nnc-test 1.0", "cpu", "generic", COUNT(kFunctions), kFunctions, 0};
+
+__attribute__((visibility("default"))) const nnc_abi_module_t *nnc_module_v1(void) {
+  return &kModule;
+}
