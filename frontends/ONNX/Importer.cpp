@@ -174,6 +174,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addShapeHandlers(t);
     addReduceHandlers(t);
     addLossHandlers(t);
+    addMiscHandlers(t);
     return t;
   }();
   return table;

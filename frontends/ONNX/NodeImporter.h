@@ -35,6 +35,7 @@ void addNNHandlers(std::vector<HandlerEntry> &table);
 void addShapeHandlers(std::vector<HandlerEntry> &table);
 void addReduceHandlers(std::vector<HandlerEntry> &table);
 void addLossHandlers(std::vector<HandlerEntry> &table);
+void addMiscHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
 /// moved into a dense resource. `modelDir` resolves external data.

@@ -422,15 +422,17 @@ LogicalResult importRange(NodeImporter &n) {
 }
 
 LogicalResult importTrilu(NodeImporter &n) {
-  int64_t k = 0;
-  if (n.input(1)) {
-    auto values = n.constInts(1);
-    if (!values || values->size() != 1)
-      return n.fail("k must be a constant scalar");
-    k = (*values)[0];
+  Value k = n.input(1);
+  if (!k) {
+    k = n.scalar(n.builder.getI64Type(), 0);
+  } else {
+    auto type = NodeImporter::type(k);
+    if (!type.hasStaticShape() || type.getNumElements() != 1)
+      return n.fail("expected a one-element k");
+    if (type.getRank() != 0)
+      k = n.create<nn::ReshapeOp>(k, n.constI64({}), n.builder.getBoolAttr(false));
   }
-  n.setOutputs(n.create<nn::TriluOp>(n.input(0), n.builder.getI64IntegerAttr(k),
-                                     n.builder.getBoolAttr(n.attrInt("upper", 1) != 0)));
+  n.setOutputs(n.create<nn::TriluOp>(n.input(0), k, n.builder.getBoolAttr(n.attrInt("upper", 1) != 0)));
   return success();
 }
 

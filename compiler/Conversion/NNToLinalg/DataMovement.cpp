@@ -494,7 +494,8 @@ struct TriluPattern : OpConversionPattern<nn::TriluOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto type = tensorType(input);
-    int64_t rank = type.getRank(), k = op.getK();
+    int64_t rank = type.getRank();
+    Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), extractScalar(b, loc, adaptor.getK()));
     bool upper = op.getUpper();
     MLIRContext *ctx = b.getContext();
     auto generic = linalg::GenericOp::create(
@@ -505,7 +506,7 @@ struct TriluPattern : OpConversionPattern<nn::TriluOp> {
           Value i = linalg::IndexOp::create(nb, nl, rank - 2), j = linalg::IndexOp::create(nb, nl, rank - 1);
           Value diff = arith::SubIOp::create(nb, nl, j, i); // j - i
           Value keep = arith::CmpIOp::create(nb, nl, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
-                                             diff, indexConst(nb, nl, k));
+                                             diff, k);
           Value zero = scalarConstant(nb, nl, args[0].getType(), 0);
           linalg::YieldOp::create(nb, nl, ValueRange{arith::SelectOp::create(nb, nl, keep, args[0], zero)});
         });

@@ -405,13 +405,14 @@ def NN_TriluOp : NN_Op<"trilu"> {
   let summary = "upper or lower triangle of the last two dims";
   let description = [{
     Keeps the elements on and above (`upper`) or on and below the `k`-th
-    diagonal of each matrix in the last two dims and zeroes the rest.
+    diagonal of each matrix in the last two dims and zeroes the rest. `k` is a
+    0-D i64 tensor: it moves no dims, so it may be known only at run time.
 
     ```mlir
-    %y = nn.trilu %x {k = 0 : i64, upper = true} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    %y = nn.trilu %x, %k {upper = true} : (tensor<4x4xf32>, tensor<i64>) -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, I64Attr:$k, BoolAttr:$upper);
+  let arguments = (ins NN_Tensor:$input, RankedTensorOf<[I64]>:$k, BoolAttr:$upper);
   let results = (outs NN_Tensor:$result);
 }
 

@@ -475,6 +475,8 @@ LogicalResult TriluOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
   if (ranked(adaptor.getInput().getType()).getRank() < 2)
     return fail(loc, getOperationName(), "expected input rank >= 2");
+  if (ranked(adaptor.getK().getType()).getRank() != 0)
+    return fail(loc, getOperationName(), "expected a 0-D 'k'");
   types.push_back(adaptor.getInput().getType());
   return success();
 }

@@ -86,7 +86,8 @@ func.func @linear_algebra(%a: tensor<8x16x32xf32>, %b: tensor<32x64xf32>, %v: te
   // CHECK: nn.cumsum
   %11 = nn.cumsum %10 {axis = 1 : i64, exclusive = true, reverse = false} : (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
   // CHECK: nn.trilu
-  %12 = nn.trilu %11 {k = 1 : i64, upper = false} : (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %k = nn.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %12 = nn.trilu %11, %k {upper = false} : (tensor<8x16x32xf32>, tensor<i64>) -> tensor<8x16x32xf32>
   // CHECK: nn.einsum %{{.*}}, %{{.*}} {equation = "bij,jk->bik"} : (tensor<8x16x32xf32>, tensor<32x64xf32>) -> tensor<8x16x64xf32>
   %13 = nn.einsum %12, %b {equation = "bij,jk->bik"} : (tensor<8x16x32xf32>, tensor<32x64xf32>) -> tensor<8x16x64xf32>
   return

@@ -1,0 +1,197 @@
+//===- MiscOps.cpp - ops spelled out in other nn ops ----------------------===//
+//
+// Hardmax, OneHot, EyeLike, DepthToSpace, SpaceToDepth and LRN have no nn op
+// of their own: each is a short composition of existing ones (comparisons
+// against an index ramp, reshape/transpose, pooling), which later stages
+// fuse like any other graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/ONNX/NodeImporter.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::onnx_frontend;
+
+namespace {
+/// 0, 1, ..., size - 1 along dim `axis` of a rank-`rank` i64 tensor (size 1 elsewhere).
+Value indexRamp(NodeImporter &n, int64_t size, int64_t axis, int64_t rank) {
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < size; ++i)
+    values.push_back(i);
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = size;
+  auto type = RankedTensorType::get(shape, n.builder.getI64Type());
+  return n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<int64_t>(values))));
+}
+
+/// 1 where x is the first maximum along `axis`, else 0.
+Value hardmaxAlong(NodeImporter &n, Value x, int64_t axis) {
+  auto type = NodeImporter::type(x);
+  auto &b = n.builder;
+  Value arg = n.create<nn::ArgMaxOp>(x, b.getI64IntegerAttr(axis), b.getBoolAttr(true), b.getBoolAttr(false));
+  Value hit = n.create<nn::EqualOp>(arg, indexRamp(n, type.getDimSize(axis), axis, type.getRank()));
+  return n.create<nn::CastOp>(hit, TypeAttr::get(type.getElementType()));
+}
+
+LogicalResult importHardmax(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  if (!type.hasStaticShape())
+    return n.fail("needs static shapes");
+  int64_t rank = type.getRank();
+  if (n.opset >= 13) {
+    FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
+    if (failed(axis))
+      return failure();
+    n.setOutputs(hardmaxAlong(n, x, *axis));
+    return success();
+  }
+  // Before 13: over all dims from `axis`, as if flattened to 2-D.
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 1), std::max<int64_t>(rank, 1));
+  if (failed(axis))
+    return failure();
+  Value flat = n.create<nn::FlattenOp>(x, n.builder.getI64IntegerAttr(*axis));
+  Value y = hardmaxAlong(n, flat, 1);
+  n.setOutputs(n.create<nn::ReshapeOp>(y, n.constI64(type.getShape()), n.builder.getBoolAttr(false)));
+  return success();
+}
+
+LogicalResult importOneHot(NodeImporter &n) {
+  Value indices = n.input(0), values = n.input(2);
+  auto depthValues = nn::getConstantFloats(n.input(1));
+  auto depthInts = n.constInts(1);
+  int64_t depth;
+  if (depthInts && depthInts->size() == 1)
+    depth = (*depthInts)[0];
+  else if (depthValues && depthValues->size() == 1)
+    depth = (int64_t)(*depthValues)[0];
+  else
+    return n.fail("depth must be a constant scalar");
+  if (depth < 1)
+    return n.fail("depth must be positive (got " + Twine(depth) + ")");
+  auto valuesType = NodeImporter::type(values);
+  if (!valuesType.hasStaticShape() || valuesType.getNumElements() != 2)
+    return n.fail("expected two values (off, on)");
+  int64_t rank = NodeImporter::rank(indices) + 1;
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  auto &b = n.builder;
+  Type i64 = b.getI64Type();
+  // Indices may be floats; negative ones count from depth.
+  Value idx = getElementTypeOrSelf(indices.getType()) == i64
+                  ? indices
+                  : n.create<nn::CastOp>(indices, TypeAttr::get(i64));
+  Value negative = n.create<nn::LessOp>(idx, n.scalar(i64, 0));
+  idx = n.create<nn::WhereOp>(negative, n.create<nn::AddOp>(idx, n.scalar(i64, depth)), idx);
+  Value hit = n.create<nn::EqualOp>(n.create<nn::UnsqueezeOp>(idx, b.getDenseI64ArrayAttr({*axis})),
+                                    indexRamp(n, depth, *axis, rank));
+  Value flatValues = n.create<nn::ReshapeOp>(values, n.constI64({2}), b.getBoolAttr(false));
+  auto pick = [&](int64_t i) {
+    return n.create<nn::GatherOp>(flatValues, n.create<nn::ConstantOp>(cast<ElementsAttr>(
+                                                  DenseElementsAttr::get(RankedTensorType::get({}, i64), i))),
+                                  b.getI64IntegerAttr(0));
+  };
+  n.setOutputs(n.create<nn::WhereOp>(hit, pick(1), pick(0)));
+  return success();
+}
+
+LogicalResult importEyeLike(NodeImporter &n) {
+  auto type = NodeImporter::type(n.input(0));
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return n.fail("expected a static 2-D input");
+  Type element = type.getElementType();
+  if (const onnx::AttributeProto *dtype = n.attr("dtype")) {
+    element = importElementType(*n.builder.getContext(), dtype->i());
+    if (!element)
+      return n.fail("unsupported dtype " + dataTypeName(dtype->i()));
+  }
+  int64_t k = n.attrInt("k", 0), rows = type.getDimSize(0), cols = type.getDimSize(1);
+  // An i64 0/1 pattern, cast to the requested type.
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      values.push_back(j - i == k);
+  auto patternType = RankedTensorType::get({rows, cols}, n.builder.getI64Type());
+  Value pattern = n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(patternType, ArrayRef<int64_t>(values))));
+  n.setOutputs(n.create<nn::CastOp>(pattern, TypeAttr::get(element)));
+  return success();
+}
+
+/// DepthToSpace and SpaceToDepth: reshape to expose the block, transpose, reshape back.
+template <bool toSpace> LogicalResult importBlockShuffle(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  if (type.getRank() != 4 || !type.hasStaticShape())
+    return n.fail("expected a static 4-D input");
+  int64_t bs = n.attrInt("blocksize", 0);
+  int64_t N = type.getDimSize(0), C = type.getDimSize(1), H = type.getDimSize(2), W = type.getDimSize(3);
+  if (bs < 1)
+    return n.fail("blocksize must be positive");
+  SmallVector<int64_t> split, perm, merged;
+  if (toSpace) {
+    if (C % (bs * bs) != 0)
+      return n.fail("channels (" + Twine(C) + ") must be divisible by blocksize^2");
+    if (n.attrString("mode", "DCR") == "CRD") {
+      split = {N, C / (bs * bs), bs, bs, H, W};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      split = {N, bs, bs, C / (bs * bs), H, W};
+      perm = {0, 3, 4, 1, 5, 2};
+    }
+    merged = {N, C / (bs * bs), H * bs, W * bs};
+  } else {
+    if (H % bs != 0 || W % bs != 0)
+      return n.fail("spatial dims must be divisible by blocksize");
+    split = {N, C, H / bs, bs, W / bs, bs};
+    perm = {0, 3, 5, 1, 2, 4};
+    merged = {N, C * bs * bs, H / bs, W / bs};
+  }
+  auto &b = n.builder;
+  Value y = n.create<nn::ReshapeOp>(x, n.constI64(split), b.getBoolAttr(false));
+  y = n.create<nn::TransposeOp>(y, b.getDenseI64ArrayAttr(perm));
+  n.setOutputs(n.create<nn::ReshapeOp>(y, n.constI64(merged), b.getBoolAttr(false)));
+  return success();
+}
+
+/// LRN: x / (bias + alpha / size * sum of squares over a channel window)^beta.
+/// The channel window sum is an average pool over channels (pads counted) times size.
+LogicalResult importLRN(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  if (type.getRank() < 3 || !type.hasStaticShape())
+    return n.fail("expected a static input of rank >= 3");
+  int64_t size = n.attrInt("size", 0);
+  if (size < 1)
+    return n.fail("size must be positive");
+  float alpha = n.attrFloat("alpha", 1e-4f), beta = n.attrFloat("beta", 0.75f), bias = n.attrFloat("bias", 1.0f);
+  auto &b = n.builder;
+  Type element = type.getElementType();
+  int64_t N = type.getDimSize(0), C = type.getDimSize(1), rest = type.getNumElements() / (N * C);
+  Value sq = n.create<nn::MulOp>(x, x);
+  Value view = n.create<nn::ReshapeOp>(sq, n.constI64({N, 1, C, rest}), b.getBoolAttr(false));
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value mean = n.create<nn::AvgPoolOp>(view, b.getDenseI64ArrayAttr({size, 1}), b.getDenseI64ArrayAttr({1, 1}),
+                                       b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({before, 0, after, 0}),
+                                       b.getBoolAttr(false), b.getBoolAttr(true));
+  Value sum = n.create<nn::ReshapeOp>(mean, n.constI64(type.getShape()), b.getBoolAttr(false));
+  // alpha / size * (mean * size) = alpha * mean
+  Value denom = n.create<nn::AddOp>(n.scalar(element, bias), n.create<nn::MulOp>(sum, n.scalar(element, alpha)));
+  denom = n.create<nn::PowOp>(denom, n.scalar(element, beta));
+  n.setOutputs(n.create<nn::DivOp>(x, denom));
+  return success();
+}
+} // namespace
+
+void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
+  constexpr int64_t M = kMaxOpset;
+  t.insert(t.end(), {
+      {"Hardmax", 1, M, importHardmax},
+      {"OneHot", 9, M, importOneHot},
+      {"EyeLike", 9, M, importEyeLike},
+      {"DepthToSpace", 1, M, importBlockShuffle<true>},
+      {"SpaceToDepth", 1, M, importBlockShuffle<false>},
+      {"LRN", 1, M, importLRN},
+  });
+}
