@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Sets up the machine, builds nnc and runs the whole test suite; exits non-zero on any failure.
+# Sets up the machine, builds nnc and runs the whole test suite (lit: dialect,
+# frontend, lowering, runtime, end-to-end and ONNX conformance tests); exits
+# non-zero on any failure and ends with one "N passed, M failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 ./scripts/build.sh
 BUILD_DIR=${BUILD_DIR:-build}
-/usr/lib/llvm-22/bin/lit -sv "$BUILD_DIR/test"
+status=0
+/usr/lib/llvm-22/bin/lit -sv "$BUILD_DIR/test" -o "$BUILD_DIR/lit-results.json" || status=$?
+/usr/bin/python3 - "$BUILD_DIR/lit-results.json" <<'PY'
+import json, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+passed = sum(t["code"] in ("PASS", "XFAIL") for t in tests)
+print(f"{passed} passed, {len(tests) - passed} failed")
+PY
+exit $status

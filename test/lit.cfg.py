@@ -24,6 +24,9 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%nnc_src", config.nnc_src_root))
 # Generated bench models are shared by tests and cached across runs.
 config.substitutions.append(("%models", os.path.join(config.nnc_obj_root, "models")))
+config.substitutions.append(("%nnc_bin", os.path.join(config.nnc_obj_root, "bin")))
+# Compiled conformance modules, reused while the model and nnc are unchanged.
+config.substitutions.append(("%conformance_cache", os.path.join(config.nnc_obj_root, "conformance")))
 
 # Runtime tests: the runtime's unit tests, nnc-run and the embedding examples,
 # run against the hand-written modules built in test/Runtime/modules/.

@@ -228,9 +228,8 @@ LogicalResult GraphImporter::checkVersions() {
   for (const onnx::OperatorSetIdProto &imp : model.opset_import())
     if (isDefaultDomain(imp.domain()))
       opset = imp.version();
-  if (opset == 0)
-    return emitError(loc) << "the model imports no default-domain (ai.onnx) opset";
-  if (opset < kMinOpset || opset > kMaxOpset)
+  // A model of other domains only has its nodes reported as unsupported.
+  if (opset != 0 && (opset < kMinOpset || opset > kMaxOpset))
     return emitError(loc) << "unsupported default-domain opset " << opset << " (supported: "
                           << kMinOpset << " to " << kMaxOpset << ")";
   return success();
@@ -245,6 +244,12 @@ LogicalResult GraphImporter::checkSupported() {
     const onnx::NodeProto &node = model.graph().node(index);
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
     int64_t version = isDefaultDomain(node.domain()) ? opset : domainVersions.lookup(node.domain());
+    if (isDefaultDomain(node.domain()) && opset == 0) {
+      ++unsupported;
+      emitError(nodeLoc(node, index)) << "op '" << node.op_type()
+                                      << "' is in the default domain, which the model does not import";
+      continue;
+    }
     bool known = isDefaultDomain(node.domain()) && findHandler(node.op_type(), opset);
     if (!known) {
       ++unsupported;

@@ -56,9 +56,10 @@ struct nnc_session {
   const nnc_function *function;
   Buffer workspace;
   std::vector<Buffer> ownedOutputs;
-  std::vector<void *> inputs;  // NULL until bound
+  std::vector<void *> inputs;  // NULL until bound (and for empty tensors)
   std::vector<void *> outputs; // owned or bound buffers
   bool hasResults = false;     // the outputs hold the last successful run's values
+  std::vector<bool> inputBound = std::vector<bool>(inputs.size(), false);
 };
 
 namespace {
@@ -68,7 +69,8 @@ nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
   std::string what = quote(kind, info);
   if (!view)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": view is NULL");
-  if (!view->data)
+  // An empty tensor has no bytes to point to.
+  if (!view->data && info.byte_size != 0)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": data is NULL");
   if (view->dtype != info.dtype)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": expected dtype " +
@@ -112,6 +114,7 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
     return status;
   if (isInput) {
     session->inputs[index] = view->data;
+    session->inputBound[index] = true;
   } else {
     session->outputs[index] = view->data;
     session->hasResults = false;
@@ -242,7 +245,7 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, "nnc_session_run: session is NULL");
   const nnc_function &function = *session->function;
   for (size_t i = 0; i < session->inputs.size(); ++i) {
-    if (!session->inputs[i])
+    if (!session->inputBound[i])
       return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
                         quote("input", function.inputs[i]) + " (index " + std::to_string(i) +
                             ") of function '" + function.abi->name + "' is not bound");
