@@ -1,0 +1,111 @@
+// RUN: nnc-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// Shape and size of static tensors are constants.
+// CHECK-LABEL: func.func @shape_size
+// CHECK-DAG: %[[S:.*]] = nn.constant {value = dense<[3, 4]> : tensor<2xi64>}
+// CHECK-DAG: %[[N:.*]] = nn.constant {value = dense<12> : tensor<i64>}
+// CHECK: return %[[S]], %[[N]]
+func.func @shape_size(%x: tensor<3x4xf32>) -> (tensor<2xi64>, tensor<i64>) {
+  %0 = nn.shape %x {start = 0 : i64, end = 2 : i64} : (tensor<3x4xf32>) -> tensor<2xi64>
+  %1 = nn.size %x : (tensor<3x4xf32>) -> tensor<i64>
+  return %0, %1 : tensor<2xi64>, tensor<i64>
+}
+
+// -----
+
+// A partly dynamic shape does not fold, but its static slice does.
+// CHECK-LABEL: func.func @shape_dynamic
+// CHECK-DAG: %[[S:.*]] = nn.shape %{{.*}} {end = 2 : i64, start = 0 : i64}
+// CHECK-DAG: %[[T:.*]] = nn.constant {value = dense<4> : tensor<1xi64>}
+// CHECK: return %[[S]], %[[T]]
+func.func @shape_dynamic(%x: tensor<?x4xf32>) -> (tensor<2xi64>, tensor<1xi64>) {
+  %0 = nn.shape %x {start = 0 : i64, end = 2 : i64} : (tensor<?x4xf32>) -> tensor<2xi64>
+  %1 = nn.shape %x {start = 1 : i64, end = 2 : i64} : (tensor<?x4xf32>) -> tensor<1xi64>
+  return %0, %1 : tensor<2xi64>, tensor<1xi64>
+}
+
+// -----
+
+// Integer arithmetic, comparisons and selects on small constants fold,
+// with broadcasting; integer division truncates toward zero.
+// CHECK-LABEL: func.func @int_math
+// CHECK-DAG: nn.constant {value = dense<[11, 22, 33]> : tensor<3xi64>}
+// CHECK-DAG: nn.constant {value = dense<[-3, 3, 4]> : tensor<3xi64>}
+// CHECK-DAG: nn.constant {value = dense<[false, true, true]> : tensor<3xi1>}
+// CHECK-DAG: nn.constant {value = dense<[10, 2, 3]> : tensor<3xi64>}
+// CHECK-NOT: nn.add
+// CHECK-NOT: nn.div
+func.func @int_math() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi1>, tensor<3xi64>) {
+  %a = nn.constant {value = dense<[1, 2, 3]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %b = nn.constant {value = dense<10> : tensor<i64>} : () -> tensor<i64>
+  %c = nn.constant {value = dense<[-7, 7, 8]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %two = nn.constant {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %ab = nn.mul %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %sum = nn.add %ab, %a : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %q = nn.div %c, %two : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %gt = nn.greater %a, %two : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %ge = nn.greater_equal %a, %two : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %sel = nn.where %ge, %a, %b : (tensor<3xi1>, tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  return %sum, %q, %ge, %sel : tensor<3xi64>, tensor<3xi64>, tensor<3xi1>, tensor<3xi64>
+}
+
+// -----
+
+// Division by a constant zero is left to run time, never folded.
+// CHECK-LABEL: func.func @div_by_zero
+// CHECK: nn.div
+func.func @div_by_zero() -> tensor<i64> {
+  %a = nn.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %z = nn.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %q = nn.div %a, %z : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  return %q : tensor<i64>
+}
+
+// -----
+
+// Float math is not folded: numerics stay in the compiled code.
+// CHECK-LABEL: func.func @no_float_folding
+// CHECK: nn.add
+func.func @no_float_folding() -> tensor<2xf32> {
+  %a = nn.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %b = nn.add %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %b : tensor<2xf32>
+}
+
+// -----
+
+// Gather, Slice, Concat, Unsqueeze, Squeeze, Reshape, Cast of small integer constants.
+// CHECK-LABEL: func.func @data_movement
+// CHECK-DAG: nn.constant {value = dense<[30, 10]> : tensor<2xi64>}
+// CHECK-DAG: nn.constant {value = dense<[40, 20]> : tensor<2xi64>}
+// CHECK-DAG: nn.constant {value = dense<{{\[\[}}10, 20, 30, 40, 10]]> : tensor<1x5xi64>}
+// CHECK-DAG: nn.constant {value = dense<[1.000000e+01, 2.000000e+01, 3.000000e+01, 4.000000e+01]> : tensor<4xf32>}
+func.func @data_movement() -> (tensor<2xi64>, tensor<2xi64>, tensor<1x5xi64>, tensor<4xf32>) {
+  %x = nn.constant {value = dense<[10, 20, 30, 40]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %i = nn.constant {value = dense<[2, -4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %g = nn.gather %x, %i {axis = 0 : i64} : (tensor<4xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %start = nn.constant {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %end = nn.constant {value = dense<-5> : tensor<1xi64>} : () -> tensor<1xi64>
+  %axes = nn.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %steps = nn.constant {value = dense<-2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %s = nn.slice %x, %start, %end, %axes, %steps : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %one = nn.constant {value = dense<10> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c = nn.concat %x, %one {axis = 0 : i64} : (tensor<4xi64>, tensor<1xi64>) -> tensor<5xi64>
+  %u = nn.unsqueeze %c {axes = array<i64: 0>} : (tensor<5xi64>) -> tensor<1x5xi64>
+  %f = nn.cast %x {to = f32} : (tensor<4xi64>) -> tensor<4xf32>
+  return %g, %s, %u, %f : tensor<2xi64>, tensor<2xi64>, tensor<1x5xi64>, tensor<4xf32>
+}
+
+// -----
+
+// Ops that do nothing fold to their input.
+// CHECK-LABEL: func.func @identities
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]], %[[X]] : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+func.func @identities(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %t = nn.transpose %x {perm = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = nn.constant {value = dense<[2, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %r = nn.reshape %x, %s {allowzero = false} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %c = nn.cast %x {to = f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %t, %r, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
