@@ -16,7 +16,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.nnc_obj_root, "bin"), config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file"], tool_dirs)
+llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file", "llvm-readobj"], tool_dirs)
 
 # Test models and reference numbers come from Debian's Python (python3-torch,
 # python3-onnx); another python3 may come first on PATH.

@@ -184,8 +184,12 @@ SmallVector<std::string> libraryDirs(const llvm::Triple &triple) {
   return {"/lib/" + multiarch, "/usr/lib/" + multiarch, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 }
 
-LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm::Triple &triple) {
-  auto lld = llvm::sys::findProgramByName("ld.lld", {NNC_LLVM_TOOLS_DIR});
+LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm::Triple &triple,
+                   StringRef linker) {
+  if (!linker.empty() && !llvm::sys::fs::can_execute(linker))
+    return op->emitError("the linker '") << linker << "' does not exist or is not executable";
+  llvm::ErrorOr<std::string> lld = linker.empty() ? llvm::sys::findProgramByName("ld.lld", {NNC_LLVM_TOOLS_DIR})
+                                                  : llvm::ErrorOr<std::string>(linker.str());
   if (!lld)
     lld = llvm::sys::findProgramByName("ld.lld-22");
   if (!lld)
@@ -290,7 +294,7 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   }
   if (kind == ArtifactKind::Object)
     return success();
-  LogicalResult linked = link(module, objectPath, outputPath, triple);
+  LogicalResult linked = link(module, objectPath, outputPath, triple, options.linker);
   llvm::sys::fs::remove(objectPath);
   return linked;
 }

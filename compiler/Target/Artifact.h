@@ -36,6 +36,7 @@ struct ArtifactOptions {
   std::string cpu;      // empty: the host CPU
   std::string features; // extra target features; the host's with the host CPU
   int optLevel = 3;
+  std::string linker;   // empty: ld.lld found next to LLVM's tools or on PATH
 };
 
 enum class ArtifactKind { LLVMIR, Object, SharedLibrary };

@@ -55,7 +55,7 @@ def first_error(text):
     for line in text.splitlines():
         if "error:" in line:
             reason = re.sub(r"\s+", " ", line.split("error:", 1)[1].strip())
-            if "dynamic shape" in reason or "must be a constant" in reason or "static length" in reason:
+            if any(k in reason for k in ("dynamic shape", "dynamic dims", "must be a constant", "static length")):
                 return RUNTIME_SHAPE + " (" + reason.split(":")[0] + ")"
             return reason
     lines = [l for l in text.splitlines() if l.strip()]

@@ -47,6 +47,9 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Object, "obj", "an object file"),
                clEnumValN(Emit::Library, "so", "the shared library the runtime loads")));
 static cl::opt<std::string> target("target", cl::desc("cpu or cuda"), cl::init("cpu"));
+static cl::opt<std::string> linker("linker",
+                                   cl::desc("the ELF linker to use (default: ld.lld of LLVM 22)"),
+                                   cl::value_desc("path"));
 static cl::opt<std::string> cpu("cpu", cl::desc("the CPU to compile for (default: this machine's)"),
                                 cl::value_desc("name"));
 static cl::list<std::string> inputShapes(
@@ -129,6 +132,8 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   nnc::registerCompilerDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics name the node; dumping the op's IR would only bury that.
+  context.printOpOnDiagnostic(false);
   context.getDiagEngine().registerHandler([](Diagnostic &d) { printDiagnostic(d); });
 
   onnx::ModelProto model;
@@ -194,6 +199,7 @@ int main(int argc, char **argv) {
     nnc::ArtifactOptions artifactOptions;
     artifactOptions.target = target;
     artifactOptions.cpu = cpu;
+    artifactOptions.linker = linker;
     nnc::ArtifactKind kind = emit == Emit::LLVMIR   ? nnc::ArtifactKind::LLVMIR
                              : emit == Emit::Object ? nnc::ArtifactKind::Object
                                                     : nnc::ArtifactKind::SharedLibrary;

@@ -18,19 +18,33 @@ namespace {
 struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Lowering needs every shape known; report each dynamic value once.
+    // Lowering needs every shape known. A dynamic graph input is the cause to
+    // name; otherwise the first op whose shape depends on run-time values.
     bool dynamic = false;
-    module.walk([&](Operation *op) {
-      if (!isa<nn::NNDialect>(op->getDialect()))
-        return;
-      for (Type t : op->getResultTypes())
-        if (auto type = dyn_cast<RankedTensorType>(t); type && !type.hasStaticShape()) {
-          op->emitError("cannot compile a dynamic shape (")
-              << type << "); pin symbolic dims with --dim or --input-shape";
-          dynamic = true;
-          break;
-        }
-    });
+    for (auto func : module.getOps<func::FuncOp>()) {
+      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (!tensor || tensor.hasStaticShape())
+          continue;
+        auto name = func.getArgAttrOfType<StringAttr>(i, "nn.name");
+        func.emitError("graph input '") << (name ? name.getValue() : "?") << "' has dynamic dims ("
+                                        << tensor << "); pin them with --dim or --input-shape";
+        dynamic = true;
+      }
+    }
+    if (!dynamic)
+      module.walk([&](Operation *op) {
+        if (!isa<nn::NNDialect>(op->getDialect()))
+          return WalkResult::advance();
+        for (Type t : op->getResultTypes())
+          if (auto type = dyn_cast<RankedTensorType>(t); type && !type.hasStaticShape()) {
+            op->emitError("cannot compile a dynamic shape (")
+                << type << "): it depends on values known only at run time";
+            dynamic = true;
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
     if (dynamic)
       return signalPassFailure();
 

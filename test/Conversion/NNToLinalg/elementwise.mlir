@@ -89,8 +89,16 @@ func.func @constants() -> tensor<2xui8> {
 
 // -----
 
-func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{cannot compile a dynamic shape ('tensor<?x3xf32>'); pin symbolic dims with --dim or --input-shape}}
+// expected-error @+1 {{graph input 'x' has dynamic dims ('tensor<?x3xf32>'); pin them with --dim or --input-shape}}
+func.func @dynamic(%x: tensor<?x3xf32> {nn.name = "x"}) -> tensor<?x3xf32> {
   %0 = nn.relu %x : (tensor<?x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @data_dependent(%x: tensor<3xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{cannot compile a dynamic shape ('tensor<?x?xf32>'): it depends on values known only at run time}}
+  %0 = nn.reshape %x, %s {allowzero = false} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }

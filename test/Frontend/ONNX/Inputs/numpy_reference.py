@@ -1,0 +1,291 @@
+"""Writes an ONNX test data set (input_<i>.pb, output_<i>.pb) for a text-format
+model, with reference outputs computed here in NumPy, for nnc-run --test-data.
+
+usage: numpy_reference.py MODEL.onnxtext OUT_DIR
+
+The model names its input values in comment lines, one per graph input:
+
+    # INPUT x = np.array([[1.0, -2.0], [0.5, 3.0]])
+
+(a NumPy expression, converted to the input's declared element type and
+checked against its declared shape). The nodes are then evaluated in order
+with the implementations below, each written from the ONNX operator
+specification with explicit loops where that keeps it independent of how nnc
+composes the op (reshape/transpose, pooling, gathers).
+"""
+
+import math
+import os
+import re
+import sys
+
+import numpy as np
+from onnx import helper, numpy_helper, parser
+
+try:
+    np_dtype = helper.tensor_dtype_to_np_dtype  # ONNX >= 1.13
+except AttributeError:
+    from onnx import mapping
+
+    def np_dtype(data_type):
+        return mapping.TENSOR_TYPE_TO_NP_TYPE[data_type]
+
+
+def attrs(node):
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# Unary math.
+UNARY = {
+    "Tan": np.tan,
+    "Asin": np.arcsin,
+    "Acos": np.arccos,
+    "Atan": np.arctan,
+    "Sinh": np.sinh,
+    "Cosh": np.cosh,
+    "Asinh": np.arcsinh,
+    "Acosh": np.arccosh,
+    "Atanh": np.arctanh,
+    "Softsign": lambda x: x / (1 + np.abs(x)),
+}
+
+
+def constant(a):
+    if "value" in a:
+        return numpy_helper.to_array(a["value"])
+    if "value_float" in a:
+        return np.array(a["value_float"], dtype=np.float32)
+    if "value_int" in a:
+        return np.array(a["value_int"], dtype=np.int64)
+    if "value_ints" in a:
+        return np.array(a["value_ints"], dtype=np.int64)
+    raise ValueError("unsupported Constant")
+
+
+def is_inf(x, a):
+    pos = a.get("detect_positive", 1) != 0
+    neg = a.get("detect_negative", 1) != 0
+    return ((x == np.inf) & pos) | ((x == -np.inf) & neg)
+
+
+def shrink(x, a):
+    lambd, bias = a.get("lambd", 0.5), a.get("bias", 0.0)
+    y = np.zeros_like(x)
+    for i, v in np.ndenumerate(x):
+        y[i] = v + bias if v < -lambd else v - bias if v > lambd else 0
+    return y
+
+
+def celu(x, a):
+    alpha = np.float32(a.get("alpha", 1.0))
+    return np.maximum(0, x) + np.minimum(0, alpha * (np.exp(x / alpha) - 1))
+
+
+def gather_elements(x, idx, a):
+    axis = a.get("axis", 0) % x.ndim
+    y = np.empty(idx.shape, dtype=x.dtype)
+    for pos, i in np.ndenumerate(idx):
+        src = list(pos)
+        src[axis] = i + x.shape[axis] if i < 0 else i
+        y[pos] = x[tuple(src)]
+    return y
+
+
+def nll_loss(x, target, weight, a):
+    """x: [N, C, d...], target: [N, d...]; the ONNX reference loop."""
+    reduction = text(a.get("reduction", b"mean"))
+    ignore = a.get("ignore_index")
+    loss = np.zeros(target.shape, dtype=x.dtype)
+    w = np.zeros(target.shape, dtype=x.dtype)
+    for pos, t in np.ndenumerate(target):
+        if ignore is not None and t == ignore:
+            continue
+        wt = weight[t] if weight is not None else 1.0
+        loss[pos] = -x[(pos[0], t) + pos[1:]] * wt
+        w[pos] = wt
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.array(loss.sum(dtype=np.float64), dtype=x.dtype)
+    return np.array(loss.sum(dtype=np.float64) / w.sum(dtype=np.float64), dtype=x.dtype)
+
+
+def log_softmax(x, axis):
+    x = x.astype(np.float64)
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+def hardmax(x, a, opset):
+    if opset >= 13:
+        axis = a.get("axis", -1) % x.ndim
+        y = np.zeros_like(x)
+        moved = np.moveaxis(x, axis, -1)
+        out = np.moveaxis(y, axis, -1)  # a view: writes land in y
+        for pos in np.ndindex(moved.shape[:-1]):
+            out[pos + (int(np.argmax(moved[pos])),)] = 1  # argmax: the first maximum
+        return y
+    axis = a.get("axis", 1) % x.ndim
+    rows = x.reshape(math.prod(x.shape[:axis]), -1)
+    y = np.zeros_like(rows)
+    for r in range(rows.shape[0]):
+        y[r, int(np.argmax(rows[r]))] = 1
+    return y.reshape(x.shape)
+
+
+def one_hot(indices, depth, values, a):
+    depth = int(depth.reshape(()))
+    axis = a.get("axis", -1)
+    rank = indices.ndim + 1
+    axis = axis + rank if axis < 0 else axis
+    shape = list(indices.shape)
+    shape.insert(axis, depth)
+    values = values.reshape(2)
+    y = np.full(shape, values[0], dtype=values.dtype)
+    for pos, i in np.ndenumerate(indices):
+        i = int(i)  # float indices are cast to int64 (toward zero)
+        if i < 0:
+            i += depth
+        if 0 <= i < depth:
+            out = list(pos)
+            out.insert(axis, i)
+            y[tuple(out)] = values[1]
+    return y
+
+
+def eye_like(x, a):
+    dtype = np_dtype(a["dtype"]) if "dtype" in a else x.dtype
+    k = a.get("k", 0)
+    y = np.zeros(x.shape, dtype=dtype)
+    for i in range(x.shape[0]):
+        if 0 <= i + k < x.shape[1]:
+            y[i, i + k] = 1
+    return y
+
+
+def depth_to_space(x, a):
+    bs = a["blocksize"]
+    mode = text(a.get("mode", b"DCR"))
+    n, c, h, w = x.shape
+    oc = c // (bs * bs)
+    y = np.empty((n, oc, h * bs, w * bs), dtype=x.dtype)
+    for b_, o, i, j, hh, ww in np.ndindex(n, oc, bs, bs, h, w):
+        # DCR: depth is (block row, block column, channel); CRD: (channel, block row, block column).
+        src = (i * bs + j) * oc + o if mode == "DCR" else o * bs * bs + i * bs + j
+        y[b_, o, hh * bs + i, ww * bs + j] = x[b_, src, hh, ww]
+    return y
+
+
+def space_to_depth(x, a):
+    bs = a["blocksize"]
+    n, c, h, w = x.shape
+    y = np.empty((n, c * bs * bs, h // bs, w // bs), dtype=x.dtype)
+    for b_, ch, i, j, hh, ww in np.ndindex(n, c, bs, bs, h // bs, w // bs):
+        y[b_, (i * bs + j) * c + ch, hh, ww] = x[b_, ch, hh * bs + i, ww * bs + j]
+    return y
+
+
+def lrn(x, a):
+    size = a["size"]
+    alpha, beta, bias = a.get("alpha", 1e-4), a.get("beta", 0.75), a.get("bias", 1.0)
+    c = x.shape[1]
+    xd = x.astype(np.float64)
+    y = np.empty_like(xd)
+    for ch in range(c):
+        lo = max(0, ch - (size - 1) // 2)
+        hi = min(c - 1, ch + math.ceil((size - 1) / 2))
+        square_sum = (xd[:, lo:hi + 1] ** 2).sum(axis=1)
+        y[:, ch] = xd[:, ch] / (bias + alpha / size * square_sum) ** beta
+    return y.astype(x.dtype)
+
+
+def evaluate(node, args, opset):
+    a = attrs(node)
+    op = node.op_type
+    if op == "Constant":
+        return [constant(a)]
+    if op in UNARY:
+        return [UNARY[op](args[0]).astype(args[0].dtype)]
+    if op == "IsNaN":
+        return [np.isnan(args[0])]
+    if op == "IsInf":
+        return [is_inf(args[0], a)]
+    if op == "ThresholdedRelu":
+        x = args[0]
+        return [np.where(x > np.float32(a.get("alpha", 1.0)), x, 0).astype(x.dtype)]
+    if op == "Shrink":
+        return [shrink(args[0], a)]
+    if op == "PRelu":
+        x, slope = args
+        return [np.where(x < 0, x * slope, x).astype(x.dtype)]
+    if op == "Celu":
+        return [celu(args[0], a).astype(args[0].dtype)]
+    if op == "CastLike":
+        return [args[0].astype(args[1].dtype)]
+    if op == "GatherElements":
+        return [gather_elements(args[0], args[1], a)]
+    if op == "NegativeLogLikelihoodLoss":
+        weight = args[2] if len(args) > 2 else None
+        return [nll_loss(args[0], args[1], weight, a)]
+    if op == "SoftmaxCrossEntropyLoss":
+        weight = args[2] if len(args) > 2 else None
+        log_prob = log_softmax(args[0], 1)
+        loss = nll_loss(log_prob, args[1], weight, a)
+        return [loss.astype(args[0].dtype), log_prob.astype(args[0].dtype)]
+    if op == "Hardmax":
+        return [hardmax(args[0], a, opset)]
+    if op == "OneHot":
+        return [one_hot(*args, a)]
+    if op == "EyeLike":
+        return [eye_like(args[0], a)]
+    if op == "DepthToSpace":
+        return [depth_to_space(args[0], a)]
+    if op == "SpaceToDepth":
+        return [space_to_depth(args[0], a)]
+    if op == "LRN":
+        return [lrn(args[0], a)]
+    raise NotImplementedError(op)
+
+
+def main():
+    model_path, out_dir = sys.argv[1:3]
+    with open(model_path) as f:
+        source = f.read()
+    model = parser.parse_model(source)
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    given = dict(re.findall(r"^#\s*INPUT\s+(\w+)\s*=\s*(.+)$", source, re.M))
+
+    values = {}
+    os.makedirs(out_dir, exist_ok=True)
+    for i, info in enumerate(model.graph.input):
+        t = info.type.tensor_type
+        dtype = np_dtype(t.elem_type)
+        shape = tuple(d.dim_value for d in t.shape.dim)
+        array = np.asarray(eval(given[info.name], {"np": np, "inf": np.inf, "nan": np.nan}), dtype=dtype)
+        assert array.shape == shape, f"input {info.name}: shape {array.shape}, declared {shape}"
+        values[info.name] = array
+        with open(os.path.join(out_dir, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(array, info.name).SerializeToString())
+
+    with np.errstate(all="ignore"):
+        for node in model.graph.node:
+            results = evaluate(node, [values[name] for name in node.input if name], opset)
+            for name, result in zip(node.output, results):
+                if name:
+                    values[name] = result
+
+    for i, info in enumerate(model.graph.output):
+        t = info.type.tensor_type
+        array = values[info.name]
+        expected = np_dtype(t.elem_type)
+        assert array.dtype == expected, f"output {info.name}: {array.dtype}, declared {expected}"
+        with open(os.path.join(out_dir, f"output_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(array, info.name).SerializeToString())
+
+
+if __name__ == "__main__":
+    main()
