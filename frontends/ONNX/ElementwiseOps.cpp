@@ -133,13 +133,19 @@ LogicalResult importThresholdedRelu(NodeImporter &n) {
 /// Shrink(x) = x < -lambd ? x + bias : x > lambd ? x - bias : 0
 LogicalResult importShrink(NodeImporter &n) {
   Value x = n.input(0);
-  Type element = getElementTypeOrSelf(x.getType());
+  Type original = getElementTypeOrSelf(x.getType());
+  // The float bounds and bias apply to integers too: compute in f64, convert back.
+  bool isInt = isa<IntegerType>(original);
+  Type element = isInt ? n.builder.getF64Type() : original;
+  if (isInt)
+    x = n.create<nn::CastOp>(x, TypeAttr::get(element));
   float lambd = n.attrFloat("lambd", 0.5f), bias = n.attrFloat("bias", 0.0f);
   Value low = n.create<nn::LessOp>(x, n.scalar(element, -lambd));
   Value high = n.create<nn::GreaterOp>(x, n.scalar(element, lambd));
   Value zero = n.scalar(element, 0);
   Value upper = n.create<nn::WhereOp>(high, n.create<nn::SubOp>(x, n.scalar(element, bias)), zero);
-  n.setOutputs(n.create<nn::WhereOp>(low, n.create<nn::AddOp>(x, n.scalar(element, bias)), upper));
+  Value y = n.create<nn::WhereOp>(low, n.create<nn::AddOp>(x, n.scalar(element, bias)), upper);
+  n.setOutputs(isInt ? n.create<nn::CastOp>(y, TypeAttr::get(original)) : y);
   return success();
 }
 

@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
+#include <onnx/defs/schema.h>
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::onnx_frontend;
@@ -178,6 +180,24 @@ const std::vector<HandlerEntry> &handlerTable() {
     return t;
   }();
   return table;
+}
+
+/// The newest opset libonnx's schema registry knows.
+constexpr int64_t kSchemaOpset = 17;
+
+/// Checks that a node has the inputs its op requires. Handlers take required
+/// inputs as present; the count comes from ONNX's schema (which stops at opset
+/// 17; later versions required no more inputs than their predecessors).
+LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Location loc) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kSchemaOpset), "");
+  if (!schema)
+    return success();
+  for (int i = 0; i < schema->min_input(); ++i)
+    if (i >= node.input_size() || node.input(i).empty())
+      return emitError(loc) << node.op_type() << " (opset " << opset << "): expected at least "
+                            << schema->min_input() << " inputs (input " << i << " is missing)";
+  return success();
 }
 
 const Handler *findHandler(StringRef opType, int64_t opset) {
@@ -376,6 +396,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                        << "', which no earlier node, graph input or initializer defines";
         ok = false;
       }
+      skip = true;
+    }
+    if (!skip && failed(checkRequiredInputs(node, opset, loc))) {
+      ok = false;
       skip = true;
     }
     NodeImporter importer(node, opset, builder, loc,

@@ -133,7 +133,10 @@ template <bool toSpace> LogicalResult importBlockShuffle(NodeImporter &n) {
   if (toSpace) {
     if (C % (bs * bs) != 0)
       return n.fail("channels (" + Twine(C) + ") must be divisible by blocksize^2");
-    if (n.attrString("mode", "DCR") == "CRD") {
+    std::string mode = n.attrString("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD")
+      return n.fail("unknown mode '" + mode + "'");
+    if (mode == "CRD") {
       split = {N, C / (bs * bs), bs, bs, H, W};
       perm = {0, 1, 4, 2, 5, 3};
     } else {
@@ -162,6 +165,10 @@ LogicalResult importLRN(NodeImporter &n) {
   auto type = NodeImporter::type(x);
   if (type.getRank() < 3 || !type.hasStaticShape())
     return n.fail("expected a static input of rank >= 3");
+  if (type.getNumElements() == 0) { // nothing to normalize
+    n.setOutputs(x);
+    return success();
+  }
   int64_t size = n.attrInt("size", 0);
   if (size < 1)
     return n.fail("size must be positive");

@@ -102,6 +102,8 @@ LogicalResult importGemm(NodeImporter &n) {
 
 LogicalResult importConv(NodeImporter &n) {
   Value x = n.input(0), w = n.input(1);
+  if (NodeImporter::rank(x) < 3 || NodeImporter::rank(w) != NodeImporter::rank(x))
+    return n.fail("expected input and filter of one rank >= 3");
   FailureOr<SmallVector<int64_t>> kernel = filterKernel(n, w);
   if (failed(kernel))
     return failure();
@@ -119,8 +121,8 @@ LogicalResult importConv(NodeImporter &n) {
 LogicalResult importConvTranspose(NodeImporter &n) {
   Value x = n.input(0), w = n.input(1);
   int64_t spatial = NodeImporter::rank(x) - 2;
-  if (spatial < 1)
-    return n.fail("expected an input of rank >= 3");
+  if (spatial < 1 || NodeImporter::rank(w) != NodeImporter::rank(x))
+    return n.fail("expected input and filter of one rank >= 3");
   FailureOr<SmallVector<int64_t>> kernel = filterKernel(n, w);
   if (failed(kernel))
     return failure();

@@ -425,11 +425,16 @@ template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> 
       auto divType = RankedTensorType::get(divShape, element);
       SmallVector<Attribute> values;
       for (double v : divisors)
-        values.push_back(b.getFloatAttr(element, v));
+        values.push_back(isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, v))
+                                                 : Attribute(b.getIntegerAttr(element, (int64_t)v)));
       Value div = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(divType, values));
       result = buildElementwise(b, loc, resultType, {result, div},
-                                [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                                  return arith::DivFOp::create(nb, nl, a[0], a[1]);
+                                [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                                  if (isa<FloatType>(element))
+                                    return arith::DivFOp::create(nb, nl, a[0], a[1]);
+                                  // Integers divide like nn.div: toward zero.
+                                  return isUnsigned ? Value(arith::DivUIOp::create(nb, nl, a[0], a[1]))
+                                                    : Value(arith::DivSIOp::create(nb, nl, a[0], a[1]));
                                 });
     }
     b.replaceOp(op, result);

@@ -82,7 +82,8 @@ AffineMap lowering::broadcastMap(MLIRContext *context, ArrayRef<int64_t> shape,
 
 Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                                  ValueRange inputs,
-                                 function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+                                 function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+                                 Value init) {
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value in : inputs)
@@ -90,7 +91,7 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType re
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), context));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{emptyTensor(b, loc, resultType)}, maps,
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init ? init : emptyTensor(b, loc, resultType)}, maps,
       iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value result = body(nb, nloc, args.drop_back());
         linalg::YieldOp::create(nb, nloc, result);

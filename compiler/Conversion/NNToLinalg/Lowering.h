@@ -57,11 +57,14 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *context, llvm::ArrayRef<int64_t>
                              llvm::ArrayRef<int64_t> outShape);
 
 /// A parallel linalg.generic over `resultType` reading `inputs` broadcast into
-/// it; `body` computes the result element from the input elements.
+/// it; `body` computes the result element from the input elements. The result
+/// is written into `init` when given (a loop-carried tensor, say), else into a
+/// new tensor.
 mlir::Value buildElementwise(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
     mlir::ValueRange inputs,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body,
+    mlir::Value init = nullptr);
 
 /// `value` reshaped to the static `type` (same element count).
 mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,

@@ -99,9 +99,35 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
     auto resultType = cast<RankedTensorType>(this->getTypeConverter()->convertType(op.getType()));
     Type element = type.getElementType();
     bool isFloat = isa<FloatType>(element), isUnsigned = isUnsignedType(op.getInput().getType());
-    if (!isFloat && (kind == Kind::L2 || kind == Kind::LogSum || kind == Kind::LogSumExp))
-      return b.notifyMatchFailure(op, "needs a float input");
     ArrayRef<int64_t> axes = op.getAxes();
+    if (!isFloat && (kind == Kind::L2 || kind == Kind::LogSum || kind == Kind::LogSumExp)) {
+      // Square roots and logarithms of integers: computed in f64, truncated back.
+      Value wide = map1(b, loc, x, [&](OpBuilder &nb, Location nl, Value v) {
+        return castScalar(nb, nl, v, nb.getF64Type(), isUnsigned, false);
+      });
+      Value r;
+      Value zero = scalarConstant(b, loc, b.getF64Type(), 0);
+      auto sum = [&](Value v, auto f) {
+        return reduceKeepDims(b, loc, v, axes, zero, [&](OpBuilder &nb, Location nl, Value acc, Value e) {
+          return arith::AddFOp::create(nb, nl, acc, f(nb, nl, e));
+        });
+      };
+      if (kind == Kind::L2)
+        r = map1(b, loc, sum(wide, [](OpBuilder &nb, Location nl, Value e) { return arith::MulFOp::create(nb, nl, e, e); }),
+                 [](OpBuilder &nb, Location nl, Value s) { return math::SqrtOp::create(nb, nl, s); });
+      else if (kind == Kind::LogSum)
+        r = map1(b, loc, sum(wide, [](OpBuilder &, Location, Value e) { return e; }),
+                 [](OpBuilder &nb, Location nl, Value s) { return math::LogOp::create(nb, nl, s); });
+      else
+        r = map1(b, loc, sum(wide, [](OpBuilder &nb, Location nl, Value e) { return math::ExpOp::create(nb, nl, e); }),
+                 [](OpBuilder &nb, Location nl, Value s) { return math::LogOp::create(nb, nl, s); });
+      Value narrow = buildElementwise(b, loc, tensorType(r).clone(element), {r},
+                                      [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                        return castScalar(nb, nl, a[0], element, false, isUnsigned);
+                                      });
+      b.replaceOp(op, reshapeTo(b, loc, narrow, resultType));
+      return success();
+    }
     auto sumOf = [&](Value v) {
       return reduceKeepDims(b, loc, v, axes, scalarConstant(b, loc, element, 0),
                             [](OpBuilder &nb, Location nl, Value acc, Value e) { return add(nb, nl, acc, e); });
@@ -113,6 +139,7 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
       Value n = scalarConstant(b, loc, element, countOver(type, axes));
       r = map1(b, loc, sumOf(x), [&](OpBuilder &nb, Location nl, Value s) -> Value {
         if (isFloat) return arith::DivFOp::create(nb, nl, s, n);
+        if (isUnsigned) return arith::DivUIOp::create(nb, nl, s, n);
         return arith::DivSIOp::create(nb, nl, s, n);
       });
       break;
@@ -420,11 +447,16 @@ struct CumSumPattern : OpConversionPattern<nn::CumSumOp> {
             sizes.push_back(nb.getIndexAttr(s));
           offsets[axis] = pos;
           Value slice = tensor::ExtractSliceOp::create(nb, nl, sliceType, x, offsets, sizes, strides);
-          Value acc = iter[1];
+          Value acc = iter[1], out = iter[0];
+          // An exclusive sum stores the accumulator before adding to it.
+          if (exclusive)
+            out = tensor::InsertSliceOp::create(nb, nl, acc, out, offsets, sizes, strides);
+          // The sum is written into the loop-carried accumulator so the loop
+          // bufferizes to one buffer updated in place.
           Value next = buildElementwise(nb, nl, sliceType, {acc, slice}, [](OpBuilder &bb, Location bl, ValueRange a) {
             return add(bb, bl, a[0], a[1]);
-          });
-          Value written = tensor::InsertSliceOp::create(nb, nl, exclusive ? acc : next, iter[0], offsets, sizes, strides);
+          }, acc);
+          Value written = exclusive ? out : Value(tensor::InsertSliceOp::create(nb, nl, next, out, offsets, sizes, strides));
           scf::YieldOp::create(nb, nl, ValueRange{written, next});
         });
     b.replaceOp(op, loop.getResult(0));

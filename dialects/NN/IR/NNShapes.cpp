@@ -872,6 +872,14 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Lo
                                              Twine(indices.getRank()) + ")");
   if (failed(checkAxis(loc, getOperationName(), input, adaptor.getAxis())))
     return failure();
+  // Off the axis, each index coordinate is also an input coordinate.
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (d != adaptor.getAxis() && !input.isDynamicDim(d) && !indices.isDynamicDim(d) &&
+        indices.getDimSize(d) > input.getDimSize(d))
+      return fail(loc, getOperationName(), "expected indices dim " + Twine(d) + " (" +
+                                               Twine(indices.getDimSize(d)) +
+                                               ") not to exceed the input's (" +
+                                               Twine(input.getDimSize(d)) + ")");
   types.push_back(indices.clone(input.getElementType()));
   return success();
 }

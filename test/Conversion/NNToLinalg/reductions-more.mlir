@@ -406,13 +406,14 @@ func.func @instance_norm(%x: tensor<1x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[OUT:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.*}} : tensor<2x5xi32>)
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.*}} : tensor<2x1xi32>)
-// CHECK: %[[R:.*]]:2 = scf.for %[[I:.*]] = %[[C0]] to %[[C5]] step %[[C1]] iter_args(%[[RES:.*]] = %[[OUT]], %[[RUN:.*]] = %[[ACC]]) -> (tensor<2x5xi32>, tensor<2x1xi32>)
+// CHECK: %[[R:.*]]:2 = scf.for %[[I:.*]] = %[[C0]] to %[[C5]] step %[[C1]] iter_args(%[[RES:.*]] = %[[OUT]], %[[PARTIAL:.*]] = %[[ACC]]) -> (tensor<2x5xi32>, tensor<2x1xi32>)
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: %[[POS:.*]] = arith.subi %[[C4]], %[[I]] : index
 // CHECK: %[[SL:.*]] = tensor.extract_slice %[[X]][0, %[[POS]]] [2, 1] [1, 1] : tensor<2x5xi32> to tensor<2x1xi32>
-// CHECK: %[[NEXT:.*]] = linalg.generic {{.*}} ins(%[[RUN]], %[[SL]] : tensor<2x1xi32>, tensor<2x1xi32>)
+// The running sum is stored before it is updated, in place, into itself.
+// CHECK: %[[W:.*]] = tensor.insert_slice %[[PARTIAL]] into %[[RES]][0, %[[POS]]] [2, 1] [1, 1] : tensor<2x1xi32> into tensor<2x5xi32>
+// CHECK: %[[NEXT:.*]] = linalg.generic {{.*}} ins(%[[PARTIAL]], %[[SL]] : tensor<2x1xi32>, tensor<2x1xi32>) outs(%[[PARTIAL]] : tensor<2x1xi32>)
 // CHECK: arith.addi
-// CHECK: %[[W:.*]] = tensor.insert_slice %[[RUN]] into %[[RES]][0, %[[POS]]] [2, 1] [1, 1] : tensor<2x1xi32> into tensor<2x5xi32>
 // CHECK: scf.yield %[[W]], %[[NEXT]] : tensor<2x5xi32>, tensor<2x1xi32>
 // CHECK: return %[[R]]#0
 func.func @cumsum_exclusive_reverse(%x: tensor<2x5xi32>) -> tensor<2x5xi32> {
@@ -425,7 +426,7 @@ func.func @cumsum_exclusive_reverse(%x: tensor<2x5xi32>) -> tensor<2x5xi32> {
 // Inclusive, forward: the position is the induction variable and the slice
 // written is the new running sum.
 // CHECK-LABEL: func.func @cumsum_inclusive
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[RES:.*]] = %{{.*}}, %[[RUN:.*]] = %{{.*}})
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[RES:.*]] = %{{.*}}, %[[PARTIAL:.*]] = %{{.*}})
 // CHECK-NOT: arith.subi
 // CHECK: tensor.extract_slice %{{.*}}[%[[I]], 0] [1, 3] [1, 1] : tensor<4x3xf32> to tensor<1x3xf32>
 // CHECK: %[[NEXT:.*]] = linalg.generic

@@ -1,0 +1,168 @@
+// nnc-peak: the machine's peak FP32 FMA rate, the anchor for the benchmark's
+// "share of peak" column (ARCHITECTURE.md section 7).
+//
+//   nnc-peak [THREADS...]      default: 1 and the number of usable CPUs
+//
+// Each thread, pinned to its own CPU, runs independent chains of vector FMAs
+// on registers only: enough chains to cover the FMA latency on every FMA port,
+// so the rate is bound by FMA throughput alone, never by memory or by a
+// dependency. The widest ISA the CPU has is chosen at run time (AVX-512 or
+// AVX2), so the binary needs no -march flag. Each thread count is measured as
+// the best of several trials, since a shared machine can only slow it down.
+// Output, one line per thread count (bench/bench.py parses it):
+//
+//   threads 2: 201.3 GFLOP/s (100.6 per core)
+
+#define _GNU_SOURCE
+#include <immintrin.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { kTrials = 5 };
+static const double kTrialSeconds = 0.2;
+
+// FMA latency is 4 cycles with up to 2 ports: 8 chains keep them busy; more
+// hide scheduling noise. 24 of the 32 zmm and 12 of the 16 ymm registers.
+enum { kChains512 = 24, kChains256 = 12 };
+
+// acc = acc * a + b with a just below 1 converges to b / (1 - a): no overflow
+// and no denormals, whatever the iteration count.
+#define KERNEL(NAME, TARGET, VEC, CHAINS, SET1, FMADD, ADD, STORE, LANES)      \
+  __attribute__((target(TARGET))) static float NAME(long iterations) {        \
+    VEC a = SET1(0.999f), b = SET1(0.001f), acc[CHAINS];                        \
+    for (int c = 0; c < CHAINS; ++c)                                            \
+      acc[c] = SET1((float)c);                                                  \
+    for (long i = 0; i < iterations; ++i) {                                     \
+      _Pragma("GCC unroll 32") for (int c = 0; c < CHAINS; ++c)                 \
+          acc[c] = FMADD(acc[c], a, b);                                         \
+    }                                                                           \
+    for (int c = 1; c < CHAINS; ++c) /* consumed, so not optimized away */      \
+      acc[0] = ADD(acc[0], acc[c]);                                             \
+    float lanes[LANES];                                                         \
+    STORE(lanes, acc[0]);                                                       \
+    return lanes[0];                                                            \
+  }
+
+KERNEL(fma512, "avx512f", __m512, kChains512, _mm512_set1_ps, _mm512_fmadd_ps,
+       _mm512_add_ps, _mm512_storeu_ps, 16)
+KERNEL(fma256, "avx2,fma", __m256, kChains256, _mm256_set1_ps, _mm256_fmadd_ps,
+       _mm256_add_ps, _mm256_storeu_ps, 8)
+
+typedef float (*Kernel)(long iterations);
+
+struct Isa {
+  const char *name;
+  Kernel kernel;
+  int lanes, chains;
+};
+
+struct Worker {
+  pthread_t thread;
+  int cpu;
+  long iterations;
+  const struct Isa *isa;
+  pthread_barrier_t *start;
+  struct timespec begin, end;
+  float sink;
+};
+
+static double seconds(struct timespec t) { return t.tv_sec + t.tv_nsec * 1e-9; }
+
+static void *work(void *arg) {
+  struct Worker *w = arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(w->cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  pthread_barrier_wait(w->start);
+  clock_gettime(CLOCK_MONOTONIC, &w->begin);
+  w->sink = w->isa->kernel(w->iterations);
+  clock_gettime(CLOCK_MONOTONIC, &w->end);
+  return NULL;
+}
+
+// One trial: all threads start together; the rate is the total work over the
+// wall time from the first start to the last end. Returns FLOP/s.
+static double trial(const struct Isa *isa, const int *cpus, int threads, long iterations) {
+  struct Worker workers[threads];
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, threads);
+  for (int t = 0; t < threads; ++t) {
+    workers[t] = (struct Worker){.cpu = cpus[t], .iterations = iterations, .isa = isa,
+                                 .start = &start};
+    if (pthread_create(&workers[t].thread, NULL, work, &workers[t]) != 0) {
+      fprintf(stderr, "nnc-peak: cannot create a thread\n");
+      exit(2);
+    }
+  }
+  double first = 1e300, last = 0;
+  for (int t = 0; t < threads; ++t) {
+    pthread_join(workers[t].thread, NULL);
+    if (seconds(workers[t].begin) < first)
+      first = seconds(workers[t].begin);
+    if (seconds(workers[t].end) > last)
+      last = seconds(workers[t].end);
+  }
+  pthread_barrier_destroy(&start);
+  return 2.0 * isa->lanes * isa->chains * (double)iterations * threads / (last - first);
+}
+
+int main(int argc, char **argv) {
+  __builtin_cpu_init();
+  struct Isa isa;
+  if (__builtin_cpu_supports("avx512f"))
+    isa = (struct Isa){"avx512f", fma512, 16, kChains512};
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    isa = (struct Isa){"avx2+fma", fma256, 8, kChains256};
+  else {
+    fprintf(stderr, "nnc-peak: the CPU has neither AVX-512F nor AVX2 with FMA\n");
+    return 2;
+  }
+
+  // Threads go to distinct CPUs of those this process may use.
+  cpu_set_t allowed;
+  sched_getaffinity(0, sizeof(allowed), &allowed);
+  int ncpus = CPU_COUNT(&allowed);
+  int cpus[CPU_SETSIZE], n = 0;
+  for (int c = 0; c < CPU_SETSIZE && n < ncpus; ++c)
+    if (CPU_ISSET(c, &allowed))
+      cpus[n++] = c;
+
+  int counts[64], ncounts = 0;
+  for (int i = 1; i < argc; ++i) {
+    char *end;
+    long t = strtol(argv[i], &end, 10);
+    if (*end || t < 1 || t > ncpus || ncounts == 64) {
+      fprintf(stderr, "usage: nnc-peak [THREADS...], each between 1 and %d (usable CPUs)\n",
+              ncpus);
+      return 2;
+    }
+    counts[ncounts++] = (int)t;
+  }
+  if (ncounts == 0) {
+    counts[ncounts++] = 1;
+    if (ncpus > 1)
+      counts[ncounts++] = ncpus;
+  }
+
+  // Size a trial to kTrialSeconds from a short single-thread run.
+  long probe = 100000;
+  long iterations = (long)(kTrialSeconds * trial(&isa, cpus, 1, probe) /
+                           (2.0 * isa.lanes * isa.chains));
+  printf("nnc-peak: %s FP32 FMA, %d lanes x %d chains per thread, best of %d trials of "
+         "%.1f s\n", isa.name, isa.lanes, isa.chains, kTrials, kTrialSeconds);
+  for (int i = 0; i < ncounts; ++i) {
+    double best = 0;
+    for (int k = 0; k < kTrials; ++k) {
+      double rate = trial(&isa, cpus, counts[i], iterations);
+      if (rate > best)
+        best = rate;
+    }
+    printf("threads %d: %.1f GFLOP/s (%.1f per core)\n", counts[i], best * 1e-9,
+           best * 1e-9 / counts[i]);
+  }
+  return 0;
+}
