@@ -10,7 +10,6 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -20,9 +19,6 @@ using namespace nnc::lowering;
 namespace {
 using utils::IteratorType;
 
-SmallVector<OpFoldResult> ofr(OpBuilder &b, ArrayRef<int64_t> values) {
-  return getAsIndexOpFoldResult(b.getContext(), values);
-}
 
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   if (isa<FloatType>(x.getType()))
@@ -52,8 +48,8 @@ Value padTensor(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
     hi[d] = std::max<int64_t>(0, hi[d]);
   }
   if (crop)
-    input = tensor::ExtractSliceOp::create(b, loc, input, ofr(b, offsets),
-                                           ofr(b, sizes), ofr(b, ones));
+    input = tensor::ExtractSliceOp::create(b, loc, input, indexAttrs(b, offsets),
+                                           indexAttrs(b, sizes), indexAttrs(b, ones));
   if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
       llvm::all_of(hi, [](int64_t v) { return v == 0; }))
     return input;
@@ -299,8 +295,8 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
       steps.push_back(strides[i]);
     }
     Value spread = zeros(b, loc, RankedTensorType::get(spreadShape, element));
-    spread = tensor::InsertSliceOp::create(b, loc, input, spread, ofr(b, offsets),
-                                           ofr(b, sizes), ofr(b, steps));
+    spread = tensor::InsertSliceOp::create(b, loc, input, spread, indexAttrs(b, offsets),
+                                           indexAttrs(b, sizes), indexAttrs(b, steps));
     // 2. Pad so a stride-1 convolution with the flipped filter yields the output.
     SmallVector<int64_t> lo{0, 0}, hi{0, 0};
     for (int64_t i = 0; i < spatial; ++i) {
@@ -322,17 +318,12 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
                                       getAffineDimExpr(1, ctx)};
     for (int64_t i = 0; i < spatial; ++i)
       readExprs.push_back(getAffineConstantExpr(dst[3 + i] - 1, ctx) - getAffineDimExpr(3 + i, ctx));
-    auto flippedType = RankedTensorType::get(dst, element);
-    auto flip = linalg::GenericOp::create(
-        b, loc, TypeRange{flippedType}, ValueRange{w}, ValueRange{emptyTensor(b, loc, flippedType)},
-        SmallVector<AffineMap>{AffineMap::get(rank, 0, readExprs, ctx),
-                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
-        [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
+    Value flipped = buildMappedCopy(b, loc, w, RankedTensorType::get(dst, element),
+                                    AffineMap::get(rank, 0, readExprs, ctx));
     SmallVector<int64_t> convFilter{group * mg, cg};
     for (int64_t i = 0; i < spatial; ++i)
       convFilter.push_back(dst[3 + i]);
-    Value wConv = reshapeTo(b, loc, flip.getResult(0), RankedTensorType::get(convFilter, element));
+    Value wConv = reshapeTo(b, loc, flipped, RankedTensorType::get(convFilter, element));
     SmallVector<int64_t> ones(spatial, 1);
     b.replaceOp(op, buildConv(b, loc, x, wConv, adaptor.getBias(), ones, dilations, group, resultType));
     return success();

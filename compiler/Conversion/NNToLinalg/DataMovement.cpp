@@ -10,7 +10,6 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
@@ -22,9 +21,6 @@ using namespace nnc::lowering;
 namespace {
 using utils::IteratorType;
 
-SmallVector<OpFoldResult> ofr(OpBuilder &b, ArrayRef<int64_t> values) {
-  return getAsIndexOpFoldResult(b.getContext(), values);
-}
 
 RankedTensorType convertedType(const TypeConverter *converter, Value v) {
   return cast<RankedTensorType>(converter->convertType(v.getType()));
@@ -93,8 +89,8 @@ struct ConcatPattern : OpConversionPattern<nn::ConcatOp> {
         continue;
       SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
       offsets[axis] = offset;
-      result = tensor::InsertSliceOp::create(b, loc, in, result, ofr(b, offsets),
-                                             ofr(b, inType.getShape()), ofr(b, strides));
+      result = tensor::InsertSliceOp::create(b, loc, in, result, indexAttrs(b, offsets),
+                                             indexAttrs(b, inType.getShape()), indexAttrs(b, strides));
       offset += inType.getDimSize(axis);
     }
     b.replaceOp(op, result);
@@ -114,8 +110,8 @@ struct SplitPattern : OpConversionPattern<nn::SplitOp> {
       SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
       offsets[axis] = offset;
       results.push_back(tensor::ExtractSliceOp::create(b, loc, type, adaptor.getInput(),
-                                                       ofr(b, offsets), ofr(b, type.getShape()),
-                                                       ofr(b, strides)));
+                                                       indexAttrs(b, offsets), indexAttrs(b, type.getShape()),
+                                                       indexAttrs(b, strides)));
       offset += type.getDimSize(axis);
     }
     b.replaceOp(op, results);
@@ -150,8 +146,8 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
       return success();
     }
     if (llvm::all_of(step, [](int64_t s) { return s > 0; })) {
-      b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, input, ofr(b, start),
-                                                     ofr(b, type.getShape()), ofr(b, step)));
+      b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, input, indexAttrs(b, start),
+                                                     indexAttrs(b, type.getShape()), indexAttrs(b, step)));
       return success();
     }
     // Negative steps: read input[start + step * i].
@@ -159,13 +155,7 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < rank; ++d)
       exprs.push_back(getAffineDimExpr(d, ctx) * step[d] + start[d]);
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
-        SmallVector<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
-                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
-        [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
-    b.replaceOp(op, generic.getResult(0));
+    b.replaceOp(op, buildMappedCopy(b, loc, input, type, AffineMap::get(rank, 0, exprs, ctx)));
     return success();
   }
 };
@@ -250,14 +240,7 @@ struct TilePattern : OpConversionPattern<nn::TileOp> {
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < type.getRank(); ++d)
       exprs.push_back(getAffineDimExpr(d, ctx) % inType.getDimSize(d));
-    int64_t rank = type.getRank();
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
-        SmallVector<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
-                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
-        [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
-    b.replaceOp(op, generic.getResult(0));
+    b.replaceOp(op, buildMappedCopy(b, loc, input, type, AffineMap::get(type.getRank(), 0, exprs, ctx)));
     return success();
   }
 };

@@ -3,6 +3,7 @@
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
@@ -97,6 +98,21 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType re
         linalg::YieldOp::create(nb, nloc, result);
       });
   return generic.getResult(0);
+}
+
+Value lowering::buildMappedCopy(OpBuilder &b, Location loc, Value input, RankedTensorType type,
+                               AffineMap map) {
+  int64_t rank = type.getRank();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
+      SmallVector<AffineMap>{map, AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });
+  return generic.getResult(0);
+}
+
+SmallVector<OpFoldResult> lowering::indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  return getAsIndexOpFoldResult(b.getContext(), values);
 }
 
 Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {

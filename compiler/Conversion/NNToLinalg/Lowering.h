@@ -66,6 +66,14 @@ mlir::Value buildElementwise(
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body,
     mlir::Value init = nullptr);
 
+/// A tensor of `type` whose element at index i is input[map(i)]: slices with
+/// negative steps, tiling, flips.
+mlir::Value buildMappedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                            mlir::RankedTensorType type, mlir::AffineMap map);
+
+/// Static sizes and offsets as the OpFoldResults slicing ops take.
+llvm::SmallVector<mlir::OpFoldResult> indexAttrs(mlir::OpBuilder &b, llvm::ArrayRef<int64_t> values);
+
 /// `value` reshaped to the static `type` (same element count).
 mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                       mlir::RankedTensorType type);
