@@ -177,7 +177,21 @@ LogicalResult importCastLike(NodeImporter &n) {
   return success();
 }
 
-/// Clip-6: bounds are attributes, float only./// Clip-6: bounds are attributes, float only.
+LogicalResult importBitShift(NodeImporter &n) {
+  std::string direction = n.attrString("direction", "");
+  Value x = n.input(0), y = n.input(1);
+  if (getElementTypeOrSelf(x.getType()) != getElementTypeOrSelf(y.getType()))
+    return n.fail("expected operands of one element type");
+  if (direction == "LEFT")
+    n.setOutputs(n.create<nn::ShiftLeftOp>(x, y));
+  else if (direction == "RIGHT")
+    n.setOutputs(n.create<nn::ShiftRightOp>(x, y));
+  else
+    return n.fail("expected direction 'LEFT' or 'RIGHT' (got '" + direction + "')");
+  return success();
+}
+
+/// Clip-6: bounds are attributes, float only.
 LogicalResult importClipAttrs(NodeImporter &n) {
   Value x = n.input(0);
   Type element = getElementTypeOrSelf(x.getType());
@@ -329,6 +343,7 @@ void nnc::onnx_frontend::addElementwiseHandlers(std::vector<HandlerEntry> &t) {
       {"Div", 7, M, binary<nn::DivOp>()},
       {"Pow", 7, M, importPow},
       {"Mod", 10, M, importMod},
+      {"BitShift", 11, M, importBitShift},
       {"And", 7, M, binary<nn::AndOp>()},
       {"Or", 7, M, binary<nn::OrOp>()},
       {"Xor", 7, M, binary<nn::XorOp>()},

@@ -206,9 +206,10 @@ def main():
     groups = defaultdict(int)
     for n, (s, d) in results.items():
         if s != "pass":
-            groups[re.sub(r"'[^']*'", "'...'", expected.get(n) or d)[:70]] += 1
+            reason = re.sub(r" \(domain '[^']*', opset \d+\)", "", expected.get(n) or d)
+            groups[re.sub(r" \(.*", "", reason)[:80]] += 1
     print("largest failure groups:")
-    for reason, count in sorted(groups.items(), key=lambda kv: -kv[1])[:8]:
+    for reason, count in sorted(groups.items(), key=lambda kv: -kv[1])[:12]:
         print(f"  {count:4d}  {reason}")
     print(f"ONNX node tests on cpu in {time.time() - start:.0f} s: {passed} passed, {failed} failed "
           f"(all {failed} listed in {args.expected.name})" if not newly_failing else

@@ -164,6 +164,13 @@ SmallVector<std::pair<StringRef, ScalarFn>> unaryFunctions() {
   };
 }
 
+/// A shift by the bit width or more is poison in LLVM; ONNX's reference gives 0.
+Value shiftOrZero(OpBuilder &b, Location l, Value amount, Value shifted) {
+  unsigned width = amount.getType().getIntOrFloatBitWidth();
+  Value tooFar = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, amount, cst(b, l, amount, width));
+  return arith::SelectOp::create(b, l, tooFar, cst(b, l, amount, 0), shifted);
+}
+
 /// Python-style integer modulo: the result takes the divisor's sign.
 Value floorMod(OpBuilder &b, Location l, Value x, Value y) {
   Value r = arith::RemSIOp::create(b, l, x, y);
@@ -239,6 +246,12 @@ SmallVector<std::pair<StringRef, ScalarFn>> binaryFunctions() {
          else if (fmod) r = arith::RemSIOp::create(b, l, a[0], safe);
          else r = floorMod(b, l, a[0], safe);
          return arith::SelectOp::create(b, l, isZero, zero, r);
+       }},
+      {"nn.shift_left", [](OpBuilder &b, Location l, Operation *, ValueRange a) -> Value {
+         return shiftOrZero(b, l, a[1], arith::ShLIOp::create(b, l, a[0], a[1]));
+       }},
+      {"nn.shift_right", [](OpBuilder &b, Location l, Operation *, ValueRange a) -> Value {
+         return shiftOrZero(b, l, a[1], arith::ShRUIOp::create(b, l, a[0], a[1]));
        }},
       {"nn.and", [](OpBuilder &b, Location l, Operation *, ValueRange a) -> Value { return arith::AndIOp::create(b, l, a[0], a[1]); }},
       {"nn.or", [](OpBuilder &b, Location l, Operation *, ValueRange a) -> Value { return arith::OrIOp::create(b, l, a[0], a[1]); }},

@@ -189,6 +189,9 @@ def NN_DivOp : NN_BinaryOp<"div", "x / y (integers truncate toward zero)">;
 def NN_MaxOp : NN_BinaryOp<"max", "max(x, y)", NN_NumericTensor, NN_NumericTensor, [Commutative]>;
 def NN_MinOp : NN_BinaryOp<"min", "min(x, y)", NN_NumericTensor, NN_NumericTensor, [Commutative]>;
 def NN_PowOp : NN_BinaryOp<"pow", "x raised to the power y">;
+def NN_ShiftLeftOp : NN_BinaryOp<"shift_left", "x << y (0 when y >= the bit width)", NN_IntTensor>;
+def NN_ShiftRightOp : NN_BinaryOp<"shift_right",
+    "x >> y, logical (0 when y >= the bit width)", NN_IntTensor>;
 def NN_AndOp : NN_BinaryOp<"and", "logical and", NN_BoolTensor, NN_BoolTensor, [Commutative]>;
 def NN_OrOp : NN_BinaryOp<"or", "logical or", NN_BoolTensor, NN_BoolTensor, [Commutative]>;
 def NN_XorOp : NN_BinaryOp<"xor", "logical exclusive or", NN_BoolTensor, NN_BoolTensor, [Commutative]>;

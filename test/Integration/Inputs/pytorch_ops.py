@@ -1,0 +1,671 @@
+#!/usr/bin/python3
+"""PyTorch-exported op coverage for nnc, end to end on the CPU.
+
+Small PyTorch modules, each exercising one family of commonly exported ops, are
+exported with torch.onnx.export (static shapes) at several opsets and written in
+ONNX's test-data layout with PyTorch's eval-mode results as the reference:
+
+    OUT/<case>/opset<N>/model.onnx
+    OUT/<case>/opset<N>/test_data_set_0/input_<i>.pb, output_<i>.pb
+    OUT/manifest.json          every exported model, its ONNX ops, expected failures
+
+The check mode compiles every model with `nnc --target=cpu` and runs it with
+`nnc-run --test-data` (default tolerance: atol 1e-5 + rtol 1e-4; integer and
+bool outputs exactly), printing one line per model and a summary:
+
+    pytorch_ops.py --out DIR                   export models and reference data
+    pytorch_ops.py --out DIR --check NNC NNC_RUN [--jobs N]
+    pytorch_ops.py --list
+
+A case whose failure is a known nnc gap is marked with `xfail` and the reason;
+it prints XFAIL when it fails and counts as a failure (XPASS) when it passes, so
+the list stays true.  Ops the exporter cannot export at these opsets are kept
+in UNEXPORTABLE: the export is attempted, and it is an error if it succeeds.
+
+Needs Debian's interpreter (/usr/bin/python3): python3-torch 1.13,
+python3-onnx 1.12, python3-numpy.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+SEED = 0
+MANIFEST = "manifest.json"
+DEFAULT_OPSETS = (13, 17)
+# Opset 11 is added where the exported form differs from 13's: Clip, Pad,
+# Resize, Split/Squeeze/Unsqueeze and ReduceSum take attributes or other
+# inputs there, and Softmax/LogSoftmax coerce to 2-D.
+WITH_11 = (11, 13, 17)
+
+
+# --------------------------------------------------------------------------
+# Check mode: needs no torch, only the manifest and the two binaries.
+# --------------------------------------------------------------------------
+
+COMPILE_TIMEOUT, RUN_TIMEOUT = 300, 120
+
+
+def tail(text, n=6):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return "\n".join("    " + l for l in lines[-n:])
+
+
+def check_one(out_dir, entry, nnc, nnc_run):
+    """Compile and run one model; returns (ok, detail)."""
+    try:
+        return compile_and_run(out_dir, entry, nnc, nnc_run)
+    except OSError as e:
+        return False, f"cannot run a tool: {e}"
+
+
+def compile_and_run(out_dir, entry, nnc, nnc_run):
+    model_dir = out_dir / entry["dir"]
+    so = model_dir / "model.so"
+    cmd = [nnc, "--target=cpu", str(model_dir / "model.onnx"), "-o", str(so)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, "compile timed out"
+    if p.returncode != 0:
+        return False, "compile failed:\n" + tail(p.stderr + p.stdout)
+    cmd = [nnc_run, str(so), "--test-data", str(model_dir / "test_data_set_0")]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, "run timed out"
+    lines = [l for l in p.stdout.splitlines() if l.startswith("output ")]
+    ok = (p.returncode == 0 and len(lines) == entry["outputs"]
+          and all(l.endswith(": ok") for l in lines))
+    if ok:
+        return True, ""
+    bad = [l for l in lines if not l.endswith(": ok")]
+    return False, f"run failed (exit {p.returncode}):\n" + tail("\n".join(bad) + "\n" + p.stderr)
+
+
+def check(out_dir, nnc, nnc_run, jobs):
+    manifest = json.loads((out_dir / MANIFEST).read_text())
+    entries = manifest["models"]
+    start = time.time()
+    counts = {"PASS": 0, "XFAIL": 0, "FAIL": 0, "XPASS": 0}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = pool.map(lambda e: check_one(out_dir, e, nnc, nnc_run), entries)
+        for entry, (ok, detail) in zip(entries, results):
+            xfail = entry.get("xfail")
+            status = ("XPASS" if ok else "XFAIL") if xfail else ("PASS" if ok else "FAIL")
+            counts[status] += 1
+            line = f"{status:<5} {entry['dir']}"
+            if status in ("XFAIL", "XPASS"):
+                line += f"  [{xfail}]"
+            print(line, flush=True)
+            if status in ("FAIL", "XFAIL") and detail:
+                print(detail, flush=True)
+    for skip in manifest["skipped"]:
+        print(f"SKIP  {skip['name']}  [{skip['reason']}]")
+    ops = sorted({op for e in entries for op in e["ops"]})
+    print(f"ONNX ops exported: {len(ops)}: {' '.join(ops)}")
+    failed = counts["FAIL"] + counts["XPASS"]
+    print(f"pytorch ops: {len(entries)} models, {counts['PASS']} passed, "
+          f"{counts['XFAIL']} xfail, {failed} failed "
+          f"({len(manifest['skipped'])} not exportable) in {time.time() - start:.1f} s",
+          flush=True)
+    return 1 if failed else 0
+
+
+# --------------------------------------------------------------------------
+# Export mode.
+# --------------------------------------------------------------------------
+
+def export_all(out_dir, only, verbose, keep_going=False):
+    import numpy as np
+    import onnx
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from onnx import numpy_helper
+
+    torch.set_num_threads(1)
+
+    # ---- inputs: each spec is a function of a torch.Generator --------------
+
+    def randn(*shape, scale=1.0):
+        return lambda g: torch.randn(shape, generator=g) * scale
+
+    def uniform(*shape, lo=0.0, hi=1.0):
+        return lambda g: lo + (hi - lo) * torch.rand(shape, generator=g)
+
+    def randint(*shape, hi, lo=0):
+        return lambda g: torch.randint(lo, hi, shape, generator=g, dtype=torch.int64)
+
+    def distinct_indices(rows, n, k):
+        """rows x k int64 indices into n, distinct within a row (for scatter)."""
+        return lambda g: torch.argsort(torch.rand(rows, n, generator=g), dim=1)[:, :k]
+
+    def boolmask(*shape):
+        return lambda g: torch.rand(shape, generator=g) > 0.5
+
+    def with_halves(*shape, scale=3.0):
+        """Random values with exact .5 ties mixed in (round half to even)."""
+        def make(g):
+            x = torch.randn(shape, generator=g) * scale
+            flat = x.view(-1)
+            ties = torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, -3.5])
+            flat[:len(ties)] = ties
+            return x
+        return make
+
+    # ---- module helpers ------------------------------------------------------
+
+    class Fn(nn.Module):
+        """forward(*xs) = f(self, *xs); keyword modules become submodules."""
+
+        def __init__(self, f, **mods):
+            super().__init__()
+            self.f = f
+            for k, v in mods.items():
+                if isinstance(v, nn.Module):
+                    self.add_module(k, v)
+                else:
+                    self.register_buffer(k, v)
+
+        def forward(self, *xs):
+            return self.f(self, *xs)
+
+    def fn(f, **mods):
+        return lambda: Fn(f, **mods)
+
+    def mod(ctor, *args, **kwargs):
+        return lambda: ctor(*args, **kwargs)
+
+    CASES = []
+
+    def case(name, make, inputs, opsets=DEFAULT_OPSETS, xfail=None):
+        """xfail: reason (every opset) or {opset: reason}."""
+        CASES.append(dict(name=name, make=make, inputs=inputs, opsets=opsets, xfail=xfail))
+
+    x4 = randn(2, 4, 6, 5, scale=2.0)        # NCHW activations
+    x3 = randn(2, 6, 8, scale=3.0)           # wide range for saturating functions
+
+    # ---- activations ---------------------------------------------------------
+    case("relu", mod(nn.ReLU), [x3])
+    case("leaky_relu", mod(nn.LeakyReLU, 0.1), [x3])
+    case("elu", mod(nn.ELU, 0.7), [x3])
+    case("selu", mod(nn.SELU), [x3])
+    case("celu", mod(nn.CELU, 1.3), [x3])
+    case("gelu", mod(nn.GELU), [x3])
+    case("gelu_tanh", mod(nn.GELU, approximate="tanh"), [x3])
+    case("silu", mod(nn.SiLU), [x3])
+    case("mish", mod(nn.Mish), [x3])
+    case("hardswish", mod(nn.Hardswish), [x3], opsets=(13, 14, 17))  # HardSwish from 14
+    case("hardsigmoid", mod(nn.Hardsigmoid), [x3])
+    case("hardtanh", mod(nn.Hardtanh, -0.5, 1.5), [x3], opsets=WITH_11)
+    case("relu6", mod(nn.ReLU6), [x3], opsets=WITH_11)
+    case("softplus", mod(nn.Softplus), [x3])
+    case("softplus_beta", mod(nn.Softplus, beta=2.0), [x3])
+    case("softsign", mod(nn.Softsign), [x3])
+    case("tanh", mod(nn.Tanh), [x3])
+    case("sigmoid", mod(nn.Sigmoid), [x3])
+    case("logsigmoid", mod(nn.LogSigmoid), [x3])
+    case("prelu_channel", mod(nn.PReLU, 4, 0.2), [x4])
+    case("prelu_single", mod(nn.PReLU), [x3])
+    case("rrelu_eval", mod(nn.RReLU, 0.1, 0.3), [x3])
+    case("glu", mod(nn.GLU, dim=1), [x3])
+    case("shrink", fn(lambda m, x: (F.hardshrink(x, 0.7), F.softshrink(x, 0.4), F.tanhshrink(x))), [x3])
+
+    # ---- softmax -------------------------------------------------------------
+    case("softmax_last", fn(lambda m, x: F.softmax(x, dim=-1)), [x3], opsets=WITH_11)
+    case("softmax_dim1", fn(lambda m, x: F.softmax(x, dim=1)), [x3], opsets=WITH_11)
+    case("softmax_dim0_4d", fn(lambda m, x: F.softmax(x, dim=0)), [x4], opsets=WITH_11)
+    case("log_softmax_last", fn(lambda m, x: F.log_softmax(x, dim=-1)), [x3], opsets=WITH_11)
+    case("log_softmax_dim1", fn(lambda m, x: F.log_softmax(x, dim=1)), [x4], opsets=WITH_11)
+
+    # ---- normalization -------------------------------------------------------
+    case("batchnorm1d_ncl", mod(nn.BatchNorm1d, 6), [x3])
+    case("batchnorm1d_nc", mod(nn.BatchNorm1d, 6), [randn(5, 6)])
+    case("batchnorm2d", mod(nn.BatchNorm2d, 4), [x4])
+    case("instancenorm2d_affine", mod(nn.InstanceNorm2d, 4, affine=True), [x4])
+    case("layernorm_last", mod(nn.LayerNorm, 8), [x3])
+    case("layernorm_last2", mod(nn.LayerNorm, (6, 8)), [x3])
+    case("groupnorm", mod(nn.GroupNorm, 2, 4), [x4])
+    case("batchnorm2d_no_affine", mod(nn.BatchNorm2d, 4, affine=False), [x4])
+    case("layernorm_no_affine", mod(nn.LayerNorm, 8, elementwise_affine=False, eps=1e-3), [x3], opsets=(13,))
+    case("local_response_norm", mod(nn.LocalResponseNorm, 3), [x4])
+
+    # ---- pooling -------------------------------------------------------------
+    x_pool = randn(1, 3, 9, 10)
+    case("maxpool2d_ceil_pad", mod(nn.MaxPool2d, 3, stride=2, padding=1, ceil_mode=True), [x_pool])
+    case("maxpool2d_dilation", mod(nn.MaxPool2d, 2, stride=1, dilation=2), [x_pool])
+    case("maxpool2d_plain", mod(nn.MaxPool2d, 2), [x_pool])
+    case("maxpool1d", mod(nn.MaxPool1d, 3, stride=2), [x3])
+    case("avgpool2d_ceil_nopad", mod(nn.AvgPool2d, 3, stride=2, padding=1, ceil_mode=True,
+                                      count_include_pad=False), [x_pool])
+    case("avgpool2d_pad", mod(nn.AvgPool2d, 3, stride=2, padding=1), [x_pool])
+    case("avgpool2d_plain", mod(nn.AvgPool2d, 2), [x_pool])
+    case("avgpool1d", mod(nn.AvgPool1d, 3, stride=2, padding=1), [x3])
+    case("adaptive_avgpool_1x1", mod(nn.AdaptiveAvgPool2d, (1, 1)), [x_pool])
+    case("adaptive_avgpool_2x2", mod(nn.AdaptiveAvgPool2d, (2, 2)), [randn(1, 3, 8, 6)])
+    case("adaptive_maxpool_1x1", mod(nn.AdaptiveMaxPool2d, (1, 1)), [x_pool])
+    case("avgpool2d_ceil_pad", mod(nn.AvgPool2d, 3, stride=2, padding=1, ceil_mode=True), [x_pool])
+    # PyTorch drops a last ceil_mode window that would start in the right
+    # padding; ONNX MaxPool before opset 19 keeps it.
+    case("maxpool2d_ceil_dropped_window", mod(nn.MaxPool2d, 2, stride=3, ceil_mode=True), [randn(1, 2, 6, 7)])
+
+    # ---- convolutions --------------------------------------------------------
+    case("conv1d", mod(nn.Conv1d, 6, 5, 3, stride=2, padding=1), [x3])
+    case("conv2d_stride_pad", mod(nn.Conv2d, 4, 6, 3, stride=2, padding=1), [x4])
+    case("conv2d_groups_dilation", mod(nn.Conv2d, 4, 6, 3, groups=2, dilation=2, padding=2), [x4])
+    case("conv2d_depthwise", mod(nn.Conv2d, 4, 4, 3, groups=4, padding=1, bias=False), [x4])
+    case("conv2d_depthwise_mult", mod(nn.Conv2d, 4, 8, 3, groups=4, stride=2), [x4])
+    case("conv2d_rect_asym", mod(nn.Conv2d, 4, 3, (1, 3), stride=(2, 1), padding=(0, 2)), [x4])
+    case("conv3d", mod(nn.Conv3d, 2, 3, 3, padding=1), [randn(1, 2, 4, 5, 5)])
+    case("conv_transpose1d", mod(nn.ConvTranspose1d, 6, 4, 3, stride=2, padding=1), [x3])
+    case("conv_transpose2d", mod(nn.ConvTranspose2d, 4, 6, 3, stride=2, padding=1,
+                                 output_padding=1, groups=2), [x4])
+    case("conv_transpose2d_dilation", mod(nn.ConvTranspose2d, 4, 3, 3, stride=(1, 2),
+                                          dilation=2, bias=False), [x4])
+
+    # ---- upsampling ----------------------------------------------------------
+    x_up = randn(1, 2, 4, 5)
+    case("upsample_nearest", mod(nn.Upsample, scale_factor=2, mode="nearest"), [x_up], opsets=WITH_11)
+    case("upsample_bilinear", mod(nn.Upsample, scale_factor=2, mode="bilinear",
+                                  align_corners=False), [x_up], opsets=WITH_11)
+    case("upsample_bilinear_ac", mod(nn.Upsample, scale_factor=2, mode="bilinear",
+                                     align_corners=True), [x_up], opsets=WITH_11)
+    case("interpolate_size_bilinear", fn(lambda m, x: F.interpolate(
+        x, size=(7, 9), mode="bilinear", align_corners=False)), [x_up], opsets=WITH_11)
+    case("interpolate_size_nearest", fn(lambda m, x: F.interpolate(
+        x, size=(7, 9), mode="nearest")), [x_up], opsets=WITH_11)
+    case("interpolate_scale_nearest_1d", fn(lambda m, x: F.interpolate(
+        x, scale_factor=3, mode="nearest")), [x3], opsets=WITH_11)
+    case("interpolate_bicubic", fn(lambda m, x: F.interpolate(
+        x, scale_factor=2, mode="bicubic", align_corners=False)), [x_up], opsets=WITH_11)
+    case("interpolate_frac_nearest", fn(lambda m, x: F.interpolate(
+        x, scale_factor=1.5, mode="nearest")), [x_up], opsets=WITH_11)
+    case("interpolate_down_bilinear", fn(lambda m, x: F.interpolate(
+        x, size=(3, 2), mode="bilinear", align_corners=False)), [x_up], opsets=WITH_11)
+    case("interpolate_linear_1d", fn(lambda m, x: F.interpolate(
+        x, scale_factor=2, mode="linear", align_corners=False)), [x3], opsets=WITH_11)
+    case("interpolate_trilinear", fn(lambda m, x: F.interpolate(
+        x, scale_factor=2, mode="trilinear", align_corners=True)), [randn(1, 2, 2, 3, 3)], opsets=WITH_11)
+    case("pixel_shuffle", mod(nn.PixelShuffle, 2), [randn(1, 8, 3, 4)])
+    case("pixel_unshuffle", mod(nn.PixelUnshuffle, 2), [randn(1, 2, 4, 6)])
+
+    # ---- embedding -----------------------------------------------------------
+    case("embedding", mod(nn.Embedding, 10, 8), [randint(2, 5, hi=10)])
+    case("embedding_bag_mean", fn(lambda m, i: m.emb(i).mean(dim=1), emb=nn.Embedding(10, 8)),
+         [randint(3, 4, hi=10)])
+
+    # ---- tensor manipulation -------------------------------------------------
+    case("cat_stack", fn(lambda m, x, y: (torch.cat([x, y, x], dim=1), torch.stack([x, y], dim=2))),
+         [randn(2, 3, 4), randn(2, 3, 4)])
+    case("split_chunk", fn(lambda m, x: (*torch.split(x, [1, 3, 2], dim=1), *torch.chunk(x, 2, dim=2))),
+         [randn(2, 6, 8)], opsets=WITH_11)
+    case("slice_steps", fn(lambda m, x: (x[:, 1::2, ::3], x[..., -3:], x.narrow(2, 2, 4), x[:, :, 1:-1])),
+         [randn(2, 6, 8)], opsets=WITH_11)
+    case("flip", fn(lambda m, x: (torch.flip(x, [2]), torch.flip(x, [0, 1]))), [randn(2, 3, 5)])
+    case("transpose_permute", fn(lambda m, x: (x.transpose(1, 2), x.permute(2, 0, 3, 1), x.transpose(-1, -2), x[0, 0].t())),
+         [randn(2, 3, 4, 5)])
+    case("reshape_flatten", fn(lambda m, x: (x.reshape(2, -1), x.view(x.size(0), 3, -1), torch.flatten(x, 1),
+                                             x.flatten(), nn.Flatten(0, 1)(x))),
+         [randn(2, 3, 4, 5)])
+    case("squeeze_unsqueeze", fn(lambda m, x: (x.squeeze(1), x.squeeze(), x.unsqueeze(0), x.unsqueeze(-1), x[:, None])),
+         [randn(2, 1, 4, 1)], opsets=WITH_11)
+    case("expand_repeat", fn(lambda m, x: (x.expand(3, 4, 5), x.expand_as(torch.empty(2, 3, 4, 5)), x.repeat(2, 1, 3))),
+         [randn(1, 4, 5)])
+    case("pad_constant", fn(lambda m, x: F.pad(x, (1, 2, 0, 3), value=0.5)), [x4], opsets=WITH_11)
+    case("pad_reflect", fn(lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), [x4], opsets=WITH_11)
+    case("pad_replicate", fn(lambda m, x: F.pad(x, (2, 1, 3, 0), mode="replicate")), [x4], opsets=WITH_11)
+    case("pad_negative", fn(lambda m, x: F.pad(x, (-1, 2, 1, -2))), [x4], opsets=WITH_11)
+    case("zero_pad2d", mod(nn.ZeroPad2d, (1, 0, 2, 1)), [x4])
+    case("where", fn(lambda m, x, y: torch.where(x > 0, x, y)), [randn(2, 3, 4), randn(3, 4)])
+    case("masked_fill_const_mask", fn(lambda m, x: x.masked_fill(m.mask, -1.5),
+                                      mask=torch.tensor([[True, False, False, True]])),
+         [randn(3, 4)])
+    case("masked_fill_input_mask", fn(lambda m, x, k: x.masked_fill(k, 0.25)), [randn(3, 4), boolmask(3, 4)])
+    case("tril_triu", fn(lambda m, x: (torch.tril(x), torch.triu(x), torch.tril(x, 1), torch.triu(x, -1))),
+         [randn(2, 5, 6)], opsets=(14, 17))
+    case("cumsum", fn(lambda m, x: (torch.cumsum(x, dim=1), torch.cumsum(x, dim=-1))), [randn(2, 5, 6)])
+    case("roll_unbind", fn(lambda m, x: (torch.roll(x, 2, dims=2), torch.roll(x, (-1, 1), dims=(0, 1)), *x.unbind(1))),
+         [randn(2, 3, 5)], opsets=WITH_11)
+    case("arange_full_like", fn(lambda m, x: (x + torch.arange(x.size(-1), dtype=torch.float32), torch.zeros_like(x) + 2.0,
+                                              torch.ones(x.shape[1], 1) * x, x.new_full((3,), 1.5),
+                                              torch.full_like(x, -1.0).sum(dim=0))),
+         [randn(2, 3, 5)])
+    case("one_hot", fn(lambda m, i: F.one_hot(i, 6)), [randint(2, 4, hi=6)], opsets=WITH_11)
+    case("topk", fn(lambda m, x: torch.topk(x, 3, dim=-1)), [randn(2, 3, 7)])
+    case("sort", fn(lambda m, x: torch.sort(x, dim=1, descending=True)), [randn(2, 5, 3)])
+    case("scatter_elements", fn(lambda m, x, i, v: x.scatter(1, i, v)),
+         [randn(3, 5), distinct_indices(3, 5, 2), randn(3, 2)])
+    case("slice_assign", fn(lambda m, x: x.clone().index_put_((torch.tensor([0, 2]),), torch.zeros(2, 5))), [randn(4, 5)])
+    case("gather_elements", fn(lambda m, x, i: torch.gather(x, 1, i)), [randn(3, 5, 4), randint(3, 2, 4, hi=5)])
+    case("index_select", fn(lambda m, x: (torch.index_select(x, 1, torch.tensor([3, 0, 2, 2])),
+                                          x[:, [4, 1]], x[1])),
+         [randn(3, 5, 4)])
+    case("index_select_input", fn(lambda m, x, i: torch.index_select(x, 0, i)), [randn(6, 3), randint(4, hi=6)])
+
+    # ---- reductions ----------------------------------------------------------
+    xr = randn(3, 4, 5)
+    case("reduce_sum_mean", fn(lambda m, x: (x.sum(dim=1, keepdim=True), x.sum(dim=(0, 2)), x.sum(),
+                                             x.mean(dim=-1), x.mean(dim=(1, 2), keepdim=True), x.mean())),
+         [xr], opsets=WITH_11)
+    case("reduce_amax_amin", fn(lambda m, x: (x.amax(dim=-1), x.amin(dim=0, keepdim=True), x.amax(dim=(1, 2)),
+                                              x.max(dim=1)[0], x.min())),
+         [xr], opsets=WITH_11)
+    case("reduce_prod", fn(lambda m, x: (x.prod(dim=1), x.prod(dim=2, keepdim=True))),
+         [uniform(3, 4, 5, lo=0.5, hi=1.5)], opsets=WITH_11)
+    case("argmax_argmin", fn(lambda m, x: (x.argmax(dim=1), x.argmin(dim=-1, keepdim=True), x.max(dim=2)[1])),
+         [xr], opsets=WITH_11)
+    case("norm_p2", fn(lambda m, x: (torch.norm(x, p=2, dim=-1), x.norm(dim=1, keepdim=True),
+                                     F.normalize(x, dim=-1))),
+         [xr], opsets=WITH_11)
+    case("norm_p1", fn(lambda m, x: torch.norm(x, p=1, dim=1)), [xr])
+    case("logsumexp", fn(lambda m, x: (torch.logsumexp(x, dim=1), torch.logsumexp(x, dim=-1, keepdim=True))),
+         [xr], opsets=WITH_11)
+    case("cosine_similarity", fn(lambda m, x, y: F.cosine_similarity(x, y, dim=-1)), [xr, randn(3, 4, 5)])
+    case("var_std", fn(lambda m, x: (x.var(dim=-1), x.std(dim=1, keepdim=True), x.var(dim=(1, 2), unbiased=False))),
+         [xr], opsets=WITH_11)
+
+    # ---- elementwise math ----------------------------------------------------
+    xp = uniform(2, 3, 7, lo=0.2, hi=3.0)     # positive domain
+    case("pow", fn(lambda m, x, y: (torch.pow(x, 2), x ** 0.5, torch.pow(x, y), x ** -1.5)), [xp, randn(2, 3, 7)])
+    case("sqrt_rsqrt", fn(lambda m, x: (torch.sqrt(x), torch.rsqrt(x))), [xp])
+    case("exp_log", fn(lambda m, x, y: (torch.exp(y), torch.log(x), torch.log1p(x))),
+         [xp, randn(2, 3, 7)])
+    case("abs_neg_reciprocal", fn(lambda m, x: (torch.abs(x), -x, torch.reciprocal(x), 1.0 / x, torch.sign(x))),
+         [randn(2, 3, 7, scale=2.0)])
+    case("floor_ceil_round", fn(lambda m, x: (torch.floor(x), torch.ceil(x), torch.round(x))),
+         [with_halves(2, 3, 7)])
+    case("clamp", fn(lambda m, x: (torch.clamp(x, -1.0, 0.5), x.clamp(min=0.2), x.clamp(max=-0.1))),
+         [x3], opsets=WITH_11)
+    case("min_max_elementwise", fn(lambda m, x, y: (torch.maximum(x, y), torch.minimum(x, y),
+                                                    torch.max(x, y), torch.min(x, 0.5 * y))),
+         [randn(2, 3, 7), randn(3, 7)])
+    case("remainder_fmod", fn(lambda m, x, y: (torch.remainder(x, y), torch.fmod(x, y),
+                                               torch.remainder(x, 1.5), torch.fmod(x, -0.7))),
+         [randn(2, 3, 7, scale=4.0), uniform(2, 3, 7, lo=0.5, hi=2.0)])
+    case("erf", fn(lambda m, x: torch.erf(x)), [x3])
+    case("trig", fn(lambda m, x: (torch.sin(x), torch.cos(x), torch.atan(x), torch.tan(0.3 * x))), [x3])
+    case("floor_divide", fn(lambda m, x, y: (torch.div(x, y, rounding_mode="floor"),
+                                             torch.div(x, y, rounding_mode="trunc"), torch.floor_divide(x, 0.75))),
+         [randn(2, 3, 7, scale=4.0), uniform(2, 3, 7, lo=0.5, hi=2.0)])
+    case("int_arith", fn(lambda m, i, j: (i // 3, i % 7, i * j - 4, torch.remainder(i - 50, j), i.sum(dim=1), i.max(dim=-1)[0])),
+         [randint(2, 5, hi=100), randint(2, 5, lo=1, hi=10)])
+    case("arith_broadcast", fn(lambda m, x, y: (x + y, x - 2.0 * y, x * y, x / (y.abs() + 0.5), 3.0 - x)),
+         [randn(2, 3, 7), randn(7)])
+
+    # ---- matmul family -------------------------------------------------------
+    case("bmm", fn(lambda m, a, b: torch.bmm(a, b)), [randn(2, 3, 4), randn(2, 4, 5)])
+    case("matmul_broadcast", fn(lambda m, a, b, v: (a @ b[0], torch.matmul(a, v), b.transpose(1, 2) @ a.transpose(1, 2))),
+         [randn(2, 3, 4), randn(2, 4, 5), randn(4)])
+    case("einsum_bmm", fn(lambda m, a, b: torch.einsum("bij,bjk->bik", a, b)), [randn(2, 3, 4), randn(2, 4, 5)])
+    case("einsum_attention", fn(lambda m, q, k: torch.einsum("bhqd,bhkd->bhqk", q, k)),
+         [randn(2, 2, 3, 4), randn(2, 2, 5, 4)])
+    case("linear_nobias", fn(lambda m, x: F.linear(x, m.w), w=torch.randn(5, 6)), [randn(2, 3, 6)])
+    case("linear_3d", mod(nn.Linear, 8, 5), [x3])
+    case("baddbmm_outer", fn(lambda m, c, a, b, u: (torch.baddbmm(c, a, b, beta=0.5, alpha=1.5), torch.outer(u, u))),
+         [randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5), randn(4)])
+    case("addmm", fn(lambda m, x: torch.addmm(m.b, x, m.w, beta=0.5, alpha=2.0), b=torch.randn(5), w=torch.randn(6, 5)),
+         [randn(3, 6)])
+
+    # ---- comparison and logic ------------------------------------------------
+    case("compare_where", fn(lambda m, x, y: (torch.where(torch.gt(x, y), x, y), torch.where(x < 0.2, m.one, y),
+                                              torch.where(x >= y, x - y, m.zero), torch.where(x <= -0.5, y, x)),
+                                  one=torch.tensor(1.0), zero=torch.tensor(0.0)),
+         [randn(2, 3, 7), randn(2, 3, 7)])
+    case("compare_bool_out", fn(lambda m, x, y: (x > y, x < 0, torch.eq(torch.floor(x), torch.floor(y)), x != 0.5 * y)),
+         [randn(2, 3, 7, scale=2.0), randn(2, 3, 7, scale=2.0)])
+    case("logical_ops", fn(lambda m, x, y: (
+        torch.where(torch.logical_and(x > 0, y > 0), x, y),
+        torch.where(torch.logical_or(x > 1, y < -1), x * y, x + y),
+        torch.where(~(x > 0), torch.zeros(()), x),
+        torch.logical_xor(x > 0, y > 0))),
+        [randn(2, 3, 7), randn(2, 3, 7)])
+    case("bool_to_float", fn(lambda m, x: ((x > 0).float() * x, (x < 0).to(torch.float32).sum(dim=-1))), [randn(2, 3, 7)])
+
+    # ---- casts ---------------------------------------------------------------
+    case("cast_int_to_float", fn(lambda m, i, x: (i.float() * 0.5 + x, i.to(torch.int32).float())),
+         [randint(2, 5, hi=100), randn(2, 5)])
+    case("cast_float_to_index", fn(lambda m, x, t: m.table[(x * 8).long()].sum(dim=-1) + t[:, (x[0] * 4).long()].sum(),
+                                   table=torch.randn(8, 3)),
+         [uniform(4, 5, lo=0.0, hi=0.99), randn(2, 4)])
+    case("cast_float_to_int_out", fn(lambda m, x: (x.long(), x.int(), (x * 2).to(torch.int64) + 1)),
+         [randn(2, 3, 5, scale=5.0)])
+
+    # ---- blocks --------------------------------------------------------------
+    class CausalAttention(nn.Module):
+        def __init__(self, d=16, h=2, T=6):
+            super().__init__()
+            self.h = h
+            self.qkv = nn.Linear(d, 3 * d)
+            self.proj = nn.Linear(d, d)
+            self.ln = nn.LayerNorm(d)
+            self.register_buffer("causal", torch.tril(torch.ones(T, T, dtype=torch.bool)))
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = self.qkv(self.ln(x)).chunk(3, dim=-1)
+            q = q.view(B, T, self.h, C // self.h).transpose(1, 2)
+            k = k.view(B, T, self.h, C // self.h).transpose(1, 2)
+            v = v.view(B, T, self.h, C // self.h).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(C // self.h)
+            att = att.masked_fill(~self.causal[:T, :T], float("-inf"))
+            y = torch.softmax(att, dim=-1) @ v
+            y = y.transpose(1, 2).reshape(B, T, C)
+            return x + self.proj(y)
+
+    case("causal_attention", CausalAttention, [randn(2, 6, 16)], opsets=WITH_11)
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Flatten(), nn.Linear(12, 32), nn.GELU(), nn.Dropout(0.3),
+                                     nn.Linear(32, 16), nn.ReLU(), nn.Dropout(0.1), nn.Linear(16, 4))
+
+        def forward(self, x):
+            return F.log_softmax(F.dropout(self.net(x), 0.5, training=self.training), dim=-1)
+
+    case("mlp_dropout", MLP, [randn(4, 3, 4)])
+
+    class ConvBlock(nn.Module):
+        """Conv + BN + activation + pool + residual, as in small CNNs."""
+
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(8)
+            self.c2 = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.bn2 = nn.BatchNorm2d(8)
+            self.fc = nn.Linear(8, 5)
+
+        def forward(self, x):
+            y = F.relu6(self.bn1(self.c1(x)))
+            y = y + F.hardswish(self.bn2(self.c2(y)))
+            y = F.max_pool2d(y, 2)
+            return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
+
+    case("conv_block", ConvBlock, [randn(2, 3, 8, 8)])
+
+    # ---- what the exporter cannot export here ---------------------------------
+    UNEXPORTABLE = []
+
+    def unexportable(name, make, inputs, opset, reason):
+        UNEXPORTABLE.append(dict(name=name, make=make, inputs=inputs, opset=opset, reason=reason))
+
+    unexportable("threshold", fn(lambda m, x: F.threshold(x, 0.5, 0.0)), [x3], 17,
+                 "F.threshold with a non-zero threshold")
+    unexportable("conv2d_same", mod(nn.Conv2d, 4, 5, 3, padding="same"), [x4], 17,
+                 "Conv2d(padding='same'): aten::_convolution_mode")
+    unexportable("mT", fn(lambda m, x: x.mT), [x4], 17, "Tensor.mT")
+    unexportable("expm1", fn(lambda m, x: torch.expm1(x)), [x3], 17, "torch.expm1")
+    unexportable("trunc", fn(lambda m, x: torch.trunc(x)), [x3], 17, "torch.trunc")
+    unexportable("logical_not", fn(lambda m, x: torch.logical_not(x > 0)), [x3], 17, "torch.logical_not")
+    unexportable("where_python_scalar", fn(lambda m, x: torch.where(x > 0, 1.0, x)), [x3], 17,
+                 "torch.where with a Python float branch: the exporter's model fails ONNX type inference")
+    unexportable("interpolate_nearest_exact", fn(lambda m, x: F.interpolate(x, size=(7, 9), mode="nearest-exact")),
+                 [x_up], 17, "F.interpolate(mode='nearest-exact')")
+    unexportable("layernorm_no_affine", mod(nn.LayerNorm, 8, elementwise_affine=False), [x3], 17,
+                 "LayerNorm(elementwise_affine=False) at opset 17: LayerNormalization without its Scale input")
+    unexportable("tril_opset13", fn(lambda m, x: torch.tril(x)), [randn(5, 6)], 13,
+                 "Trilu exists from opset 14")
+
+    # ---- build, export, write --------------------------------------------------
+
+    def randomize_constant_params(model):
+        """Fresh norms have unit scales and zero shifts, fresh biases may be
+        constant: perturb them so that a dropped term shows."""
+        with torch.no_grad():
+            for p in model.parameters():
+                if p.numel() > 0 and torch.all(p == p.view(-1)[0]):
+                    p.add_(0.1 * torch.randn_like(p))
+
+    def calibrate_batchnorm(model, inputs):
+        """Non-trivial running statistics, from one pass in training mode."""
+        bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+        if not bns:
+            return
+        for bn in bns:
+            bn.reset_running_stats()
+            bn.momentum = None
+            bn.train()
+        with torch.no_grad():
+            model(*[x * 1.5 + 0.3 if x.is_floating_point() else x for x in inputs])
+        for bn in bns:
+            bn.momentum = 0.1
+            bn.eval()
+
+    def build(c):
+        torch.manual_seed(SEED)
+        model = c["make"]().eval()
+        randomize_constant_params(model)
+        g = torch.Generator().manual_seed(SEED + 1)
+        inputs = [spec(g) for spec in c["inputs"]]
+        calibrate_batchnorm(model, inputs)
+        return model, inputs
+
+    def export(model, inputs, path, opset):
+        with torch.no_grad():
+            outputs = model(*inputs)
+        if isinstance(outputs, torch.Tensor):
+            outputs = (outputs,)
+        outputs = tuple(outputs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, tuple(inputs), str(path), opset_version=opset,
+                              input_names=[f"x{i}" for i in range(len(inputs))],
+                              output_names=[f"y{i}" for i in range(len(outputs))],
+                              do_constant_folding=True)
+        proto = onnx.load(str(path))
+        onnx.checker.check_model(proto, full_check=True)
+        return outputs, proto
+
+    def write(c, opset, model, inputs, cdir):
+        if cdir.exists():
+            shutil.rmtree(cdir)
+        data = cdir / "test_data_set_0"
+        data.mkdir(parents=True)
+        outputs, proto = export(model, inputs, cdir / "model.onnx", opset)
+        gin, gout = list(proto.graph.input), list(proto.graph.output)
+        if len(gin) != len(inputs) or len(gout) != len(outputs):
+            raise RuntimeError(f"{c['name']}: graph has {len(gin)} inputs/{len(gout)} outputs, "
+                               f"PyTorch {len(inputs)}/{len(outputs)}")
+        for i, (vi, t) in enumerate(zip(gin, inputs)):
+            (data / f"input_{i}.pb").write_bytes(
+                numpy_helper.from_array(t.numpy(), vi.name).SerializeToString())
+        for i, (vi, t) in enumerate(zip(gout, outputs)):
+            (data / f"output_{i}.pb").write_bytes(
+                numpy_helper.from_array(t.contiguous().numpy(), vi.name).SerializeToString())
+        return proto, len(outputs)
+
+    names = [c["name"] for c in CASES]
+    dup = {n for n in names if names.count(n) > 1}
+    assert not dup, dup
+    if only is not None:
+        unknown = set(only) - set(names) - {u["name"] for u in UNEXPORTABLE}
+        if unknown:
+            sys.exit(f"unknown case(s): {', '.join(sorted(unknown))}")
+
+    if out_dir is None:   # --list
+        for c in CASES:
+            print(f"{c['name']:<30} opsets {','.join(map(str, c['opsets']))}"
+                  + (f"  xfail: {c['xfail']}" if c["xfail"] else ""))
+        for u in UNEXPORTABLE:
+            print(f"{u['name']:<30} not exportable at opset {u['opset']}: {u['reason']}")
+        return 0
+
+    start = time.time()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    entries, skipped = [], []
+    for c in CASES:
+        if only is not None and c["name"] not in only:
+            continue
+        model, inputs = build(c)
+        for opset in c["opsets"]:
+            rel = f"{c['name']}/opset{opset}"
+            try:
+                proto, nout = write(c, opset, model, inputs, out_dir / rel)
+            except Exception as e:
+                if not keep_going:
+                    raise
+                print(f"EXPORT ERROR {rel}: {type(e).__name__}: {str(e).splitlines()[0]}", flush=True)
+                continue
+            xfail = c["xfail"]
+            if isinstance(xfail, dict):
+                xfail = xfail.get(opset)
+            ops = sorted({n.op_type for n in proto.graph.node})
+            entries.append(dict(dir=rel, outputs=nout, ops=ops, xfail=xfail))
+            if verbose:
+                print(f"{rel:<40} {' '.join(ops)}", flush=True)
+    for u in UNEXPORTABLE:
+        if only is not None and u["name"] not in only:
+            continue
+        torch.manual_seed(SEED)
+        model = u["make"]().eval()
+        g = torch.Generator().manual_seed(SEED + 1)
+        inputs = [spec(g) for spec in u["inputs"]]
+        tmp = out_dir / "unexportable.onnx"
+        try:
+            export(model, inputs, tmp, u["opset"])
+        except Exception:   # the exporter's own errors have several types
+            skipped.append(dict(name=f"{u['name']}/opset{u['opset']}", reason=u["reason"]))
+            continue
+        finally:
+            tmp.unlink(missing_ok=True)
+        sys.exit(f"{u['name']}: exports at opset {u['opset']} now; make it a case")
+    (out_dir / MANIFEST).write_text(json.dumps(dict(models=entries, skipped=skipped), indent=1) + "\n")
+    print(f"exported {len(entries)} models of {len({e['dir'].split('/')[0] for e in entries})} cases, "
+          f"{len(skipped)} not exportable, in {time.time() - start:.1f} s", flush=True)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, help="directory of the models and test data")
+    ap.add_argument("--check", nargs=2, metavar=("NNC", "NNC_RUN"),
+                    help="compile and run the exported models instead of exporting")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiles (check mode)")
+    ap.add_argument("--cases", help="comma-separated subset of the cases (export mode)")
+    ap.add_argument("--verbose", action="store_true", help="print each model's ONNX ops")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="report export errors and go on (to try out new cases)")
+    ap.add_argument("--list", action="store_true", help="print the cases and exit")
+    args = ap.parse_args()
+    if args.list:
+        return export_all(None, None, False)
+    if args.out is None:
+        ap.error("--out is required")
+    if args.check:
+        return check(args.out, *args.check, max(1, args.jobs))
+    only = set(args.cases.split(",")) if args.cases else None
+    return export_all(args.out, only, args.verbose, args.keep_going)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
