@@ -9,6 +9,8 @@
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::onnx_frontend;
@@ -189,6 +191,87 @@ LogicalResult importLRN(NodeImporter &n) {
   n.setOutputs(n.create<nn::DivOp>(x, denom));
   return success();
 }
+/// A 1-D per-channel parameter viewed along `axis` of a rank-`rank` tensor.
+Value alongAxis(NodeImporter &n, Value param, int64_t axis, int64_t rank) {
+  auto type = NodeImporter::type(param);
+  if (type.getRank() != 1 || rank == 0)
+    return param;
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = type.getDimSize(0);
+  return n.create<nn::ReshapeOp>(param, n.constI64(shape), n.builder.getBoolAttr(false));
+}
+
+/// saturate(round_half_even(x / scale) + zero_point) in the zero point's type.
+Value quantize(NodeImporter &n, Value x, Value scale, Value zeroPoint, Type target) {
+  Type f32 = n.builder.getF32Type();
+  Value q = n.create<nn::RoundOp>(n.create<nn::DivOp>(x, scale));
+  q = n.create<nn::AddOp>(q, n.create<nn::CastOp>(zeroPoint, TypeAttr::get(f32)));
+  unsigned width = target.getIntOrFloatBitWidth();
+  double lo = target.isUnsignedInteger() ? 0 : -std::ldexp(1.0, width - 1);
+  double hi = target.isUnsignedInteger() ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+  q = n.create<nn::MinOp>(n.create<nn::MaxOp>(q, n.scalar(f32, lo)), n.scalar(f32, hi));
+  return n.create<nn::CastOp>(q, TypeAttr::get(target));
+}
+
+LogicalResult importQuantizeLinear(NodeImporter &n) {
+  Value x = n.input(0);
+  int64_t rank = NodeImporter::rank(x);
+  if (getElementTypeOrSelf(x.getType()) != n.builder.getF32Type())
+    return n.fail("expected an f32 input");
+  // The axis only matters for a per-axis (1-D) scale.
+  FailureOr<int64_t> axis = 0;
+  if (NodeImporter::rank(n.input(1)) == 1)
+    axis = n.normalizeAxis(n.attrInt("axis", 1), rank);
+  if (failed(axis))
+    return failure();
+  Value zeroPoint = n.input(2);
+  Type target = zeroPoint ? getElementTypeOrSelf(zeroPoint.getType())
+                          : n.builder.getIntegerType(8, /*isSigned=*/false);
+  if (!target.isInteger(8))
+    return n.fail("expected an 8-bit integer zero point");
+  if (!zeroPoint)
+    zeroPoint = n.scalar(target, 0);
+  n.setOutputs(quantize(n, x, alongAxis(n, n.input(1), *axis, rank), alongAxis(n, zeroPoint, *axis, rank), target));
+  return success();
+}
+
+LogicalResult importDequantizeLinear(NodeImporter &n) {
+  Value x = n.input(0);
+  int64_t rank = NodeImporter::rank(x);
+  // The axis only matters for a per-axis (1-D) scale.
+  FailureOr<int64_t> axis = 0;
+  if (NodeImporter::rank(n.input(1)) == 1)
+    axis = n.normalizeAxis(n.attrInt("axis", 1), rank);
+  if (failed(axis))
+    return failure();
+  Type f32 = n.builder.getF32Type();
+  Value xf = n.create<nn::CastOp>(x, TypeAttr::get(f32));
+  if (Value zeroPoint = n.input(2))
+    xf = n.create<nn::SubOp>(xf, n.create<nn::CastOp>(alongAxis(n, zeroPoint, *axis, rank), TypeAttr::get(f32)));
+  n.setOutputs(n.create<nn::MulOp>(xf, alongAxis(n, n.input(1), *axis, rank)));
+  return success();
+}
+
+/// uint8 quantization with a scale and zero point that cover [min(x, 0), max(x, 0)].
+LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
+  Value x = n.input(0);
+  auto &b = n.builder;
+  Type f32 = b.getF32Type(), u8 = b.getIntegerType(8, false);
+  int64_t rank = NodeImporter::rank(x);
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back(d);
+  auto axes = b.getDenseI64ArrayAttr(all);
+  Value zero = n.scalar(f32, 0);
+  Value lo = n.create<nn::MinOp>(n.create<nn::ReduceMinOp>(x, axes, b.getBoolAttr(false)), zero);
+  Value hi = n.create<nn::MaxOp>(n.create<nn::ReduceMaxOp>(x, axes, b.getBoolAttr(false)), zero);
+  Value scale = n.create<nn::DivOp>(n.create<nn::SubOp>(hi, lo), n.scalar(f32, 255));
+  Value zp = n.create<nn::RoundOp>(n.create<nn::SubOp>(zero, n.create<nn::DivOp>(lo, scale)));
+  zp = n.create<nn::MinOp>(n.create<nn::MaxOp>(zp, zero), n.scalar(f32, 255));
+  Value zeroPoint = n.create<nn::CastOp>(zp, TypeAttr::get(u8));
+  n.setOutputs({quantize(n, x, scale, zeroPoint, u8), scale, zeroPoint});
+  return success();
+}
 } // namespace
 
 void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
@@ -200,5 +283,8 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"DepthToSpace", 1, M, importBlockShuffle<true>},
       {"SpaceToDepth", 1, M, importBlockShuffle<false>},
       {"LRN", 1, M, importLRN},
+      {"QuantizeLinear", 10, M, importQuantizeLinear},
+      {"DequantizeLinear", 10, M, importDequantizeLinear},
+      {"DynamicQuantizeLinear", 11, M, importDynamicQuantizeLinear},
   });
 }

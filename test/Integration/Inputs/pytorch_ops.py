@@ -61,10 +61,12 @@ def tail(text, n=6):
 
 def check_one(out_dir, entry, nnc, nnc_run):
     """Compile and run one model; returns (ok, detail)."""
+    start = time.time()
     try:
-        return compile_and_run(out_dir, entry, nnc, nnc_run)
+        ok, detail = compile_and_run(out_dir, entry, nnc, nnc_run)
     except OSError as e:
-        return False, f"cannot run a tool: {e}"
+        ok, detail = False, f"cannot run a tool: {e}"
+    return ok, detail, time.time() - start
 
 
 def compile_and_run(out_dir, entry, nnc, nnc_run):
@@ -98,11 +100,11 @@ def check(out_dir, nnc, nnc_run, jobs):
     counts = {"PASS": 0, "XFAIL": 0, "FAIL": 0, "XPASS": 0}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         results = pool.map(lambda e: check_one(out_dir, e, nnc, nnc_run), entries)
-        for entry, (ok, detail) in zip(entries, results):
+        for entry, (ok, detail, seconds) in zip(entries, results):
             xfail = entry.get("xfail")
             status = ("XPASS" if ok else "XFAIL") if xfail else ("PASS" if ok else "FAIL")
             counts[status] += 1
-            line = f"{status:<5} {entry['dir']}"
+            line = f"{status:<5} {entry['dir']:<40} {seconds:5.2f} s"
             if status in ("XFAIL", "XPASS"):
                 line += f"  [{xfail}]"
             print(line, flush=True)
@@ -185,6 +187,24 @@ def export_all(out_dir, only, verbose, keep_going=False):
     def mod(ctor, *args, **kwargs):
         return lambda: ctor(*args, **kwargs)
 
+    class Multi(nn.Module):
+        """Several ops on the same inputs, one graph output named after each
+        op, so that nnc-run's report of a wrong output names the op.  Values
+        are modules or functions of the inputs."""
+
+        def __init__(self, ops):
+            super().__init__()
+            self.output_names = list(ops)
+            self.ops = nn.ModuleList(
+                op if isinstance(op, nn.Module) else Fn(lambda m, *xs, f=op: f(*xs))
+                for op in ops.values())
+
+        def forward(self, *xs):
+            return tuple(op(*xs) for op in self.ops)
+
+    def multi(**ops):
+        return lambda: Multi(ops)
+
     CASES = []
 
     def case(name, make, inputs, opsets=DEFAULT_OPSETS, xfail=None):
@@ -194,31 +214,25 @@ def export_all(out_dir, only, verbose, keep_going=False):
     x4 = randn(2, 4, 6, 5, scale=2.0)        # NCHW activations
     x3 = randn(2, 6, 8, scale=3.0)           # wide range for saturating functions
 
+    # Cases group related ops as outputs of one model (multi): every model
+    # costs a compile.  When one op of a group fails to compile, move it to a
+    # case of its own so that the others stay tested.
+
     # ---- activations ---------------------------------------------------------
-    case("relu", mod(nn.ReLU), [x3])
-    case("leaky_relu", mod(nn.LeakyReLU, 0.1), [x3])
-    case("elu", mod(nn.ELU, 0.7), [x3])
-    case("selu", mod(nn.SELU), [x3])
-    case("celu", mod(nn.CELU, 1.3), [x3])
-    case("gelu", mod(nn.GELU), [x3])
-    case("gelu_tanh", mod(nn.GELU, approximate="tanh"), [x3])
-    case("silu", mod(nn.SiLU), [x3])
-    case("mish", mod(nn.Mish), [x3])
-    case("hardswish", mod(nn.Hardswish), [x3], opsets=(13, 14, 17))  # HardSwish from 14
-    case("hardsigmoid", mod(nn.Hardsigmoid), [x3])
-    case("hardtanh", mod(nn.Hardtanh, -0.5, 1.5), [x3], opsets=WITH_11)
-    case("relu6", mod(nn.ReLU6), [x3], opsets=WITH_11)
-    case("softplus", mod(nn.Softplus), [x3])
-    case("softplus_beta", mod(nn.Softplus, beta=2.0), [x3])
-    case("softsign", mod(nn.Softsign), [x3])
-    case("tanh", mod(nn.Tanh), [x3])
-    case("sigmoid", mod(nn.Sigmoid), [x3])
-    case("logsigmoid", mod(nn.LogSigmoid), [x3])
+    case("act_relu_like", multi(relu=nn.ReLU(), leaky_relu=nn.LeakyReLU(0.1), rrelu_eval=nn.RReLU(0.1, 0.3),
+                                prelu=nn.PReLU(), relu6=nn.ReLU6(), hardtanh=nn.Hardtanh(-0.5, 1.5)),
+         [x3], opsets=WITH_11)   # ReLU6, Hardtanh: Clip
+    case("act_exp_like", multi(elu=nn.ELU(0.7), selu=nn.SELU(), celu=nn.CELU(1.3), softplus=nn.Softplus(),
+                               softplus_beta=nn.Softplus(beta=2.0), logsigmoid=nn.LogSigmoid(),
+                               softsign=nn.Softsign(), tanh=nn.Tanh(), sigmoid=nn.Sigmoid()),
+         [x3])
+    case("act_gated", multi(gelu=nn.GELU(), gelu_tanh=nn.GELU(approximate="tanh"), silu=nn.SiLU(),
+                            mish=nn.Mish(), glu=nn.GLU(dim=1), hardswish=nn.Hardswish(),
+                            hardsigmoid=nn.Hardsigmoid()),
+         [x3], opsets=(13, 14, 17))   # HardSwish exists from opset 14
+    case("act_shrink", multi(hardshrink=nn.Hardshrink(0.7), softshrink=nn.Softshrink(0.4),
+                             tanhshrink=nn.Tanhshrink()), [x3])
     case("prelu_channel", mod(nn.PReLU, 4, 0.2), [x4])
-    case("prelu_single", mod(nn.PReLU), [x3])
-    case("rrelu_eval", mod(nn.RReLU, 0.1, 0.3), [x3])
-    case("glu", mod(nn.GLU, dim=1), [x3])
-    case("shrink", fn(lambda m, x: (F.hardshrink(x, 0.7), F.softshrink(x, 0.4), F.tanhshrink(x))), [x3])
 
     # ---- softmax -------------------------------------------------------------
     case("softmax_last", fn(lambda m, x: F.softmax(x, dim=-1)), [x3], opsets=WITH_11)
@@ -237,7 +251,10 @@ def export_all(out_dir, only, verbose, keep_going=False):
     case("groupnorm", mod(nn.GroupNorm, 2, 4), [x4])
     case("batchnorm2d_no_affine", mod(nn.BatchNorm2d, 4, affine=False), [x4])
     case("layernorm_no_affine", mod(nn.LayerNorm, 8, elementwise_affine=False, eps=1e-3), [x3], opsets=(13,))
-    case("local_response_norm", mod(nn.LocalResponseNorm, 3), [x4])
+    # Exported as a decomposition: F.pad's computed pads (see pad_constant)
+    # and an If on Shape(...)[1] == 1, a condition fixed by the static shapes.
+    case("local_response_norm", mod(nn.LocalResponseNorm, 3), [x4],
+         xfail="unsupported op 'If' (its condition is static); and F.pad's pads as in pad_constant")
 
     # ---- pooling -------------------------------------------------------------
     x_pool = randn(1, 3, 9, 10)
@@ -320,11 +337,18 @@ def export_all(out_dir, only, verbose, keep_going=False):
          [randn(2, 1, 4, 1)], opsets=WITH_11)
     case("expand_repeat", fn(lambda m, x: (x.expand(3, 4, 5), x.expand_as(torch.empty(2, 3, 4, 5)), x.repeat(2, 1, 3))),
          [randn(1, 4, 5)])
-    case("pad_constant", fn(lambda m, x: F.pad(x, (1, 2, 0, 3), value=0.5)), [x4], opsets=WITH_11)
-    case("pad_reflect", fn(lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), [x4], opsets=WITH_11)
-    case("pad_replicate", fn(lambda m, x: F.pad(x, (2, 1, 3, 0), mode="replicate")), [x4], opsets=WITH_11)
-    case("pad_negative", fn(lambda m, x: F.pad(x, (-1, 2, 1, -2))), [x4], opsets=WITH_11)
-    case("zero_pad2d", mod(nn.ZeroPad2d, (1, 0, 2, 1)), [x4])
+    # F.pad's exported pads are computed: constant (begin, end) pairs are
+    # reversed with Slice(step -1), Transpose[1, 0] and Reshape to 1-D.
+    pad_xfail = ("nnc does not fold Transpose of a constant, so Pad's pads stay "
+                 "unknown and its result shape dynamic")
+    case("pad_constant", fn(lambda m, x: F.pad(x, (1, 2, 0, 3), value=0.5)), [x4], opsets=WITH_11,
+         xfail=pad_xfail)
+    case("pad_reflect", fn(lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), [x4], opsets=WITH_11,
+         xfail=pad_xfail)
+    case("pad_replicate", fn(lambda m, x: F.pad(x, (2, 1, 3, 0), mode="replicate")), [x4], opsets=WITH_11,
+         xfail=pad_xfail)
+    case("pad_negative", fn(lambda m, x: F.pad(x, (-1, 2, 1, -2))), [x4], opsets=WITH_11, xfail=pad_xfail)
+    case("zero_pad2d", mod(nn.ZeroPad2d, (1, 0, 2, 1)), [x4], xfail=pad_xfail)
     case("where", fn(lambda m, x, y: torch.where(x > 0, x, y)), [randn(2, 3, 4), randn(3, 4)])
     case("masked_fill_const_mask", fn(lambda m, x: x.masked_fill(m.mask, -1.5),
                                       mask=torch.tensor([[True, False, False, True]])),
@@ -340,11 +364,14 @@ def export_all(out_dir, only, verbose, keep_going=False):
                                               torch.full_like(x, -1.0).sum(dim=0))),
          [randn(2, 3, 5)])
     case("one_hot", fn(lambda m, i: F.one_hot(i, 6)), [randint(2, 4, hi=6)], opsets=WITH_11)
-    case("topk", fn(lambda m, x: torch.topk(x, 3, dim=-1)), [randn(2, 3, 7)])
-    case("sort", fn(lambda m, x: torch.sort(x, dim=1, descending=True)), [randn(2, 5, 3)])
+    case("topk", fn(lambda m, x: torch.topk(x, 3, dim=-1)), [randn(2, 3, 7)],
+         xfail="unsupported op 'TopK'")
+    case("sort", fn(lambda m, x: torch.sort(x, dim=1, descending=True)), [randn(2, 5, 3)],
+         xfail="unsupported op 'TopK'")
     case("scatter_elements", fn(lambda m, x, i, v: x.scatter(1, i, v)),
-         [randn(3, 5), distinct_indices(3, 5, 2), randn(3, 2)])
-    case("slice_assign", fn(lambda m, x: x.clone().index_put_((torch.tensor([0, 2]),), torch.zeros(2, 5))), [randn(4, 5)])
+         [randn(3, 5), distinct_indices(3, 5, 2), randn(3, 2)], xfail="unsupported op 'ScatterElements'")
+    case("index_put", fn(lambda m, x: x.clone().index_put_((torch.tensor([0, 2]),), torch.zeros(2, 5))),
+         [randn(4, 5)], xfail="unsupported op 'ScatterND'")
     case("gather_elements", fn(lambda m, x, i: torch.gather(x, 1, i)), [randn(3, 5, 4), randint(3, 2, 4, hi=5)])
     case("index_select", fn(lambda m, x: (torch.index_select(x, 1, torch.tensor([3, 0, 2, 2])),
                                           x[:, [4, 1]], x[1])),
@@ -393,8 +420,10 @@ def export_all(out_dir, only, verbose, keep_going=False):
          [randn(2, 3, 7, scale=4.0), uniform(2, 3, 7, lo=0.5, hi=2.0)])
     case("erf", fn(lambda m, x: torch.erf(x)), [x3])
     case("trig", fn(lambda m, x: (torch.sin(x), torch.cos(x), torch.atan(x), torch.tan(0.3 * x))), [x3])
+    # torch.floor_divide is left out: PyTorch 1.13 rounds it down, but its
+    # exporter still writes truncation (Div, Cast to int64 and back).
     case("floor_divide", fn(lambda m, x, y: (torch.div(x, y, rounding_mode="floor"),
-                                             torch.div(x, y, rounding_mode="trunc"), torch.floor_divide(x, 0.75))),
+                                             torch.div(x, y, rounding_mode="trunc"))),
          [randn(2, 3, 7, scale=4.0), uniform(2, 3, 7, lo=0.5, hi=2.0)])
     case("int_arith", fn(lambda m, i, j: (i // 3, i % 7, i * j - 4, torch.remainder(i - 50, j), i.sum(dim=1), i.max(dim=-1)[0])),
          [randint(2, 5, hi=100), randint(2, 5, lo=1, hi=10)])
