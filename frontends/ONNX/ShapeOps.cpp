@@ -225,6 +225,12 @@ LogicalResult importGatherElements(NodeImporter &n) {
   return success();
 }
 
+LogicalResult importGatherND(NodeImporter &n) {
+  n.setOutputs(n.create<nn::GatherNDOp>(n.input(0), n.input(1),
+                                        n.builder.getI64IntegerAttr(n.attrInt("batch_dims", 0))));
+  return success();
+}
+
 LogicalResult importExpand(NodeImporter &n) {
   n.setOutputs(n.create<nn::ExpandOp>(n.input(0), n.toI64(n.input(1))));
   return success();
@@ -467,6 +473,7 @@ void nnc::onnx_frontend::addShapeHandlers(std::vector<HandlerEntry> &t) {
       {"Slice", 10, M, importSlice},
       {"Gather", 1, M, importGather},
       {"GatherElements", 11, M, importGatherElements},
+      {"GatherND", 11, M, importGatherND},
       {"Expand", 8, M, importExpand},
       {"Tile", 6, M, importTile},
       {"Pad", 2, M, importPad},

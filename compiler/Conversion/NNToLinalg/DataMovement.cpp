@@ -213,6 +213,40 @@ struct GatherElementsPattern : OpConversionPattern<nn::GatherElementsOp> {
   }
 };
 
+struct GatherNDPattern : OpConversionPattern<nn::GatherNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::GatherNDOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    auto inType = tensorType(input);
+    auto idxType = tensorType(indices);
+    int64_t batch = op.getBatchDims(), q = idxType.getRank(), k = idxType.getDimSize(q - 1);
+    bool indexUnsigned = isUnsignedType(op.getIndices().getType());
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      // out = (batch..., index position..., trailing...)
+      SmallVector<Value> coords(out.take_front(batch));
+      SmallVector<Value> tuple(out.take_front(q - 1));
+      tuple.push_back(Value());
+      for (int64_t j = 0; j < k; ++j) {
+        tuple.back() = indexConst(nb, nl, j);
+        Value raw = tensor::ExtractOp::create(nb, nl, indices, tuple);
+        Value i = indexUnsigned ? Value(arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(), raw))
+                                : Value(arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw));
+        int64_t dim = inType.getDimSize(batch + j);
+        Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, 0));
+        i = arith::SelectOp::create(nb, nl, neg, arith::AddIOp::create(nb, nl, i, indexConst(nb, nl, dim)), i);
+        coords.push_back(clampIndex(nb, nl, i, dim));
+      }
+      llvm::append_range(coords, out.drop_front(q - 1));
+      return tensor::ExtractOp::create(nb, nl, input, coords);
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct ExpandPattern : OpConversionPattern<nn::ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ExpandOp op, OpAdaptor adaptor,
@@ -562,7 +596,7 @@ void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewriteP
   patterns.add<ReshapeLikePattern<nn::ReshapeOp>, ReshapeLikePattern<nn::FlattenOp>,
                ReshapeLikePattern<nn::SqueezeOp>, ReshapeLikePattern<nn::UnsqueezeOp>,
                TransposePattern, ConcatPattern, SplitPattern, SlicePattern, GatherPattern,
-               GatherElementsPattern,
+               GatherElementsPattern, GatherNDPattern,
                ExpandPattern, TilePattern, PadPattern, ResizePattern, TriluPattern, RangePattern,
                ConstantOfShapePattern, StaticShapePattern<nn::ShapeOp>,
                StaticShapePattern<nn::SizeOp>>(converter, patterns.getContext());

@@ -721,6 +721,23 @@ def NN_GatherElementsOp : NN_Op<"gather_elements"> {
   let results = (outs NN_Tensor:$result);
 }
 
+def NN_GatherNDOp : NN_Op<"gather_nd"> {
+  let summary = "take slices at index tuples";
+  let description = [{
+    The last dim of `indices` (k) holds tuples indexing the input's dims after
+    the first `batch_dims`; the result has shape
+    indices.shape[:-1] + input.shape[batch_dims + k:]. Negative indices count
+    from the end.
+
+    ```mlir
+    %y = nn.gather_nd %x, %i {batch_dims = 0 : i64}
+         : (tensor<2x2xf32>, tensor<3x2xi64>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_IntTensor:$indices, I64Attr:$batch_dims);
+  let results = (outs NN_Tensor:$result);
+}
+
 def NN_ExpandOp : NN_Op<"expand"> {
   let summary = "broadcast to a runtime shape";
   let description = [{

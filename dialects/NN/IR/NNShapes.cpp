@@ -884,6 +884,26 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Lo
   return success();
 }
 
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto input = ranked(adaptor.getInput().getType());
+  auto indices = ranked(adaptor.getIndices().getType());
+  int64_t b = adaptor.getBatchDims(), q = indices.getRank(), r = input.getRank();
+  if (q < 1 || indices.isDynamicDim(q - 1))
+    return fail(loc, getOperationName(), "expected indices whose last dim is static");
+  int64_t k = indices.getDimSize(q - 1);
+  if (b < 0 || b >= q || b >= r || b + k > r)
+    return fail(loc, getOperationName(), "expected batch_dims + index length (" + Twine(b) + " + " +
+                                             Twine(k) + ") within the input's rank " + Twine(r));
+  for (int64_t d = 0; d < b; ++d)
+    if (!mergeDim(input.getDimSize(d), indices.getDimSize(d)))
+      return fail(loc, getOperationName(), "expected input and indices to agree on batch dim " + Twine(d));
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, input.getShape().drop_front(b + k));
+  types.push_back(input.clone(shape));
+  return success();
+}
+
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto input = ranked(adaptor.getInput().getType());
