@@ -231,6 +231,22 @@ LogicalResult importGatherND(NodeImporter &n) {
   return success();
 }
 
+/// Scatter (9-10), ScatterElements and ScatterND: reduction from opset 16.
+template <typename Op, bool hasAxis> LogicalResult importScatter(NodeImporter &n) {
+  Value x = n.input(0);
+  std::string reduction = n.attrString("reduction", "none");
+  auto &b = n.builder;
+  if constexpr (hasAxis) {
+    FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 0), NodeImporter::rank(x));
+    if (failed(axis))
+      return failure();
+    n.setOutputs(n.create<Op>(x, n.input(1), n.input(2), b.getStringAttr(reduction), b.getI64IntegerAttr(*axis)));
+  } else {
+    n.setOutputs(n.create<Op>(x, n.input(1), n.input(2), b.getStringAttr(reduction)));
+  }
+  return success();
+}
+
 LogicalResult importExpand(NodeImporter &n) {
   n.setOutputs(n.create<nn::ExpandOp>(n.input(0), n.toI64(n.input(1))));
   return success();
@@ -474,6 +490,9 @@ void nnc::onnx_frontend::addShapeHandlers(std::vector<HandlerEntry> &t) {
       {"Gather", 1, M, importGather},
       {"GatherElements", 11, M, importGatherElements},
       {"GatherND", 11, M, importGatherND},
+      {"Scatter", 9, 10, importScatter<nn::ScatterElementsOp, true>},
+      {"ScatterElements", 11, M, importScatter<nn::ScatterElementsOp, true>},
+      {"ScatterND", 11, M, importScatter<nn::ScatterNDOp, false>},
       {"Expand", 8, M, importExpand},
       {"Tile", 6, M, importTile},
       {"Pad", 2, M, importPad},

@@ -10,6 +10,7 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
@@ -242,6 +243,107 @@ struct GatherNDPattern : OpConversionPattern<nn::GatherNDOp> {
       llvm::append_range(coords, out.drop_front(q - 1));
       return tensor::ExtractOp::create(nb, nl, input, coords);
     });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Scatters are sequential (later updates win, or combine in order): one loop
+/// over the updates' elements carries the result tensor, which starts as a
+/// copy of the input. `target` maps an update's coordinates to the result's.
+Value buildScatter(OpBuilder &b, Location loc, Value input, Value updates, StringRef reduction,
+                   bool isUnsigned,
+                   function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)> target) {
+  auto updType = tensorType(updates);
+  int64_t count = updType.getNumElements();
+  Value init = buildElementwise(b, loc, tensorType(input), {input},
+                                [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  if (count == 0)
+    return init;
+  auto loop = scf::ForOp::create(
+      b, loc, indexConst(b, loc, 0), indexConst(b, loc, count), indexConst(b, loc, 1), ValueRange{init},
+      [&](OpBuilder &nb, Location nl, Value flat, ValueRange iter) {
+        SmallVector<Value> coords(updType.getRank());
+        Value rest = flat;
+        for (int64_t d = updType.getRank() - 1; d >= 0; --d) {
+          Value size = indexConst(nb, nl, updType.getDimSize(d));
+          coords[d] = arith::RemUIOp::create(nb, nl, rest, size);
+          rest = arith::DivUIOp::create(nb, nl, rest, size);
+        }
+        Value update = tensor::ExtractOp::create(nb, nl, updates, coords);
+        SmallVector<Value> at = target(nb, nl, coords);
+        Value value = update;
+        if (reduction != "none") {
+          Value old = tensor::ExtractOp::create(nb, nl, iter[0], at);
+          bool isFloat = isa<FloatType>(update.getType());
+          if (reduction == "add")
+            value = isFloat ? Value(arith::AddFOp::create(nb, nl, old, update)) : Value(arith::AddIOp::create(nb, nl, old, update));
+          else if (reduction == "mul")
+            value = isFloat ? Value(arith::MulFOp::create(nb, nl, old, update)) : Value(arith::MulIOp::create(nb, nl, old, update));
+          else if (reduction == "max")
+            value = isFloat ? Value(arith::MaximumFOp::create(nb, nl, old, update))
+                    : isUnsigned ? Value(arith::MaxUIOp::create(nb, nl, old, update))
+                                 : Value(arith::MaxSIOp::create(nb, nl, old, update));
+          else
+            value = isFloat ? Value(arith::MinimumFOp::create(nb, nl, old, update))
+                    : isUnsigned ? Value(arith::MinUIOp::create(nb, nl, old, update))
+                                 : Value(arith::MinSIOp::create(nb, nl, old, update));
+        }
+        scf::YieldOp::create(nb, nl, ValueRange{tensor::InsertOp::create(nb, nl, value, iter[0], at)});
+      });
+  return loop.getResult(0);
+}
+
+/// An index element as a normalized, clamped coordinate of a dim of `size`.
+Value indexCoordinate(OpBuilder &b, Location loc, Value indices, ArrayRef<Value> at, int64_t size,
+                      bool isUnsigned) {
+  Value raw = tensor::ExtractOp::create(b, loc, indices, at);
+  Value i = isUnsigned ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
+                       : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, indexConst(b, loc, 0));
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, indexConst(b, loc, size)), i);
+  return clampIndex(b, loc, i, size);
+}
+
+struct ScatterElementsPattern : OpConversionPattern<nn::ScatterElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ScatterElementsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    int64_t axis = op.getAxis(), dim = tensorType(adaptor.getInput()).getDimSize(axis);
+    bool indexUnsigned = isUnsignedType(op.getIndices().getType());
+    Value result = buildScatter(
+        b, op.getLoc(), adaptor.getInput(), adaptor.getUpdates(), op.getReduction(),
+        isUnsignedType(op.getType()), [&](OpBuilder &nb, Location nl, ArrayRef<Value> u) {
+          SmallVector<Value> at(u);
+          at[axis] = indexCoordinate(nb, nl, adaptor.getIndices(), u, dim, indexUnsigned);
+          return at;
+        });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ScatterNDPattern : OpConversionPattern<nn::ScatterNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ScatterNDOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto inType = tensorType(adaptor.getInput());
+    auto idxType = tensorType(adaptor.getIndices());
+    int64_t q = idxType.getRank(), k = idxType.getDimSize(q - 1);
+    bool indexUnsigned = isUnsignedType(op.getIndices().getType());
+    Value result = buildScatter(
+        b, op.getLoc(), adaptor.getInput(), adaptor.getUpdates(), op.getReduction(),
+        isUnsignedType(op.getType()), [&](OpBuilder &nb, Location nl, ArrayRef<Value> u) {
+          // u = (index position (q - 1 dims), trailing input dims)
+          SmallVector<Value> tuple(u.take_front(q - 1)), at;
+          tuple.push_back(Value());
+          for (int64_t j = 0; j < k; ++j) {
+            tuple.back() = indexConst(nb, nl, j);
+            at.push_back(indexCoordinate(nb, nl, adaptor.getIndices(), tuple, inType.getDimSize(j), indexUnsigned));
+          }
+          llvm::append_range(at, u.drop_front(q - 1));
+          return at;
+        });
     b.replaceOp(op, result);
     return success();
   }
@@ -596,7 +698,7 @@ void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewriteP
   patterns.add<ReshapeLikePattern<nn::ReshapeOp>, ReshapeLikePattern<nn::FlattenOp>,
                ReshapeLikePattern<nn::SqueezeOp>, ReshapeLikePattern<nn::UnsqueezeOp>,
                TransposePattern, ConcatPattern, SplitPattern, SlicePattern, GatherPattern,
-               GatherElementsPattern, GatherNDPattern,
+               GatherElementsPattern, GatherNDPattern, ScatterElementsPattern, ScatterNDPattern,
                ExpandPattern, TilePattern, PadPattern, ResizePattern, TriluPattern, RangePattern,
                ConstantOfShapePattern, StaticShapePattern<nn::ShapeOp>,
                StaticShapePattern<nn::SizeOp>>(converter, patterns.getContext());

@@ -738,6 +738,29 @@ def NN_GatherNDOp : NN_Op<"gather_nd"> {
   let results = (outs NN_Tensor:$result);
 }
 
+class NN_ScatterOp<string mnemonic, string what, dag extra> : NN_Op<mnemonic> {
+  let summary = what;
+  let description = "Copies `input`, then writes each element of `updates` at the "
+    # "position its index gives, in order, combining with the value there by `reduction` "
+    # "(none, add, mul, max, min). Negative indices count from the end.";
+  let arguments = !con((ins NN_Tensor:$input, NN_IntTensor:$indices, NN_Tensor:$updates,
+                        StrAttr:$reduction), extra);
+  let results = (outs NN_Tensor:$result);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location>, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      types.push_back(adaptor.getInput().getType());
+      return ::mlir::success();
+    }
+  }];
+}
+
+def NN_ScatterElementsOp : NN_ScatterOp<"scatter_elements",
+    "write elements along `axis` at per-element indices", (ins I64Attr:$axis)>;
+def NN_ScatterNDOp : NN_ScatterOp<"scatter_nd", "write slices at index tuples", (ins)>;
+
 def NN_ExpandOp : NN_Op<"expand"> {
   let summary = "broadcast to a runtime shape";
   let description = [{

@@ -904,6 +904,46 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, std::optional<Location
   return success();
 }
 
+/// The reduction of a scatter and its updates' element type.
+static LogicalResult verifyScatter(Operation *op, Value input, Value updates, StringRef reduction) {
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, reduction))
+    return op->emitOpError("expected reduction 'none', 'add', 'mul', 'max' or 'min' (got '")
+           << reduction << "')";
+  if (getElementTypeOrSelf(input.getType()) != getElementTypeOrSelf(updates.getType()))
+    return op->emitOpError("expected updates of the input's element type");
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto input = ranked(getInput().getType()), indices = ranked(getIndices().getType()),
+       updates = ranked(getUpdates().getType());
+  if (failed(verifyScatter(*this, getInput(), getUpdates(), getReduction())))
+    return failure();
+  if (indices.getShape() != updates.getShape() || indices.getRank() != input.getRank())
+    return emitOpError("expected indices and updates of one shape and the input's rank");
+  if (getAxis() < 0 || getAxis() >= input.getRank())
+    return emitOpError("expected axis in [0, ") << input.getRank() << ")";
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (d != getAxis() && indices.getDimSize(d) > input.getDimSize(d))
+      return emitOpError("expected indices dim ") << d << " not to exceed the input's";
+  return success();
+}
+
+LogicalResult ScatterNDOp::verify() {
+  auto input = ranked(getInput().getType()), indices = ranked(getIndices().getType()),
+       updates = ranked(getUpdates().getType());
+  if (failed(verifyScatter(*this, getInput(), getUpdates(), getReduction())))
+    return failure();
+  int64_t q = indices.getRank();
+  if (q < 1 || indices.isDynamicDim(q - 1) || indices.getDimSize(q - 1) > input.getRank())
+    return emitOpError("expected index tuples no longer than the input's rank");
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, input.getShape().drop_front(indices.getDimSize(q - 1)));
+  if (failed(verifyCompatibleShape(updates.getShape(), expected)))
+    return emitOpError("expected updates of shape indices.shape[:-1] + input.shape[k:]");
+  return success();
+}
+
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto input = ranked(adaptor.getInput().getType());
