@@ -236,12 +236,24 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
   return foldElementwise(type, {*input}, [](ArrayRef<int64_t> v) -> std::optional<int64_t> { return v[0]; });
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> perm = getPerm();
-  for (size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != (int64_t)i)
-      return {};
-  return getInput();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getInput();
+  // Exporters compute pads by transposing a constant (PyTorch's F.pad).
+  auto type = foldableType(getResult());
+  auto input = asInts(adaptor.getInput());
+  if (!type || !input)
+    return {};
+  SmallVector<int64_t> inStrides = stridesOf(input->shape), outStrides = stridesOf(type.getShape());
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    int64_t index = 0;
+    for (size_t d = 0; d < perm.size(); ++d)
+      index += ((i / outStrides[d]) % type.getDimSize(d)) * inStrides[perm[d]];
+    values.push_back(input->data[index]);
+  }
+  return makeConstant(type, values);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {

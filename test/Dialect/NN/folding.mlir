@@ -109,3 +109,15 @@ func.func @identities(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>,
   %c = nn.cast %x {to = f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %t, %r, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A transposed integer constant folds (PyTorch's F.pad computes its pads so).
+// CHECK-LABEL: func.func @transpose_constant
+// CHECK: %[[T:.*]] = nn.constant {value = dense<{{\[\[}}0, 0, 0, 1], [0, 0, 3, 2]]> : tensor<2x4xi64>}
+// CHECK-NEXT: return %[[T]]
+func.func @transpose_constant() -> tensor<2x4xi64> {
+  %p = nn.constant {value = dense<[[0, 0], [0, 0], [0, 3], [1, 2]]> : tensor<4x2xi64>} : () -> tensor<4x2xi64>
+  %t = nn.transpose %p {perm = array<i64: 1, 0>} : (tensor<4x2xi64>) -> tensor<2x4xi64>
+  return %t : tensor<2x4xi64>
+}

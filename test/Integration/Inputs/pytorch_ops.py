@@ -274,7 +274,7 @@ def export_all(out_dir, only, verbose, keep_going=False):
     # Exported as a decomposition: F.pad's computed pads (see pad_constant)
     # and an If on Shape(...)[1] == 1, a condition fixed by the static shapes.
     case("local_response_norm", mod(nn.LocalResponseNorm, 3), [x4],
-         xfail="unsupported op 'If' (its condition is static); and F.pad's pads as in pad_constant",
+         xfail="unsupported op 'If' (its condition is static)",
          xfail_match="unsupported op 'If'")
 
     # ---- pooling -------------------------------------------------------------
@@ -294,8 +294,8 @@ def export_all(out_dir, only, verbose, keep_going=False):
     case("adaptive_avgpool_2x2", mod(nn.AdaptiveAvgPool2d, (2, 2)), [randn(1, 3, 8, 6)])
     case("pool1d", multi(maxpool1d=nn.MaxPool1d(3, stride=2), avgpool1d=nn.AvgPool1d(3, stride=2, padding=1)),
          [x3])
-    # PyTorch drops a last ceil_mode window that would start past the input
-    # (2x3 here); the exporter declares ONNX's 3x3.
+    # PyTorch drops a last ceil_mode window that would start past the input:
+    # 2x3 here, as nnc computes; the exported graph declares 3x3.
     case("maxpool2d_ceil_dropped_window", mod(nn.MaxPool2d, 2, stride=3, ceil_mode=True), [randn(1, 2, 6, 7)])
 
     # ---- convolutions --------------------------------------------------------
@@ -373,17 +373,11 @@ def export_all(out_dir, only, verbose, keep_going=False):
          [randn(1, 4, 5)])
     # F.pad's exported pads are computed: constant (begin, end) pairs are
     # reversed with Slice(step -1), Transpose[1, 0] and Reshape to 1-D.
-    pad_xfail = dict(xfail="nnc does not fold Transpose of a constant, so Pad's pads stay "
-                           "unknown and its result shape dynamic",
-                     xfail_match="node '/Pad': error: cannot compile a dynamic shape")
-    case("pad_constant", fn(lambda m, x: F.pad(x, (1, 2, 0, 3), value=0.5)), [x4], opsets=WITH_11,
-         **pad_xfail)
-    case("pad_reflect", fn(lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), [x4], opsets=WITH_11,
-         **pad_xfail)
-    case("pad_replicate", fn(lambda m, x: F.pad(x, (2, 1, 3, 0), mode="replicate")), [x4], opsets=WITH_11,
-         **pad_xfail)
-    case("pad_negative", fn(lambda m, x: F.pad(x, (-1, 2, 1, -2))), [x4], opsets=WITH_11, **pad_xfail)
-    case("zero_pad2d", mod(nn.ZeroPad2d, (1, 0, 2, 1)), [x4], **pad_xfail)
+    case("pad_constant", fn(lambda m, x: F.pad(x, (1, 2, 0, 3), value=0.5)), [x4], opsets=WITH_11)
+    case("pad_reflect", fn(lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), [x4], opsets=WITH_11)
+    case("pad_replicate", fn(lambda m, x: F.pad(x, (2, 1, 3, 0), mode="replicate")), [x4], opsets=WITH_11)
+    case("pad_negative", fn(lambda m, x: F.pad(x, (-1, 2, 1, -2))), [x4], opsets=WITH_11)
+    case("zero_pad2d", mod(nn.ZeroPad2d, (1, 0, 2, 1)), [x4])
     case("where_masked_fill", multi(
         where=lambda x, y: torch.where(x > 0, x, y),
         masked_fill=lambda x, y: x.masked_fill(torch.tensor([True, False, False, True]), -1.5)),
@@ -416,11 +410,28 @@ def export_all(out_dir, only, verbose, keep_going=False):
          xfail="unsupported op 'TopK'", xfail_match="unsupported op 'TopK'")
     case("sort", fn(lambda m, x: torch.sort(x, dim=1, descending=True)), [randn(2, 5, 3)],
          xfail="unsupported op 'TopK'", xfail_match="unsupported op 'TopK'")
-    case("scatter", fn(lambda m, x, i, v: x.scatter(1, i, v)),
-         [randn(3, 5), distinct_indices(3, 5, 2), randn(3, 2)],
-         xfail="unsupported op 'ScatterElements'", xfail_match="unsupported op 'ScatterElements'")
-    case("index_put", fn(lambda m, x: x.clone().index_put_((torch.tensor([0, 2]),), torch.zeros(2, 5))),
-         [randn(4, 5)], xfail="unsupported op 'ScatterND'", xfail_match="unsupported op 'ScatterND'")
+    # ScatterElements / ScatterND.  At opset 13 scatter_add is exported as
+    # x + scatter(zeros, ...), and index_put_(accumulate=True) likewise with
+    # ScatterND at every opset: right only for distinct indices.
+    case("scatter", multi(scatter=lambda x, i, v: x.scatter(1, i, v),
+                          scatter_add=lambda x, i, v: x.scatter_add(1, i, v),
+                          scatter_add0=lambda x, i, v: x.t().scatter_add(0, i.t(), v.t())),
+         [randn(3, 5), distinct_indices(3, 5, 2), randn(3, 2)], opsets=(13, 16, 17))
+    case("scatter_add_duplicates", fn(lambda m, x, i, v: x.scatter_add(1, i, v)),   # reduction="add"
+         [randn(3, 5), randint(3, 6, hi=5), randn(3, 6)], opsets=(16, 17))
+
+    def setitem(x):
+        y = x.clone()
+        y[:, 1] = 0.0
+        y[2, 1:3] = x[0, :2]
+        return y
+
+    rows = torch.tensor([3, 1])
+    case("index_put", multi(index_put=lambda x: x.clone().index_put_((rows,), torch.zeros(2, 5)),
+                            accumulate=lambda x: x.clone().index_put_((rows,), torch.ones(2, 5),
+                                                                      accumulate=True),
+                            setitem=setitem),
+         [randn(4, 5)])
 
     # ---- reductions ----------------------------------------------------------
     # ReduceSum takes its axes as an input from opset 13, the others from 18.
@@ -617,6 +628,8 @@ def export_all(out_dir, only, verbose, keep_going=False):
     unexportable("layernorm_no_affine", mod(nn.LayerNorm, 8, elementwise_affine=False), [x3], 17,
                  "LayerNorm(elementwise_affine=False) at opset 17: "
                  "LayerNormalization without its Scale input")
+    unexportable("scatter_reduce", fn(lambda m, x, i, v: x.scatter_reduce(1, i, v, "amax")),
+                 [randn(3, 5), randint(3, 6, hi=5), randn(3, 6)], 17, "Tensor.scatter_reduce")
     unexportable("tril_opset13", fn(lambda m, x: torch.tril(x)), [randn(5, 6)], 13,
                  "Trilu exists from opset 14")
 
@@ -737,7 +750,8 @@ def export_all(out_dir, only, verbose, keep_going=False):
         model = u["make"]().eval()
         g = torch.Generator().manual_seed(SEED + 1)
         inputs = [spec(g) for spec in u["inputs"]]
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             model(*inputs)   # PyTorch itself runs it: only the export fails
         tmp = out_dir / "unexportable.onnx"
         try:
