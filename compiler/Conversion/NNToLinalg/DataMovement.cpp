@@ -53,6 +53,17 @@ Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t size) {
   return arith::MinSIOp::create(b, loc, lo, indexConst(b, loc, size - 1));
 }
 
+/// An index element as a normalized, clamped coordinate of a dim of `size`.
+Value indexCoordinate(OpBuilder &b, Location loc, Value indices, ArrayRef<Value> at, int64_t size,
+                      bool isUnsigned) {
+  Value raw = tensor::ExtractOp::create(b, loc, indices, at);
+  Value i = isUnsigned ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
+                       : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, indexConst(b, loc, 0));
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, indexConst(b, loc, size)), i);
+  return clampIndex(b, loc, i, size);
+}
+
 /// Reshape-like ops: the result type says it all.
 template <typename Op> struct ReshapeLikePattern : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
@@ -173,15 +184,8 @@ struct GatherPattern : OpConversionPattern<nn::GatherOp> {
     bool indexUnsigned = isUnsignedType(op.getIndices().getType());
     auto type = convertedType(getTypeConverter(), op.getResult());
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-      ArrayRef<Value> idxCoords = out.slice(axis, indexRank);
-      Value raw = tensor::ExtractOp::create(nb, nl, indices, idxCoords);
-      Value i = indexUnsigned ? Value(arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(), raw))
-                              : Value(arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw));
-      // Negative indices count from the end; out-of-range ones are clamped.
-      Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, 0));
-      i = arith::SelectOp::create(nb, nl, neg, arith::AddIOp::create(nb, nl, i, indexConst(nb, nl, dim)), i);
       SmallVector<Value> coords(out.take_front(axis));
-      coords.push_back(clampIndex(nb, nl, i, dim));
+      coords.push_back(indexCoordinate(nb, nl, indices, out.slice(axis, indexRank), dim, indexUnsigned));
       llvm::append_range(coords, out.drop_front(axis + indexRank));
       return tensor::ExtractOp::create(nb, nl, input, coords);
     });
@@ -200,13 +204,8 @@ struct GatherElementsPattern : OpConversionPattern<nn::GatherElementsOp> {
     bool indexUnsigned = isUnsignedType(op.getIndices().getType());
     auto type = convertedType(getTypeConverter(), op.getResult());
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-      Value raw = tensor::ExtractOp::create(nb, nl, indices, out);
-      Value i = indexUnsigned ? Value(arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(), raw))
-                              : Value(arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw));
-      Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, 0));
-      i = arith::SelectOp::create(nb, nl, neg, arith::AddIOp::create(nb, nl, i, indexConst(nb, nl, dim)), i);
       SmallVector<Value> coords(out);
-      coords[axis] = clampIndex(nb, nl, i, dim);
+      coords[axis] = indexCoordinate(nb, nl, indices, out, dim, indexUnsigned);
       return tensor::ExtractOp::create(nb, nl, input, coords);
     });
     b.replaceOp(op, result);
@@ -232,13 +231,7 @@ struct GatherNDPattern : OpConversionPattern<nn::GatherNDOp> {
       tuple.push_back(Value());
       for (int64_t j = 0; j < k; ++j) {
         tuple.back() = indexConst(nb, nl, j);
-        Value raw = tensor::ExtractOp::create(nb, nl, indices, tuple);
-        Value i = indexUnsigned ? Value(arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(), raw))
-                                : Value(arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw));
-        int64_t dim = inType.getDimSize(batch + j);
-        Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, 0));
-        i = arith::SelectOp::create(nb, nl, neg, arith::AddIOp::create(nb, nl, i, indexConst(nb, nl, dim)), i);
-        coords.push_back(clampIndex(nb, nl, i, dim));
+        coords.push_back(indexCoordinate(nb, nl, indices, tuple, inType.getDimSize(batch + j), indexUnsigned));
       }
       llvm::append_range(coords, out.drop_front(q - 1));
       return tensor::ExtractOp::create(nb, nl, input, coords);
@@ -292,17 +285,6 @@ Value buildScatter(OpBuilder &b, Location loc, Value input, Value updates, Strin
         scf::YieldOp::create(nb, nl, ValueRange{tensor::InsertOp::create(nb, nl, value, iter[0], at)});
       });
   return loop.getResult(0);
-}
-
-/// An index element as a normalized, clamped coordinate of a dim of `size`.
-Value indexCoordinate(OpBuilder &b, Location loc, Value indices, ArrayRef<Value> at, int64_t size,
-                      bool isUnsigned) {
-  Value raw = tensor::ExtractOp::create(b, loc, indices, at);
-  Value i = isUnsigned ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
-                       : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
-  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, indexConst(b, loc, 0));
-  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, indexConst(b, loc, size)), i);
-  return clampIndex(b, loc, i, size);
 }
 
 struct ScatterElementsPattern : OpConversionPattern<nn::ScatterElementsOp> {
