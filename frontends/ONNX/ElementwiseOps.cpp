@@ -111,12 +111,14 @@ LogicalResult importIsInf(NodeImporter &n) {
   Value x = n.input(0);
   Type element = getElementTypeOrSelf(x.getType());
   bool positive = n.attrInt("detect_positive", 1) != 0, negative = n.attrInt("detect_negative", 1) != 0;
-  Value isPos = n.create<nn::EqualOp>(x, n.scalar(element, INFINITY));
-  Value isNeg = n.create<nn::EqualOp>(x, n.scalar(element, -INFINITY));
-  Value result = positive && negative ? n.create<nn::OrOp>(isPos, isNeg)
-                 : positive           ? isPos
-                 : negative           ? isNeg
-                                      : n.create<nn::AndOp>(isPos, isNeg); // never true
+  auto equals = [&](double v) { return n.create<nn::EqualOp>(x, n.scalar(element, v)); };
+  Value result;
+  if (positive && negative)
+    result = n.create<nn::OrOp>(equals(INFINITY), equals(-INFINITY));
+  else if (positive || negative)
+    result = equals(positive ? INFINITY : -INFINITY);
+  else // detects nothing: x is never both +inf and -inf
+    result = n.create<nn::AndOp>(equals(INFINITY), equals(-INFINITY));
   n.setOutputs(result);
   return success();
 }

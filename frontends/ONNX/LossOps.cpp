@@ -49,11 +49,11 @@ FailureOr<Value> nllLoss(NodeImporter &n, Value input, Value target, Value weigh
   auto sum = [&](Value v) {
     return n.create<nn::ReduceSumOp>(v, b.getDenseI64ArrayAttr(all), b.getBoolAttr(false));
   };
-  Value total = sum(loss);
   if (reduction == "sum")
-    return total;
+    return sum(loss);
   if (!w)
     return n.create<nn::ReduceMeanOp>(loss, b.getDenseI64ArrayAttr(all), b.getBoolAttr(false));
+  Value total = sum(loss); // before the weights' sum: argument order is unspecified
   return n.create<nn::DivOp>(total, sum(w));
 }
 
