@@ -32,4 +32,57 @@ def PlanMemory : Pass<"nnc-plan-memory", "mlir::ModuleOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
+def TileAndVectorize : Pass<"nnc-cpu-tile-vectorize", "mlir::func::FuncOp"> {
+  let summary = "tile and vectorize contractions for the CPU (linalg on tensors)";
+  let description = [{
+    Every f32 contraction with one m, n and k loop (matmul, batched matmul,
+    convolutions lowered to matmul) is tiled twice: cache tiles (m 256,
+    n 128, k 512, loops n, k, m), then an 8x32 register tile over one k step
+    (loops n, m, k), which is vectorized, masked at partial edges, into a
+    `vector.contract`. The accumulator is then hoisted out of the k loop so it
+    stays in registers. Other linalg ops are left alone.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect", "mlir::tensor::TensorDialect"];
+}
+
+def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {
+  let summary = "run outermost scf.forall loops on the runtime's thread pool";
+  let description = [{
+    Runs on buffers, before the lowering to LLVM. Each outermost `scf.forall`
+    (no `shared_outs`, no results) is outlined into a private function
+    `@<func>_par<N>(ptr args, i64 begin, i64 end)` that runs the iterations
+    with linear ids in [begin, end) (row-major over the forall's dimensions;
+    lower bounds and steps respected). The values the body uses are stored in
+    a struct on the caller's stack (memrefs as their LLVM descriptors, index
+    as i64; constants are re-created in the body). At the forall's place the
+    code loads the thread-local `nnc_context` (the `nnc_abi_context_t *` the
+    entry wrapper sets) and calls its `parallel_for` with the total iteration
+    count, or calls the body serially on [0, count) when there is no context,
+    one thread, or at most one iteration. Foralls nested in a body become
+    `scf.for` loops. A forall with tensor `shared_outs` is an error.
+
+    Before:
+    ```mlir
+    scf.forall (%i) in (8) {
+      memref.store %v, %out[%i] : memref<8xf32>
+    }
+    ```
+    After:
+    ```mlir
+    %ctx = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+    scf.if %threaded {
+      llvm.call %parallel_for(%runtime, %c8, %body, %args) : ...
+    } else {
+      func.call @main_par0(%args, %c0, %c8) : (!llvm.ptr, i64, i64) -> ()
+    }
+    func.func private @main_par0(%args: !llvm.ptr, %begin: i64, %end: i64) {
+      scf.for %i = %b to %e step %c1 { memref.store %v, %out[%i] : memref<8xf32> }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect", "mlir::func::FuncDialect"];
+}
+
 #endif // NNC_COMPILER_CODEGEN_PASSES_TD

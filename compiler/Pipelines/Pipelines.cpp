@@ -18,7 +18,21 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "dialects/NN/IR/NNOps.h"
+#include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -27,6 +41,7 @@
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -54,24 +69,39 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
 }
 
 void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
+  // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
+  pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   // @main's arguments become plain contiguous memrefs, as the ABI hands them over.
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Loops carry buffers they only pass through, and tiles copy onto themselves:
+  // fold both so a result is seen to be its allocation and becomes the out-param.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   // Results are written into caller-provided buffers instead of returned.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   // Every intermediate goes to the session's workspace; no malloc at run time.
   pm.addPass(createPlanMemory());
 }
 
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
-  // Scalar loops for now; tiling and vectorization come in front of this.
+  // Outer scf.forall loops run on the runtime's thread pool; nested ones run serially.
+  pm.addPass(createLowerForallToRuntime());
+  // What no schedule claimed becomes scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Masked and multi-dimensional transfers become 1-D ones.
+  VectorTransferToSCFOptions toSCF;
+  toSCF.enableFullUnroll();
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(toSCF));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // Subviews and views become plain pointer arithmetic.
@@ -82,6 +112,10 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   // Math with LLVM intrinsics first; the rest (erf, tanh, ...) as libm calls.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Register-tile contractions become outer products, then FMAs.
+  ConvertVectorToLLVMPassOptions toLLVM;
+  toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(toLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -95,11 +129,26 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
 void nnc::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<nn::NNDialect, func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
-                  bufferization::BufferizationDialect, LLVM::LLVMDialect>();
+                  bufferization::BufferizationDialect, LLVM::LLVMDialect, vector::VectorDialect,
+                  affine::AffineDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  // Tiling, masked vectorization and subset hoisting query these interfaces.
+  linalg::registerTilingInterfaceExternalModels(registry);
+  tensor::registerTilingInterfaceExternalModels(registry);
+  linalg::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry);
+  affine::registerValueBoundsOpInterfaceExternalModels(registry);
+  arith::registerValueBoundsOpInterfaceExternalModels(registry);
+  linalg::registerValueBoundsOpInterfaceExternalModels(registry);
+  memref::registerValueBoundsOpInterfaceExternalModels(registry);
+  scf::registerValueBoundsOpInterfaceExternalModels(registry);
+  tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  vector::registerValueBoundsOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
 }
 

@@ -3,13 +3,16 @@
 // The compiled functions keep MLIR's memref calling convention internally;
 // each gets a C-ABI wrapper `nnc_entry_<name>(inputs, outputs, workspace,
 // context)` that expands the data pointers into memref descriptors (shapes
-// are static). The descriptor structs mirror abi.h field by field; LLVM's
+// are static) and shows the context to the parallel loops for the duration
+// of the call. The descriptor structs mirror abi.h field by field; LLVM's
 // natural struct layout matches C's on the supported targets. Only the
 // descriptor function is exported.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Target/Artifact.h"
+
+#include "compiler/Codegen/CPU/RuntimeContext.h"
 
 #include "runtime/include/nnc/abi.h"
 
@@ -96,7 +99,18 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info) 
   pushTensors(entry->getArg(0), info.inputs);
   pushTensors(entry->getArg(1), info.outputs);
   pushMemref(entry->getArg(2), {(int64_t)info.workspaceSize});
+  // Parallel loops find the runtime's context in a thread-local (see
+  // compiler/Codegen/CPU/RuntimeContext.h); a module without one has none.
+  llvm::GlobalVariable *slot = m.getGlobalVariable(nnc::kRuntimeContextGlobal, true);
+  llvm::Value *slotAddr = nullptr, *saved = nullptr;
+  if (slot) {
+    slotAddr = b.CreateThreadLocalAddress(slot);
+    saved = b.CreateLoad(ptr, slotAddr);
+    b.CreateStore(entry->getArg(3), slotAddr);
+  }
   b.CreateCall(impl, args);
+  if (slot)
+    b.CreateStore(saved, slotAddr);
   b.CreateRet(b.getInt32(0));
   return entry;
 }
@@ -258,6 +272,8 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   for (llvm::Function &f : *m)
     if (!f.isDeclaration())
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (llvm::GlobalVariable *slot = m->getGlobalVariable(kRuntimeContextGlobal, true))
+    slot->setLinkage(llvm::GlobalValue::InternalLinkage);
   SmallVector<llvm::Function *> entries;
   for (const FunctionInfo &f : functions) {
     if (!m->getFunction(f.name))

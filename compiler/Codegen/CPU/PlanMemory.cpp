@@ -29,11 +29,41 @@ int64_t byteSize(MemRefType type) {
   return type.getNumElements() * std::max<int64_t>(1, bits / 8);
 }
 
+/// A result computed in a buffer and then copied to its out-param is computed
+/// in the out-param instead, when nothing else touches that out-param and the
+/// buffer is dead after the copy.
+void computeResultsInPlace(func::FuncOp func) {
+  if (func.isExternal())
+    return;
+  Block &body = func.getBody().front();
+  for (memref::CopyOp copy : llvm::make_early_inc_range(body.getOps<memref::CopyOp>())) {
+    auto target = dyn_cast<BlockArgument>(copy.getTarget());
+    auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+    if (!target || target.getOwner() != &body || !target.hasOneUse() || !alloc ||
+        alloc->getBlock() != &body || alloc.getType() != target.getType())
+      continue;
+    bool usedAfter = llvm::any_of(alloc->getUsers(), [&](Operation *user) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      return top != copy && top->isBeforeInBlock(copy) == false &&
+             !isa<memref::DeallocOp>(user);
+    });
+    if (usedAfter)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    copy.erase();
+    alloc.replaceAllUsesWith(target);
+    alloc.erase();
+  }
+}
+
 struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    module.walk([](func::FuncOp func) { computeResultsInPlace(func); });
     // Copies become linalg.copy, which lowers to loops like everything else.
     module.walk([](memref::CopyOp copy) {
       OpBuilder b(copy);

@@ -50,12 +50,15 @@ typedef struct nnc_abi_tensor {
   const int64_t *shape;
 } nnc_abi_tensor_t;
 
-/* What the runtime offers compiled code during a call. */
+/* What the runtime offers compiled code during a call. May be NULL: compiled
+ * code then runs serially. */
 typedef struct nnc_abi_context {
   void *runtime; /* opaque, passed back to parallel_for */
-  int32_t num_threads;
+  int32_t num_threads; /* parallel_for is not called when this is <= 1 */
   /* Runs body(arg, begin, end) over disjoint ranges covering [0, count), on
-   * the runtime's thread pool, and returns when all are done. */
+   * the runtime's thread pool, and returns when all are done. Compiled code
+   * calls it only from the thread that called the entry function, never from
+   * inside a body, and only with count > 1. */
   void (*parallel_for)(void *runtime, int64_t count,
                        void (*body)(void *arg, int64_t begin, int64_t end), void *arg);
 } nnc_abi_context_t;

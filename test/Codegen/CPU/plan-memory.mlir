@@ -1,8 +1,9 @@
-// RUN: nnc-opt %s --nnc-plan-memory | FileCheck %s
+// RUN: nnc-opt %s --nnc-plan-memory -split-input-file | FileCheck %s
 
-// %a and %b are alive together, so they get disjoint 64-byte aligned slots;
-// %c starts after %a's last use and reuses its bytes. The workspace becomes
-// the last argument, and deallocations disappear.
+// %a and %b are alive together, so they get disjoint 64-byte aligned slots.
+// %c is only copied to the out-param at the end, so it is computed in the
+// out-param itself. The workspace becomes the last argument, and
+// deallocations disappear.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[IN:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<4xf32>, %[[WS:.*]]: memref<128xi8>)
 // CHECK-SAME: attributes {nnc.workspace_size = 128 : i64}
@@ -10,12 +11,10 @@
 // CHECK: %[[A:.*]] = memref.view %[[WS]][%[[C0]]][] : memref<128xi8> to memref<4xf32>
 // CHECK: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: %[[B:.*]] = memref.view %[[WS]][%[[C64]]][] : memref<128xi8> to memref<4xf32>
-// CHECK: %[[C0_2:.*]] = arith.constant 0 : index
-// CHECK: %[[C:.*]] = memref.view %[[WS]][%[[C0_2]]][] : memref<128xi8> to memref<4xf32>
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.dealloc
-// memref.copy becomes linalg.copy.
-// CHECK: linalg.copy ins(%[[C]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK: linalg.copy ins(%[[B]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK-NEXT: return
 func.func @main(%in: memref<4xf32>, %out: memref<4xf32>) {
   %a = memref.alloc() : memref<4xf32>
   linalg.copy ins(%in : memref<4xf32>) outs(%a : memref<4xf32>)
@@ -25,6 +24,23 @@ func.func @main(%in: memref<4xf32>, %out: memref<4xf32>) {
   %c = memref.alloc() : memref<4xf32>
   linalg.copy ins(%b : memref<4xf32>) outs(%c : memref<4xf32>)
   memref.dealloc %b : memref<4xf32>
+  memref.copy %c, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// An out-param that is read before the final copy keeps its own buffer: %c
+// is planned in the workspace (reusing %a's bytes) and copied at the end,
+// and memref.copy becomes linalg.copy.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[IN2:.*]]: memref<4xf32>, %[[OUT2:.*]]: memref<4xf32>, %[[WS2:.*]]: memref<64xi8>)
+// CHECK: %[[C:.*]] = memref.view %[[WS2]]
+// CHECK: linalg.copy ins(%[[OUT2]] : memref<4xf32>) outs(%[[C]] : memref<4xf32>)
+// CHECK: linalg.copy ins(%[[C]] : memref<4xf32>) outs(%[[OUT2]] : memref<4xf32>)
+func.func @main(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %c = memref.alloc() : memref<4xf32>
+  linalg.copy ins(%out : memref<4xf32>) outs(%c : memref<4xf32>)
   memref.copy %c, %out : memref<4xf32> to memref<4xf32>
   return
 }

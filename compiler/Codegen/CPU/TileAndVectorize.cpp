@@ -1,0 +1,418 @@
+//===- TileAndVectorize.cpp - CPU schedules for linalg on tensors ---------===//
+//
+// Contractions (matmul, batched matmul, convolutions lowered to matmul) get
+// two levels of tiles: cache tiles, then an 8x32 register tile stepped one k
+// at a time, whose accumulator stays in vector registers across the k loop.
+// Partial tiles at the edges vectorize with masks, so every shape takes the
+// same kernel. The sizes come from NOTES-CPU-CODEGEN.md's measurements on
+// AVX-512: 16 accumulators of 16 floats, 8 broadcasts and 2 loads per k step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_TILEANDVECTORIZE
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+// Register tile: rows x columns of the accumulator (columns along the vector).
+constexpr int64_t kRegM = 8, kRegN = 32;
+// Cache tiles (NOTES-CPU-CODEGEN.md: best of those measured for 1024^3).
+constexpr int64_t kCacheM = 256, kCacheN = 128, kCacheK = 512;
+
+/// The m, n, k loops of a plain f32 contraction with static bounds, or
+/// failure for anything the schedule does not cover (those stay scalar).
+FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.hasDynamicShape() ||
+      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
+    return failure();
+  if (!getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return failure();
+  // The vector dimension must be the innermost (contiguous) dim of B and C.
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (outMap.getResults().back() != getAffineDimExpr(dims->n[0], op.getContext()))
+    return failure();
+  return dims;
+}
+
+// Markers between the steps of the pass: loops to peel, ops to vectorize.
+constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorSizes = "nnc.vector_sizes",
+                              kPackedB = "nnc.packed_b";
+
+/// Rows of A below which packing B costs more than it saves.
+constexpr int64_t kPackMinM = 16;
+
+/// B [K, N] copied to panels [N/32, K, 32] (returned flat as [N/32 * K, 32]): the 32 columns a register tile
+/// reads at each k step become one contiguous 128-byte line instead of rows
+/// N*4 bytes apart (which defeat the prefetcher and collide in L1 sets).
+linalg::GenericOp packPanels(OpBuilder &b, Location loc, Value matrix) {
+  auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  auto packedType = RankedTensorType::get({n / kRegN, k, kRegN}, type.getElementType());
+  MLIRContext *ctx = b.getContext();
+  AffineExpr panel = getAffineDimExpr(0, ctx), row = getAffineDimExpr(1, ctx),
+             lane = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> maps{AffineMap::get(3, 0, {row, panel * kRegN + lane}, ctx),
+                              AffineMap::getMultiDimIdentityMap(3, ctx)};
+  Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(), type.getElementType());
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, TypeRange{packedType}, ValueRange{matrix},
+                                   ValueRange{init}, maps, iterators,
+                                   [](OpBuilder &nb, Location nl, ValueRange args) {
+                                     linalg::YieldOp::create(nb, nl, args[0]);
+                                   });
+}
+
+/// The values of `matrix` [K, N] (row-major) when it is a compile-time f32
+/// constant, seen through reshapes and one 2-D transpose (as Gemm's transB
+/// and convolution filters produce), or nothing.
+std::optional<std::vector<float>> constantMatrix(Value matrix) {
+  auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  bool transposed = false;
+  Value source = matrix;
+  if (auto transpose = source.getDefiningOp<linalg::TransposeOp>()) {
+    if (transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return std::nullopt;
+    transposed = true;
+    source = transpose.getInput();
+  } else if (auto generic = source.getDefiningOp<linalg::GenericOp>()) {
+    // A transposing copy: one input read at (d1, d0), the body yields it.
+    MLIRContext *ctx = generic.getContext();
+    AffineMap swap = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
+    Block &body = generic.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (generic.getNumDpsInputs() != 1 || generic.getNumLoops() != 2 ||
+        generic.getIndexingMapsArray()[0] != swap ||
+        !generic.getIndexingMapsArray()[1].isIdentity() || body.getOperations().size() != 1 ||
+        yield.getOperand(0) != body.getArgument(0))
+      return std::nullopt;
+    transposed = true;
+    source = generic.getDpsInputs()[0];
+  }
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(source.getDefiningOp()))
+    source = source.getDefiningOp()->getOperand(0);
+  auto constant = source.getDefiningOp<arith::ConstantOp>();
+  if (!constant || !getElementTypeOrSelf(source.getType()).isF32())
+    return std::nullopt;
+  std::vector<float> data(rows * cols);
+  auto fill = [&](auto at) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        data[r * cols + c] = transposed ? at(c * rows + r) : at(r * cols + c);
+  };
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+    if (dense.isSplat()) {
+      float v = dense.getSplatValue<float>();
+      fill([&](int64_t) { return v; });
+    } else {
+      auto values = llvm::to_vector(dense.getValues<float>());
+      fill([&](int64_t i) { return values[i]; });
+    }
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != data.size() * sizeof(float))
+      return std::nullopt;
+    const char *bytes = blob->getData().data();
+    fill([&](int64_t i) {
+      float v;
+      std::memcpy(&v, bytes + i * sizeof(float), sizeof(float));
+      return v;
+    });
+  } else {
+    return std::nullopt;
+  }
+  return data;
+}
+
+/// Panels of a constant B, laid out at compile time (flat [N/32 * K, 32]).
+Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type,
+                     ArrayRef<float> matrix) {
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  std::vector<float> packed(k * n);
+  for (int64_t panel = 0; panel < n / kRegN; ++panel)
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t lane = 0; lane < kRegN; ++lane)
+        packed[(panel * k + row) * kRegN + lane] = matrix[row * n + panel * kRegN + lane];
+  auto flatType = RankedTensorType::get({n / kRegN * k, kRegN}, type.getElementType());
+  auto attr = DenseResourceElementsAttr::get(
+      flatType, "nnc_panels", HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+/// The packing op's result seen as [N/32 * K, 32], so tiles read panels with
+/// plain 2-D slices.
+Value flatPanels(OpBuilder &b, linalg::GenericOp pack) {
+  auto type = cast<RankedTensorType>(pack.getResult(0).getType());
+  auto flatType = RankedTensorType::get({type.getDimSize(0) * type.getDimSize(1), kRegN},
+                                        type.getElementType());
+  return tensor::CollapseShapeOp::create(b, pack.getLoc(), flatType, pack.getResult(0),
+                                         SmallVector<ReassociationIndices>{{0, 1}, {2}});
+}
+
+/// Points a full register tile's B operand (a 1x32 slice, through the
+/// slices tiling nested, of some B) at B's panels.
+void readPackedB(RewriterBase &rewriter, OpOperand &operand,
+                 function_ref<Value(Value)> panelsOf) {
+  auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getResultType().getRank() != 2 ||
+      slice.getResultType().getDimSize(1) != kRegN)
+    return;
+  Operation *op = operand.getOwner();
+  Location loc = slice.getLoc();
+  rewriter.setInsertionPoint(op);
+  AffineExpr d0 = rewriter.getAffineDimExpr(0), d1 = rewriter.getAffineDimExpr(1);
+  SmallVector<OpFoldResult> offsets{rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)};
+  Value source = operand.get();
+  while (auto inner = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!inner.hasUnitStride() || inner.getSourceType().getRank() != 2)
+      return;
+    for (int i = 0; i < 2; ++i)
+      offsets[i] = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, d0 + d1, {offsets[i], inner.getMixedOffsets()[i]});
+    source = inner.getSource();
+  }
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  if (!sourceType.hasStaticShape() || sourceType.getDimSize(1) % kRegN)
+    return;
+  Value panels = panelsOf(source);
+  rewriter.setInsertionPoint(op);
+  OpFoldResult row = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0.floorDiv(kRegN) * sourceType.getDimSize(0) + d1,
+      {offsets[1], offsets[0]});
+  SmallVector<OpFoldResult> newOffsets{row, rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  Value fromPanel = tensor::ExtractSliceOp::create(rewriter, loc, slice.getResultType(), panels,
+                                                   newOffsets, slice.getMixedSizes(), strides);
+  rewriter.modifyOpInPlace(op, [&] { operand.set(fromPanel); });
+}
+
+/// Tiles `op` by `sizes` (0 = untiled) with loops in `order`.
+FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  options.setInterchange(order);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (succeeded(tiled))
+    rewriter.replaceOp(op, tiled->replacements);
+  return tiled;
+}
+
+LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
+                             const linalg::ContractionDimensions &dims) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
+  // Pack a plain [K, N] B when it is a constant (packed at compile time) or
+  // enough rows of A reuse it: remember which operand it is; the full
+  // register tiles read panels once they are known.
+  std::optional<int64_t> packOperand;
+  if (dims.batch.empty() && ranges[n] % kRegN == 0) {
+    MLIRContext *ctx = op.getContext();
+    AffineMap kn = AffineMap::get(ranges.size(), 0,
+                                  {getAffineDimExpr(k, ctx), getAffineDimExpr(n, ctx)}, ctx);
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (op.getMatchingIndexingMap(input) == kn &&
+          (ranges[m] >= kPackMinM || constantMatrix(input->get())))
+        packOperand = input->getOperandNumber();
+  }
+  auto cacheSize = [&](unsigned d, int64_t size) { return ranges[d] > size ? size : 0; };
+  SmallVector<int64_t> cache(ranges.size(), 0), reg(ranges.size(), 0), order;
+  for (unsigned b : dims.batch) {
+    cache[b] = 1;
+    reg[b] = 1;
+    order.push_back(b);
+  }
+  cache[m] = cacheSize(m, kCacheM);
+  cache[n] = cacheSize(n, kCacheN);
+  cache[k] = cacheSize(k, kCacheK);
+  SmallVector<int64_t> cacheOrder(order);
+  cacheOrder.append({n, k, m});
+  FailureOr<scf::SCFTilingResult> cached = tile(rewriter, op, cache, cacheOrder);
+  if (failed(cached))
+    return failure();
+  // Register tile: a short m keeps all its rows (a batch-1 matmul is a row).
+  int64_t regM = std::min(ranges[m], kRegM), regN = std::min(ranges[n], kRegN);
+  reg[m] = regM;
+  reg[n] = regN;
+  reg[k] = 1;
+  SmallVector<int64_t> regOrder(order);
+  regOrder.append({n, m, k});
+  auto inner = cast<linalg::LinalgOp>(cached->tiledOps.front());
+  FailureOr<scf::SCFTilingResult> registers = tile(rewriter, inner, reg, regOrder);
+  if (failed(registers))
+    return failure();
+  // Edge tiles are peeled off the n and m loops of both levels, so every
+  // register tile has a static shape: full ones vectorize without masks and
+  // keep their accumulators in registers.
+  auto markPeel = [&](const scf::SCFTilingResult &tiled, ArrayRef<int64_t> sizes,
+                      ArrayRef<int64_t> order) {
+    unsigned loop = 0;
+    for (int64_t d : order) {
+      if (sizes[d] == 0)
+        continue;
+      if ((d == m || d == n) && ranges[d] % sizes[d] != 0)
+        tiled.loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
+      ++loop;
+    }
+  };
+  markPeel(*cached, cache, cacheOrder);
+  // Inside a peeled edge cache tile the register loops have other bounds:
+  // peel those whose cache tile is not a multiple of the register tile.
+  for (unsigned loop = 0, i = 0; i < regOrder.size(); ++i) {
+    int64_t d = regOrder[i];
+    if (reg[d] == 0)
+      continue;
+    int64_t extent = cache[d] ? cache[d] : ranges[d];
+    if ((d == m || d == n) && (extent % reg[d] != 0 || ranges[d] % reg[d] != 0))
+      registers->loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
+    ++loop;
+  }
+  SmallVector<int64_t> vectorSizes(ranges.size(), 1);
+  vectorSizes[m] = regM;
+  vectorSizes[n] = regN;
+  registers->tiledOps.front()->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+  if (packOperand)
+    registers->tiledOps.front()->setAttr(kPackedB, rewriter.getI64IntegerAttr(*packOperand));
+  return success();
+}
+
+/// Peels every marked loop (outer ones first; clones of inner marked loops
+/// are peeled in turn).
+void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
+  while (true) {
+    scf::ForOp marked;
+    func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kPeel))
+        return WalkResult::advance();
+      marked = loop;
+      return WalkResult::interrupt();
+    });
+    if (!marked)
+      return;
+    marked->removeAttr(kPeel);
+    scf::ForOp partial;
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, marked, partial);
+  }
+}
+
+LogicalResult canonicalize(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  // Tile sizes min(extent - iv, tile) are constant when the tile divides.
+  scf::populateSCFForLoopCanonicalizationPatterns(patterns);
+  return applyPatternsGreedily(func, std::move(patterns));
+}
+
+struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>> matmuls;
+    func.walk([&](linalg::LinalgOp op) {
+      if (FailureOr<linalg::ContractionDimensions> dims = matmulDims(op); succeeded(dims))
+        matmuls.emplace_back(op, *dims);
+    });
+    for (auto &[op, dims] : matmuls)
+      if (failed(scheduleMatmul(rewriter, op, dims)))
+        return signalPassFailure();
+    peelMarkedLoops(rewriter, func);
+    // Peeled tiles get constant sizes; canonicalization makes their types static.
+    if (failed(canonicalize(func)))
+      return signalPassFailure();
+    SmallVector<linalg::LinalgOp> toVectorize;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorSizes))
+        toVectorize.push_back(op);
+    });
+    DenseMap<Value, Value> panels; // B -> its packed panels, one per B
+    auto panelsOf = [&](Value matrix) {
+      Value &flat = panels[matrix];
+      if (flat)
+        return flat;
+      if (std::optional<std::vector<float>> values = constantMatrix(matrix)) {
+        rewriter.setInsertionPointToStart(&func.getBody().front());
+        flat = constantPanels(rewriter, matrix.getLoc(), cast<RankedTensorType>(matrix.getType()),
+                              *values);
+      } else {
+        if (Operation *def = matrix.getDefiningOp())
+          rewriter.setInsertionPointAfter(def);
+        else
+          rewriter.setInsertionPointToStart(matrix.getParentBlock());
+        flat = flatPanels(rewriter, packPanels(rewriter, matrix.getLoc(), matrix));
+      }
+      return flat;
+    };
+    for (linalg::LinalgOp op : toVectorize) {
+      auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes).asArrayRef();
+      // Full tiles read the packed panels; edge tiles keep reading B itself.
+      if (auto operand = op->getAttrOfType<IntegerAttr>(kPackedB); operand && !op.hasDynamicShape())
+        readPackedB(rewriter, op->getOpOperand(operand.getInt()), panelsOf);
+      // Peeled full tiles are static and need no masks.
+      SmallVector<int64_t> vectorSizes;
+      if (op.hasDynamicShape())
+        vectorSizes.assign(sizes.begin(), sizes.end());
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
+          rewriter, op, vectorSizes, /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+          /*flatten1DDepthwiseConv=*/false, /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/true);
+      if (failed(vectorized)) {
+        op->emitError("nnc: could not vectorize the register tile");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, vectorized->replacements);
+    }
+
+    // Fold the slices into the transfers, then keep each accumulator tile in
+    // registers across its k loop.
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorReductionToContractPatterns(patterns);
+      scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+      affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    func.walk([&](scf::ForOp loop) {
+      moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
+    });
+  }
+};
+} // namespace
