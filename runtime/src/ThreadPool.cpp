@@ -27,29 +27,60 @@ nnc_status_t ThreadPool::create(int32_t numThreads, std::unique_ptr<ThreadPool> 
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
+    stopping.store(true, std::memory_order_release);
   }
   wake.notify_all();
   for (pthread_t thread : workers)
     pthread_join(thread, nullptr);
 }
 
+namespace {
+// About 50-100 microseconds of polling before a thread sleeps: back-to-back
+// kernels of one run find the workers awake.
+constexpr int kSpinIterations = 20000;
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// Polls `ready` for a while; true if it became true.
+template <typename Ready> bool spinUntil(Ready ready) {
+  for (int i = 0; i < kSpinIterations; ++i) {
+    if (ready())
+      return true;
+    cpuRelax();
+  }
+  return false;
+}
+} // namespace
+
 void *ThreadPool::workerMain(void *opaque) {
   auto *pool = static_cast<ThreadPool *>(opaque);
-  std::unique_lock<std::mutex> lock(pool->mutex);
   // Workers start before any loop (generation 0) but may first run after the
   // first loop was posted: they must not take its generation as seen.
   uint64_t seen = 0;
   for (;;) {
-    pool->wake.wait(lock, [&] { return pool->stopping || pool->generation != seen; });
-    if (pool->stopping)
+    auto posted = [&] {
+      return pool->stopping.load(std::memory_order_acquire) ||
+             pool->generation.load(std::memory_order_acquire) != seen;
+    };
+    if (!spinUntil(posted)) {
+      std::unique_lock<std::mutex> lock(pool->mutex);
+      pool->wake.wait(lock, posted);
+    }
+    if (pool->stopping.load(std::memory_order_acquire))
       return nullptr;
-    seen = pool->generation;
-    lock.unlock();
+    seen = pool->generation.load(std::memory_order_acquire);
     pool->runChunks();
-    lock.lock();
-    if (--pool->pending == 0)
+    if (pool->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Under the mutex, so the caller cannot miss it between its check and its wait.
+      std::lock_guard<std::mutex> lock(pool->mutex);
       pool->done.notify_one();
+    }
   }
 }
 
@@ -80,14 +111,16 @@ void ThreadPool::parallelFor(int64_t n, Body fn, void *context) {
     int64_t chunks = static_cast<int64_t>(numThreads()) * 4;
     chunk = (n + chunks - 1) / chunks;
     next.store(0, std::memory_order_relaxed);
-    pending = static_cast<int>(workers.size());
-    ++generation;
+    pending.store(static_cast<int>(workers.size()), std::memory_order_relaxed);
+    // Publishes the loop above to workers that see the new generation.
+    generation.fetch_add(1, std::memory_order_release);
   }
   wake.notify_all();
   runChunks();
-  {
+  auto finished = [&] { return pending.load(std::memory_order_acquire) == 0; };
+  if (!spinUntil(finished)) {
     std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [&] { return pending == 0; });
+    done.wait(lock, finished);
   }
   busy.store(false, std::memory_order_release);
 }

@@ -39,6 +39,9 @@ using namespace mlir;
 namespace {
 // Register tile: rows x columns of the accumulator (columns along the vector).
 constexpr int64_t kRegM = 8, kRegN = 32;
+// Thread chunks: at least this many multiply-adds to go parallel at all, and
+// up to this many chunks (a few per thread balances static partitioning).
+constexpr int64_t kMinParallelWork = 1 << 20, kChunks = 8;
 // Cache tiles (NOTES-CPU-CODEGEN.md: best of those measured for 1024^3).
 constexpr int64_t kCacheM = 256, kCacheN = 128, kCacheK = 512;
 
@@ -242,6 +245,52 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       if (op.getMatchingIndexingMap(input) == kn &&
           (ranges[m] >= kPackMinM || constantMatrix(input->get())))
         packOperand = input->getOperandNumber();
+  }
+  // Thread chunks: split m and n at register-tile multiples that divide them
+  // exactly (every chunk keeps static shapes), batches one by one. The
+  // runtime hands the chunks of the scf.forall to its threads.
+  int64_t work = 1, chunks = 1;
+  for (int64_t r : ranges)
+    work *= r;
+  if (work >= kMinParallelWork) {
+    SmallVector<int64_t> split(ranges.size(), 0);
+    for (unsigned b : dims.batch) {
+      split[b] = 1;
+      chunks *= ranges[b];
+    }
+    auto largestDivisorUpTo = [](int64_t value, int64_t limit) {
+      for (int64_t d = std::min(value, limit); d > 1; --d)
+        if (value % d == 0)
+          return d;
+      return int64_t(1);
+    };
+    if (chunks < kChunks && ranges[n] % kRegN == 0) {
+      int64_t parts = largestDivisorUpTo(ranges[n] / kRegN, kChunks / chunks);
+      if (parts > 1)
+        split[n] = ranges[n] / parts;
+      chunks *= parts;
+    }
+    if (chunks < kChunks && ranges[m] % kRegM == 0) {
+      int64_t parts = largestDivisorUpTo(ranges[m] / kRegM, kChunks / chunks);
+      if (parts > 1)
+        split[m] = ranges[m] / parts;
+      chunks *= parts;
+    }
+    if (chunks > 1) {
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), split));
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> parallel =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(parallel))
+        return failure();
+      rewriter.replaceOp(op, parallel->replacements);
+      op = cast<linalg::LinalgOp>(parallel->tiledOps.front());
+      ranges = op.getStaticLoopRanges();
+      if (ShapedType::isDynamicShape(ranges))
+        return op->emitError("nnc: thread chunks of a matmul must have static shapes");
+    }
   }
   auto cacheSize = [&](unsigned d, int64_t size) { return ranges[d] > size ? size : 0; };
   SmallVector<int64_t> cache(ranges.size(), 0), reg(ranges.size(), 0), order;
