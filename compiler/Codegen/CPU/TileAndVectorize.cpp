@@ -65,7 +65,8 @@ FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op) {
 
 // Markers between the steps of the pass: loops to peel, ops to vectorize.
 constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorSizes = "nnc.vector_sizes",
-                              kPackedB = "nnc.packed_b";
+                              kPackedB = "nnc.packed_b",
+                              kVectorizeIfPossible = "nnc.vectorize_if_possible";
 
 /// Rows of A below which packing B costs more than it saves.
 constexpr int64_t kPackMinM = 16;
@@ -95,7 +96,9 @@ linalg::GenericOp packPanels(OpBuilder &b, Location loc, Value matrix) {
 /// constant, seen through reshapes and one 2-D transpose (as Gemm's transB
 /// and convolution filters produce), or nothing.
 std::optional<std::vector<float>> constantMatrix(Value matrix) {
-  auto type = cast<RankedTensorType>(matrix.getType());
+  auto type = dyn_cast<RankedTensorType>(matrix.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape())
+    return std::nullopt;
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   bool transposed = false;
   Value source = matrix;
@@ -372,6 +375,107 @@ void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// Fuses each all-parallel generic into the generic consuming it, when that
+/// is its only use: chains of elementwise ops (bias, normalization,
+/// activation, residual add, layout copies) become one pass over memory.
+LogicalResult fuseElementwise(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+    // A broadcast operand (per-channel constants) would be recomputed for
+    // every element it is broadcast to: keep it a separate small loop.
+    return producer && producer->hasOneUse() && consumer &&
+           consumer.getMatchingIndexingMap(operand).isPermutation();
+  });
+  // Only ops at the top of the function: those in loops (cumsum's steps)
+  // keep the loop-carried outputs their bufferization relies on.
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front())
+    if (isa<linalg::GenericOp>(op))
+      ops.push_back(&op);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  return applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
+/// Splits a large generic into chunks along its outer parallel loops, exact
+/// divisors only so chunks keep static shapes; the chunks become an
+/// scf.forall that the runtime spreads over its threads.
+FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1)
+    return op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t work = 1;
+  for (int64_t r : ranges)
+    work *= r;
+  if (work < kMinParallelWork / 16)
+    return op;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> split(ranges.size(), 0);
+  int64_t chunks = 1;
+  for (size_t d = 0; d < ranges.size() && chunks < kChunks; ++d) {
+    if (iterators[d] != utils::IteratorType::parallel || ranges[d] == 1)
+      continue;
+    int64_t parts = 1;
+    for (int64_t p = std::min(ranges[d], kChunks / chunks); p > 1; --p)
+      if (ranges[d] % p == 0) {
+        parts = p;
+        break;
+      }
+    if (parts == 1)
+      break;
+    split[d] = ranges[d] / parts;
+    chunks *= parts;
+  }
+  if (chunks < 2)
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), split));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return op->emitError("nnc: cannot split this op into thread chunks");
+  rewriter.replaceOp(op, tiled->replacements);
+  return cast<linalg::GenericOp>(tiled->tiledOps.front());
+}
+
+/// Elementwise ops (all loops parallel, each operand read along a projected
+/// permutation, the result written in loop order) are tiled to 16 elements of
+/// the innermost loop, with the edge peeled, and vectorized: one vector
+/// instruction per 16 elements, whatever LLVM's alias analysis concludes.
+void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
+  constexpr int64_t kWidth = 16;
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      failed(linalg::vectorizeOpPrecondition(op)))
+    return;
+  // Booleans are bytes in memory but bits in vectors: a vector load of i1
+  // would read packed bits. Such ops stay scalar.
+  for (Value operand : op->getOperands()) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
+      return;
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.back() < kWidth / 2)
+    return;
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes.back() = std::min(ranges.back(), kWidth);
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
+  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
+  if (failed(tiled))
+    return;
+  if (ranges.back() % sizes.back() != 0)
+    tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
+  tiled->tiledOps.front()->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
+  tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+}
+
 LogicalResult canonicalize(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
@@ -389,14 +493,30 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
+    if (failed(fuseElementwise(func)))
+      return signalPassFailure();
     SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>> matmuls;
+    SmallVector<linalg::GenericOp> others;
     func.walk([&](linalg::LinalgOp op) {
+      // Ops in loops (the steps of cumsum, say) keep their loop-carried form.
+      if (op->getParentOp() != func)
+        return;
       if (FailureOr<linalg::ContractionDimensions> dims = matmulDims(op); succeeded(dims))
         matmuls.emplace_back(op, *dims);
+      else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+               // A transposed constant stays recognizable: matmuls fold it into panels.
+               generic && !constantMatrix(generic.getResult(0)))
+        others.push_back(generic);
     });
     for (auto &[op, dims] : matmuls)
       if (failed(scheduleMatmul(rewriter, op, dims)))
         return signalPassFailure();
+    for (linalg::GenericOp op : others) {
+      FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op);
+      if (failed(chunk))
+        return signalPassFailure();
+      scheduleElementwise(rewriter, *chunk);
+    }
     peelMarkedLoops(rewriter, func);
     // Peeled tiles get constant sizes; canonicalization makes their types static.
     if (failed(canonicalize(func)))
@@ -438,6 +558,11 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
           rewriter, op, vectorSizes, /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
           /*flatten1DDepthwiseConv=*/false, /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/true);
+      if (failed(vectorized) && op->hasAttr(kVectorizeIfPossible)) {
+        op->removeAttr(kVectorSizes);
+        op->removeAttr(kVectorizeIfPossible);
+        continue;
+      }
       if (failed(vectorized)) {
         op->emitError("nnc: could not vectorize the register tile");
         return signalPassFailure();
@@ -459,6 +584,10 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         return signalPassFailure();
     }
     func.walk([&](scf::ForOp loop) {
+      // Only the k loops of register tiles (others, like cumsum's, keep the
+      // form their bufferization relies on).
+      if (loop.getBody()->getOps<vector::ContractionOp>().empty())
+        return;
       moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
     });

@@ -87,6 +87,15 @@ struct MatMulPattern : OpConversionPattern<nn::MatMulOp> {
       bs.push_back(1);
       rhs = reshapeTo(b, loc, rhs, RankedTensorType::get(bs, element));
     }
+    if (a.size() > 2 && bs.size() == 2) {
+      // A stack of rows times one matrix is one matrix product: [..., M, K]
+      // is viewed as [(...) * M, K], which the CPU schedule tiles as a whole.
+      int64_t rows = 1;
+      for (int64_t d : ArrayRef<int64_t>(a).drop_back())
+        rows *= d;
+      a = {rows, a.back()};
+      lhs = reshapeTo(b, loc, lhs, RankedTensorType::get(a, element));
+    }
     if (a.size() == 2 && bs.size() == 2) {
       auto type = RankedTensorType::get({a[0], bs[1]}, element);
       Value out = linalg::MatmulOp::create(b, loc, ValueRange{lhs, rhs}, ValueRange{zeros(b, loc, type)})
@@ -192,14 +201,85 @@ struct EinsumPattern : OpConversionPattern<nn::EinsumOp> {
 // Convolution
 //===----------------------------------------------------------------------===//
 
-/// A 2-D, ungrouped f32 convolution of an already padded input as a matmul:
+/// The patch matrix of a 2-D convolution as a tensor of `shape`, whose dims
+/// play the roles in `roles` (0 n, 1 c, 2 kh, 3 kw, 4 oh, 5 ow; n may be
+/// absent for one image): element = x[n, c, oh*s + kh*d - pad, ow*s + kw*d -
+/// pad], zero outside x. Reading the unpadded input with a bounds check saves
+/// the padded copy of every activation.
+Value buildPatches(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> roles,
+                   ArrayRef<int64_t> shape, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                   ArrayRef<int64_t> padsBegin) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = tensorType(x);
+  Type element = inType.getElementType();
+  int64_t rank = shape.size();
+  auto position = [&](int64_t role) -> int64_t {
+    auto it = llvm::find(roles, role);
+    return it == roles.end() ? -1 : it - roles.begin();
+  };
+  auto type = RankedTensorType::get(shape, element);
+  // Does any window reach outside x?
+  bool outside = false;
+  for (int i = 0; i < 2; ++i) {
+    int64_t out = shape[position(4 + i)], k = shape[position(2 + i)];
+    int64_t last = (out - 1) * strides[i] + (k - 1) * dilations[i] - padsBegin[i];
+    outside |= padsBegin[i] > 0 || last >= inType.getDimSize(2 + i);
+  }
+  auto d = [&](int64_t role) {
+    int64_t pos = position(role);
+    return pos < 0 ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(pos, ctx);
+  };
+  if (!outside) {
+    AffineMap read = AffineMap::get(
+        rank, 0,
+        {d(0), d(1), d(4) * strides[0] + d(2) * dilations[0] - padsBegin[0],
+         d(5) * strides[1] + d(3) * dilations[1] - padsBegin[1]},
+        ctx);
+    return buildMappedCopy(b, loc, x, type, read);
+  }
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{}, ValueRange{emptyTensor(b, loc, type)}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               auto index = [&](int64_t role) -> Value {
+                 int64_t pos = position(role);
+                 return pos < 0 ? Value(arith::ConstantIndexOp::create(nb, nl, 0))
+                                : Value(linalg::IndexOp::create(nb, nl, pos));
+               };
+               auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, nl, v); };
+               Value zero = cst(0);
+               Value inside = arith::ConstantIntOp::create(nb, nl, 1, 1);
+               SmallVector<Value> at{index(0), index(1)};
+               for (int i = 0; i < 2; ++i) {
+                 Value pos = arith::AddIOp::create(
+                     nb, nl, arith::MulIOp::create(nb, nl, index(4 + i), cst(strides[i])),
+                     arith::MulIOp::create(nb, nl, index(2 + i), cst(dilations[i])));
+                 pos = arith::SubIOp::create(nb, nl, pos, cst(padsBegin[i]));
+                 // One unsigned compare covers both ends: negatives wrap to huge.
+                 Value ok = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, pos,
+                                                  cst(inType.getDimSize(2 + i)));
+                 inside = arith::AndIOp::create(nb, nl, inside, ok);
+                 at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
+               }
+               Value v = tensor::ExtractOp::create(nb, nl, x, at);
+               Value result =
+                   arith::SelectOp::create(nb, nl, inside, v, scalarConstant(nb, nl, element, 0));
+               linalg::YieldOp::create(nb, nl, result);
+             })
+      .getResult(0);
+}
+
+/// A 2-D, ungrouped f32 convolution as a matmul (the input padded by
+/// `padsBegin` at the top and left, and as far as the windows reach below):
 /// filter [M, C*KH*KW] times the patch matrix [C*KH*KW, OH*OW] of each image
 /// (im2col; a 1x1 stride-1 convolution is already one). The matmul is the
 /// kernel the CPU schedule makes fast; the patch copy is memory-bound and
 /// small next to it.
 Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                        RankedTensorType resultType) {
+                        ArrayRef<int64_t> padsBegin, RankedTensorType resultType) {
   MLIRContext *ctx = b.getContext();
   auto inType = tensorType(input), wType = tensorType(filter);
   Type element = resultType.getElementType();
@@ -217,21 +297,10 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
     // out for the kernel at compile time. Measured on ResNet-18's layers, this
     // beats vectors along P (which need the patches packed at run time) except
     // for few input channels (the RGB stem), where the patch copies dominate.
-    Value patchesT;
-    if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
-      Value x2 = reshapeTo(b, loc, input, RankedTensorType::get({c, p}, element));
-      patchesT = buildMappedCopy(b, loc, x2, RankedTensorType::get({p, c}, element), swap);
-    } else {
-      // [oh, ow, c, kh, kw] reads x[0, c, oh*s + kh*d, ow*s + kw*d].
-      AffineMap read = AffineMap::get(
-          5, 0,
-          {getAffineConstantExpr(0, ctx), d(2), d(0) * strides[0] + d(3) * dilations[0],
-           d(1) * strides[1] + d(4) * dilations[1]},
-          ctx);
-      Value copied = buildMappedCopy(b, loc, input,
-                                     RankedTensorType::get({oh, ow, c, kh, kw}, element), read);
-      patchesT = reshapeTo(b, loc, copied, RankedTensorType::get({p, k}, element));
-    }
+    // Patches in (oh, ow, c, kh, kw) order.
+    Value copied = buildPatches(b, loc, input, {4, 5, 1, 2, 3}, {oh, ow, c, kh, kw}, strides,
+                                dilations, padsBegin);
+    Value patchesT = reshapeTo(b, loc, copied, RankedTensorType::get({p, k}, element));
     Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
     Value wT = buildMappedCopy(b, loc, w, RankedTensorType::get({k, m}, element), swap);
     auto outT = RankedTensorType::get({p, m}, element);
@@ -241,20 +310,18 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
                       : zeros(b, loc, outT);
     Value product = linalg::MatmulOp::create(b, loc, ValueRange{patchesT, wT}, ValueRange{init})
                         .getResult(0);
-    Value out = buildMappedCopy(b, loc, product, RankedTensorType::get({m, p}, element), swap);
-    return reshapeTo(b, loc, out, resultType);
+    // Written straight into NCHW, so elementwise consumers (bias, batch
+    // norm, activation) can fuse with this copy.
+    AffineMap back = AffineMap::get(4, 0, {d(2) * ow + d(3), d(1)}, ctx);
+    return buildMappedCopy(b, loc, product, resultType, back);
   }
   Value patches;
-  if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1) {
+  if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 && padsBegin[0] == 0 &&
+      padsBegin[1] == 0 && inType.getDimSize(2) == oh && inType.getDimSize(3) == ow) {
     patches = reshapeTo(b, loc, input, RankedTensorType::get({n, k, p}, element));
   } else {
-    // [n, c, kh, kw, oh, ow] reads x[n, c, oh*s + kh*d, ow*s + kw*d].
-    AffineMap read = AffineMap::get(
-        6, 0,
-        {d(0), d(1), d(4) * strides[0] + d(2) * dilations[0], d(5) * strides[1] + d(3) * dilations[1]},
-        ctx);
-    Value copied = buildMappedCopy(b, loc, input,
-                                   RankedTensorType::get({n, c, kh, kw, oh, ow}, element), read);
+    Value copied = buildPatches(b, loc, input, {0, 1, 2, 3, 4, 5}, {n, c, kh, kw, oh, ow},
+                                strides, dilations, padsBegin);
     patches = reshapeTo(b, loc, copied, RankedTensorType::get({n, k, p}, element));
   }
   Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
@@ -297,7 +364,7 @@ Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bia
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
                 RankedTensorType resultType) {
   if (group == 1 && resultType.getRank() == 4 && resultType.getElementType().isF32())
-    return buildConvAsMatmul(b, loc, input, filter, bias, strides, dilations, resultType);
+    return buildConvAsMatmul(b, loc, input, filter, bias, strides, dilations, {0, 0}, resultType);
   MLIRContext *ctx = b.getContext();
   auto inType = tensorType(input), wType = tensorType(filter);
   Type element = resultType.getElementType();
@@ -367,6 +434,12 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
       int64_t used = (resultType.getDimSize(i + 2) - 1) * op.getStrides()[i] +
                      (wType.getDimSize(i + 2) - 1) * op.getDilations()[i] + 1;
       hi[i + 2] = used - inType.getDimSize(i + 2) - lo[i + 2];
+    }
+    if (op.getGroup() == 1 && spatial == 2 && element.isF32()) {
+      b.replaceOp(op, buildConvAsMatmul(b, loc, adaptor.getInput(), adaptor.getFilter(),
+                                        adaptor.getBias(), op.getStrides(), op.getDilations(),
+                                        {lo[2], lo[3]}, resultType));
+      return success();
     }
     Value x = padTensor(b, loc, adaptor.getInput(), lo, hi, scalarConstant(b, loc, element, 0));
     b.replaceOp(op, buildConv(b, loc, x, adaptor.getFilter(), adaptor.getBias(), op.getStrides(),

@@ -12,17 +12,32 @@ func.func @matmul_2d(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32
 
 // -----
 
-// Batched with a broadcast batch dim: loops (b, m, n, k), the rhs has no batch.
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// CHECK-LABEL: func.func @matmul_batched
-// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK: arith.mulf
-// CHECK: arith.addf
-func.func @matmul_batched(%a: tensor<3x4x8xf32>, %b: tensor<8x5xf32>) -> tensor<3x4x5xf32> {
+// A stack of matrices times one matrix is one matmul: the lhs [3, 4, 8] is
+// viewed as [12, 8] and the result reshaped back.
+// CHECK-LABEL: func.func @matmul_stacked
+// CHECK: %[[A2:.*]] = tensor.expand_shape %{{.*}} output_shape [12, 8]
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[A2]], %{{.*}} : tensor<12x8xf32>, tensor<8x5xf32>) outs(%{{.*}} : tensor<12x5xf32>)
+// CHECK: tensor.collapse_shape %[[P]]
+// CHECK: tensor.expand_shape %{{.*}} output_shape [3, 4, 5]
+func.func @matmul_stacked(%a: tensor<3x4x8xf32>, %b: tensor<8x5xf32>) -> tensor<3x4x5xf32> {
   %0 = nn.matmul %a, %b : (tensor<3x4x8xf32>, tensor<8x5xf32>) -> tensor<3x4x5xf32>
   return %0 : tensor<3x4x5xf32>
+}
+
+// -----
+
+// Batched with a broadcast batch dim: loops (b0, b1, m, n, k); the lhs batch
+// of one is read at index 0.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul_batched(%a: tensor<1x3x4x8xf32>, %b: tensor<2x3x8x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = nn.matmul %a, %b : (tensor<1x3x4x8xf32>, tensor<2x3x8x5xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
 }
 
 // -----
