@@ -575,6 +575,8 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     {
       RewritePatternSet patterns(ctx);
       vector::populateVectorReductionToContractPatterns(patterns);
+      // Batched tiles carry a leading unit batch dim: contract 2-D like the rest.
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
       scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);

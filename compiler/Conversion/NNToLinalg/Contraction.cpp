@@ -112,6 +112,22 @@ struct MatMulPattern : OpConversionPattern<nn::MatMulOp> {
       shape.push_back(std::max(da, db));
     }
     int64_t m = a[a.size() - 2], n = bs.back();
+    if (a.size() == bs.size() && ArrayRef<int64_t>(a).drop_back(2) == ArrayRef<int64_t>(bs).drop_back(2)) {
+      // Same batch dims on both sides: one linalg.batch_matmul over their
+      // product, the form the CPU schedule vectorizes like a plain matmul.
+      int64_t batch = 1;
+      for (int64_t d : ArrayRef<int64_t>(a).drop_back(2))
+        batch *= d;
+      int64_t k = a.back();
+      Value lhs3 = reshapeTo(b, loc, lhs, RankedTensorType::get({batch, m, k}, element));
+      Value rhs3 = reshapeTo(b, loc, rhs, RankedTensorType::get({batch, k, n}, element));
+      auto type3 = RankedTensorType::get({batch, m, n}, element);
+      Value out = linalg::BatchMatmulOp::create(b, loc, ValueRange{lhs3, rhs3},
+                                                ValueRange{zeros(b, loc, type3)})
+                      .getResult(0);
+      b.replaceOp(op, reshapeTo(b, loc, out, resultType));
+      return success();
+    }
     shape.push_back(m);
     shape.push_back(n);
     int64_t loops = batchRank + 3;
