@@ -43,7 +43,8 @@ def TileAndVectorize : Pass<"nnc-cpu-tile-vectorize", "mlir::func::FuncOp"> {
     stays in registers. Other linalg ops are left alone.
   }];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
-                           "mlir::affine::AffineDialect", "mlir::tensor::TensorDialect"];
+                           "mlir::affine::AffineDialect", "mlir::tensor::TensorDialect",
+                           "mlir::math::MathDialect", "mlir::arith::ArithDialect"];
 }
 
 def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {

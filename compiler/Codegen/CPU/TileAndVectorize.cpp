@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -495,6 +496,15 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     IRRewriter rewriter(ctx);
     if (failed(fuseElementwise(func)))
       return signalPassFailure();
+    {
+      // erf (GELU) and tanh as f32 polynomials: no libm call per element,
+      // and the elementwise loops around them vectorize.
+      RewritePatternSet patterns(ctx);
+      populatePolynomialApproximateErfPattern(patterns);
+      populatePolynomialApproximateTanhPattern(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>> matmuls;
     SmallVector<linalg::GenericOp> others;
     func.walk([&](linalg::LinalgOp op) {
