@@ -157,6 +157,32 @@ std::optional<std::vector<float>> constantMatrix(Value matrix) {
   return data;
 }
 
+/// Transposed constant matrices (Gemm's transB, convolution filters seen as
+/// [K, M]) become constants themselves instead of a copy on every run.
+void foldConstantTransposes(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<Operation *> transposes;
+  func.walk([&](Operation *op) {
+    if (isa<linalg::TransposeOp, linalg::GenericOp>(op) && op->getNumResults() == 1 &&
+        op->getParentOp() == func)
+      transposes.push_back(op);
+  });
+  for (Operation *op : transposes) {
+    Value result = op->getResult(0);
+    if (!result.getDefiningOp<linalg::TransposeOp>() &&
+        !(isa<linalg::GenericOp>(op) && cast<linalg::GenericOp>(op).getNumDpsInputs() == 1))
+      continue;
+    std::optional<std::vector<float>> values = constantMatrix(result);
+    if (!values)
+      continue;
+    auto type = cast<RankedTensorType>(result.getType());
+    rewriter.setInsertionPoint(op);
+    auto attr = DenseResourceElementsAttr::get(
+        type, "nnc_transposed",
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(*values)));
+    rewriter.replaceOp(op, arith::ConstantOp::create(rewriter, op->getLoc(), attr));
+  }
+}
+
 /// Panels of a constant B, laid out at compile time (flat [N/32 * K, 32]).
 Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type,
                      ArrayRef<float> matrix) {
@@ -496,6 +522,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     IRRewriter rewriter(ctx);
     if (failed(fuseElementwise(func)))
       return signalPassFailure();
+    foldConstantTransposes(rewriter, func);
     {
       // erf (GELU) and tanh as f32 polynomials: no libm call per element,
       // and the elementwise loops around them vectorize.

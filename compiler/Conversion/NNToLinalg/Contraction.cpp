@@ -305,14 +305,16 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   int64_t k = c * kh * kw, p = oh * ow;
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   AffineMap swap = AffineMap::get(2, 0, {d(1), d(0)}, ctx);
-  if (n == 1 && m % 32 == 0 && (p % 32 != 0 || c >= 16)) {
+  bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1;
+  if (n == 1 && m % 32 == 0 && (p % 32 != 0 || (c >= 16 && !pointwise))) {
     // Output channels along the vector: out^T [P, M] = patches^T [P, K] x
     // filter^T [K, M]. Every output row is a full set of channels, so the
     // small spatial sizes of deep layers (7x7 = 49) only shorten the row
     // loop instead of leaving ragged vector edges, and the filter is laid
     // out for the kernel at compile time. Measured on ResNet-18's layers, this
     // beats vectors along P (which need the patches packed at run time) except
-    // for few input channels (the RGB stem), where the patch copies dominate.
+    // for few input channels (the RGB stem), where the patch copies dominate,
+    // and for 1x1 convolutions, whose input already is the patch matrix.
     // Patches in (oh, ow, c, kh, kw) order.
     Value copied = buildPatches(b, loc, input, {4, 5, 1, 2, 3}, {oh, ow, c, kh, kw}, strides,
                                 dilations, padsBegin);
