@@ -376,8 +376,64 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   return reshapeTo(b, loc, out, resultType);
 }
 
-/// Grouped N-d convolution of an already padded input. Loops are
-/// (n, g, m, o..., c, k...); the output starts from the bias (or zero).
+/// A 2-D depthwise f32 convolution (one filter per channel) of an already
+/// padded input as one elementwise op: the sum over taps of a strided window
+/// of the input times that tap's per-channel weight. Every operand is read
+/// along the output's loops, so the CPU schedule vectorizes it along the row
+/// and fuses its activation. Null when the convolution is not of that kind.
+Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
+                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
+                         RankedTensorType resultType) {
+  auto inType = tensorType(input), wType = tensorType(filter);
+  Type element = resultType.getElementType();
+  if (resultType.getRank() != 4 || !element.isF32() || group != inType.getDimSize(1) ||
+      wType.getDimSize(0) != group || wType.getDimSize(1) != 1)
+    return nullptr;
+  int64_t n = resultType.getDimSize(0), c = group, oh = resultType.getDimSize(2),
+          ow = resultType.getDimSize(3), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  // Strided windows become gathers, slower than the generic loops.
+  if (kh * kw > 25 || strides[0] != 1 || strides[1] != 1)
+    return nullptr;
+  Value w2 = reshapeTo(b, loc, filter, RankedTensorType::get({c, kh * kw}, element));
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      operands.push_back(tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({n, c, oh, ow}, element), input,
+          indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}), indexAttrs(b, {n, c, oh, ow}),
+          indexAttrs(b, {1, 1, strides[0], strides[1]})));
+      operands.push_back(tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, {0, i * kw + j}),
+          indexAttrs(b, {c, 1}), indexAttrs(b, {1, 1})));
+    }
+  if (bias)
+    operands.push_back(bias);
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap channel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<AffineMap> maps;
+  for (int64_t t = 0; t < kh * kw; ++t)
+    maps.append({identity, channel});
+  if (bias)
+    maps.push_back(channel);
+  maps.push_back(identity);
+  SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+  int64_t taps = kh * kw;
+  bool hasBias = bool(bias);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, operands,
+             ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value acc = hasBias ? args[2 * taps] : scalarConstant(nb, nl, element, 0);
+               for (int64_t t = 0; t < taps; ++t)
+                 acc = multiplyAdd(nb, nl, args[2 * t], args[2 * t + 1], acc);
+               linalg::YieldOp::create(nb, nl, acc);
+             })
+      .getResult(0);
+}
+
+/// Grouped N-d convolution of an already padded input; the output starts
+/// from the bias (or zero).
 Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
                 RankedTensorType resultType) {
@@ -411,7 +467,14 @@ Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bia
     init = zeros(b, loc, outType);
   }
   int64_t loops = 3 + spatial + 1 + spatial;
-  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  // Loops run (n, g, m, o..., c, k..., o_last): the last output dim is the
+  // innermost loop, a contiguous row that LLVM vectorizes, with the filter
+  // taps outside it (depthwise convolutions have no other long loop).
+  int64_t last = 3 + spatial - 1;
+  auto d = [&](int64_t i) {
+    int64_t pos = i == last ? loops - 1 : i > last ? i - 1 : i;
+    return getAffineDimExpr(pos, ctx);
+  };
   int64_t cDim = 3 + spatial, kDim = 4 + spatial;
   SmallVector<AffineExpr> xExprs{d(0), d(1), d(cDim)}, wExprs{d(1), d(2), d(cDim)},
       oExprs{d(0), d(1), d(2)};
@@ -423,8 +486,9 @@ Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bia
   SmallVector<AffineMap> maps{AffineMap::get(loops, 0, xExprs, ctx),
                               AffineMap::get(loops, 0, wExprs, ctx),
                               AffineMap::get(loops, 0, oExprs, ctx)};
-  SmallVector<IteratorType> iterators(3 + spatial, IteratorType::parallel);
+  SmallVector<IteratorType> iterators(3 + spatial - 1, IteratorType::parallel);
   iterators.append(1 + spatial, IteratorType::reduction);
+  iterators.push_back(IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{outType}, ValueRange{x, w}, ValueRange{init}, maps, iterators,
       [](OpBuilder &nb, Location nl, ValueRange args) {
@@ -460,6 +524,12 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
       return success();
     }
     Value x = padTensor(b, loc, adaptor.getInput(), lo, hi, scalarConstant(b, loc, element, 0));
+    if (Value depthwise = buildDepthwiseConv(b, loc, x, adaptor.getFilter(), adaptor.getBias(),
+                                             op.getStrides(), op.getDilations(), op.getGroup(),
+                                             resultType)) {
+      b.replaceOp(op, depthwise);
+      return success();
+    }
     b.replaceOp(op, buildConv(b, loc, x, adaptor.getFilter(), adaptor.getBias(), op.getStrides(),
                               op.getDilations(), op.getGroup(), resultType));
     return success();

@@ -69,15 +69,12 @@ func.func @matmul_broadcast_rank(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>)
 
 // -----
 
-// Integer matmul accumulates with muli/addi into integer zeros.
+// Integer batched matmul with equal batch dims: a linalg.batch_matmul
+// accumulating into integer zeros.
 // CHECK-LABEL: func.func @matmul_i32
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK: %[[Z:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.*}} : tensor<2x4x5xi32>)
-// CHECK: linalg.generic {{.*}} outs(%[[Z]] : tensor<2x4x5xi32>)
-// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %[[ACC:.*]]: i32):
-// CHECK-NEXT: %[[P:.*]] = arith.muli %[[X]], %[[Y]] : i32
-// CHECK-NEXT: %[[S:.*]] = arith.addi %[[ACC]], %[[P]] : i32
-// CHECK-NEXT: linalg.yield %[[S]] : i32
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x4x8xi32>, tensor<2x8x5xi32>) outs(%[[Z]] : tensor<2x4x5xi32>)
 func.func @matmul_i32(%a: tensor<2x4x8xi32>, %b: tensor<2x8x5xi32>) -> tensor<2x4x5xi32> {
   %0 = nn.matmul %a, %b : (tensor<2x4x8xi32>, tensor<2x8x5xi32>) -> tensor<2x4x5xi32>
   return %0 : tensor<2x4x5xi32>
@@ -97,16 +94,17 @@ func.func @matmul_i8_2d(%a: tensor<4x8xi8>, %b: tensor<8x5xi8>) -> tensor<4x5xi8
 
 // -----
 
-// 1-D conv: loops (n, g, m, o, c, k); no padding, no bias.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d3 + d5)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>
-// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// 1-D conv: loops (n, g, m, c, k, o), the output row innermost; no padding,
+// no bias.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4 + d5)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d3, d4)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
 // CHECK-LABEL: func.func @conv_1d
 // CHECK-NOT: tensor.pad
 // CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 1, 2, 10] : tensor<20xf32> into tensor<1x1x2x10xf32>
 // CHECK: %[[F:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 4, 2, 3] : tensor<24xf32> into tensor<1x4x2x3xf32>
 // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x4x8xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[F]] : tensor<1x1x2x10xf32>, tensor<1x4x2x3xf32>) outs(%[[Z]] : tensor<1x1x4x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[X]], %[[F]] : tensor<1x1x2x10xf32>, tensor<1x4x2x3xf32>) outs(%[[Z]] : tensor<1x1x4x8xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: tensor.expand_shape %{{.*}} output_shape [1, 4, 8] : tensor<32xf32> into tensor<1x4x8xf32>
@@ -120,13 +118,13 @@ func.func @conv_1d(%x: tensor<1x2x10xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x
 // 3-D conv with a bias: the accumulator starts from the bias broadcast over
 // (n, g, m, o...) (its [1, 1, M, 1, 1, 1] view reads index 0 off the channel dims).
 // CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, 0, 0, 0)>
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 + d7, d4 + d8, d5 + d9)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>
-// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d5, d3 + d6, d4 + d7, d8 + d9)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d5, d6, d7, d8)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d2, d3, d4, d9)>
 // CHECK-LABEL: func.func @conv_3d_bias
 // CHECK: %[[B:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 1, 2, 1, 1, 1] : tensor<2xf32> into tensor<1x1x2x1x1x1xf32>
 // CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[BIAS]], #{{.*}}], {{.*}} ins(%[[B]] : tensor<1x1x2x1x1x1xf32>) outs(%{{.*}} : tensor<1x1x2x3x4x5xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x1x1x4x5x6xf32>, tensor<1x2x1x2x2x2xf32>) outs(%[[INIT]] : tensor<1x1x2x3x4x5xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<1x1x1x4x5x6xf32>, tensor<1x2x1x2x2x2xf32>) outs(%[[INIT]] : tensor<1x1x2x3x4x5xf32>)
 // CHECK: tensor.expand_shape %{{.*}} into tensor<1x2x3x4x5xf32>
 func.func @conv_3d_bias(%x: tensor<1x1x4x5x6xf32>, %w: tensor<2x1x2x2x2xf32>, %b: tensor<2xf32>) -> tensor<1x2x3x4x5xf32> {
   %0 = nn.conv %x, %w, %b {dilations = array<i64: 1, 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x1x4x5x6xf32>, tensor<2x1x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x4x5xf32>
@@ -164,14 +162,22 @@ func.func @conv_asymmetric_pads(%x: tensor<1x1x5x5xf32>, %w: tensor<1x1x3x3xf32>
 
 // -----
 
-// Depthwise (group = channels): 3 groups of one input and one output channel.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// Depthwise (group = channels, one filter each), stride 1: one elementwise
+// op summing, over the 9 taps, the input window at the tap's offset times the
+// tap's per-channel weight (a [3] column of the filter seen as [3, 9]).
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @conv_depthwise
-// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 3, 1, 5, 5] : tensor<75xf32> into tensor<1x3x1x5x5xf32>
-// CHECK: %[[F:.*]] = tensor.expand_shape %{{.*}} output_shape [3, 1, 1, 3, 3] : tensor<27xf32> into tensor<3x1x1x3x3xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #{{.*}}], {{.*}} ins(%[[X]], %[[F]] : tensor<1x3x1x5x5xf32>, tensor<3x1x1x3x3xf32>) outs(%{{.*}} : tensor<1x3x1x3x3xf32>)
-// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 3, 3, 3] : tensor<27xf32> into tensor<1x3x3x3xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x5x5xf32>
+// CHECK: %[[W:.*]] = tensor.expand_shape %{{.*}} output_shape [3, 9]
+// CHECK: %[[X00:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 3, 3, 3] [1, 1, 1, 1]
+// CHECK: %[[W00:.*]] = tensor.extract_slice %[[W]][0, 0] [3, 1] [1, 1] : tensor<3x9xf32> to tensor<3xf32>
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 1] [1, 3, 3, 3] [1, 1, 1, 1]
+// CHECK: %[[X22:.*]] = tensor.extract_slice %[[X]][0, 0, 2, 2] [1, 3, 3, 3] [1, 1, 1, 1]
+// CHECK: %[[W22:.*]] = tensor.extract_slice %[[W]][0, 8] [3, 1] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X00]], %[[W00]], {{.*}}, %[[X22]], %[[W22]] : {{.*}}) outs(%{{.*}} : tensor<1x3x3x3xf32>)
+// CHECK-COUNT-9: arith.mulf
+// CHECK-NOT: tensor.pad
 func.func @conv_depthwise(%x: tensor<1x3x5x5xf32>, %w: tensor<3x1x3x3xf32>) -> tensor<1x3x3x3xf32> {
   %0 = nn.conv %x, %w {dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x5x5xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x3x3xf32>
   return %0 : tensor<1x3x3x3xf32>
@@ -190,9 +196,9 @@ func.func @conv_depthwise(%x: tensor<1x3x5x5xf32>, %w: tensor<3x1x3x3xf32>) -> t
 // - a stride-1 grouped conv with the dilations follows, starting from the bias.
 // CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, -d3 + 2, -d4 + 2)>
 // CHECK-DAG: #[[ID5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7 * 2)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
-// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d4, d3 + d5, d7 + d6 * 2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d4, d5, d6)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d7)>
 // CHECK-LABEL: func.func @conv_transpose_groups
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>, %[[WT:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<6xf32>)
 // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x5x5xf32>)
@@ -208,7 +214,7 @@ func.func @conv_depthwise(%x: tensor<1x3x5x5xf32>, %w: tensor<3x1x3x3xf32>) -> t
 // CHECK: %[[WG:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 2, 3, 3] : tensor<108xf32> into tensor<2x3x2x3x3xf32>
 // CHECK: tensor.expand_shape %[[B]] {{\[\[}}0, 1]] output_shape [2, 3]
 // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x3x1x1xf32>) outs(%{{.*}} : tensor<1x2x3x5x8xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XG]], %[[WG]] : tensor<1x2x2x7x12xf32>, tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x5x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[XG]], %[[WG]] : tensor<1x2x2x7x12xf32>, tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x5x8xf32>)
 // CHECK: tensor.expand_shape %{{.*}} output_shape [1, 6, 5, 8] : tensor<240xf32> into tensor<1x6x5x8xf32>
 func.func @conv_transpose_groups(%x: tensor<1x4x3x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<6xf32>) -> tensor<1x6x5x8xf32> {
   %0 = nn.conv_transpose %x, %w, %b {dilations = array<i64: 1, 2>, group = 2 : i64, output_padding = array<i64: 1, 0>, pads = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>) -> tensor<1x6x5x8xf32>

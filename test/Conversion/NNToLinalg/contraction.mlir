@@ -44,14 +44,15 @@ func.func @matmul_batched(%a: tensor<1x3x4x8xf32>, %b: tensor<2x3x8x5xf32>) -> t
 
 // Conv: explicit padding (the trailing pad no window reaches is dropped: 3
 // windows of reach 5 at stride 2 cover 9 of the 10 padded rows), groups
-// exposed as a dim, strides and dilations in the input map.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 * 2 + d7 * 2)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
-// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// exposed as a dim, strides and dilations in the input map. Loops are
+// (n, g, m, oh, c, kh, kw, ow): the output row is innermost.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d4, d3 * 2 + d5 * 2, d7 * 2 + d6 * 2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d4, d5, d6)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d7)>
 // CHECK-LABEL: func.func @conv_grouped
 // CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 0, 0]
 // CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 2, 2, 9, 9] : tensor<{{.*}}> into tensor<1x2x2x9x9xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X]], %{{.*}} : tensor<1x2x2x9x9xf32>, tensor<2x2x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x2x3x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[X]], %{{.*}} : tensor<1x2x2x9x9xf32>, tensor<2x2x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x2x3x3xf32>)
 // CHECK: tensor.expand_shape {{.*}} into tensor<1x4x3x3xf32>
 func.func @conv_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x3x3xf32> {
   %0 = nn.conv %x, %w, %b {dilations = array<i64: 2, 2>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
