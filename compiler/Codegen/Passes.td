@@ -86,4 +86,15 @@ def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect", "mlir::func::FuncDialect"];
 }
 
+def VectorizeCopies : Pass<"nnc-cpu-vectorize-copies", "mlir::func::FuncOp"> {
+  let summary = "copies between buffers as 16-wide vector loads and stores";
+  let description = [{
+    After bufferization and memory planning, each static `linalg.copy`
+    (concatenation, padding, results) is tiled to 16 elements of its
+    innermost dim, the edge peeled, and vectorized.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // NNC_COMPILER_CODEGEN_PASSES_TD

@@ -91,6 +91,7 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createCSEPass());
   // Every intermediate goes to the session's workspace; no malloc at run time.
   pm.addPass(createPlanMemory());
+  pm.addNestedPass<func::FuncOp>(createVectorizeCopies());
 }
 
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {

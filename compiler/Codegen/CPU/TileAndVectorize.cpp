@@ -32,6 +32,7 @@
 
 namespace nnc {
 #define GEN_PASS_DEF_TILEANDVECTORIZE
+#define GEN_PASS_DEF_VECTORIZECOPIES
 #include "compiler/Codegen/Passes.h.inc"
 } // namespace nnc
 
@@ -75,22 +76,42 @@ constexpr int64_t kPackMinM = 16;
 /// B [K, N] copied to panels [N/32, K, 32] (returned flat as [N/32 * K, 32]): the 32 columns a register tile
 /// reads at each k step become one contiguous 128-byte line instead of rows
 /// N*4 bytes apart (which defeat the prefetcher and collide in L1 sets).
-linalg::GenericOp packPanels(OpBuilder &b, Location loc, Value matrix) {
+FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order);
+
+Value packPanels(RewriterBase &b, Location loc, Value matrix) {
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  auto packedType = RankedTensorType::get({n / kRegN, k, kRegN}, type.getElementType());
+  Type element = type.getElementType();
+  // [K, N] viewed as [K, N/32, 32]; the panels are its transpose to
+  // [N/32, K, 32], copied 16 lanes at a time.
+  Value rows = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({k, n / kRegN, kRegN}, element), matrix,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
   MLIRContext *ctx = b.getContext();
   AffineExpr panel = getAffineDimExpr(0, ctx), row = getAffineDimExpr(1, ctx),
              lane = getAffineDimExpr(2, ctx);
-  SmallVector<AffineMap> maps{AffineMap::get(3, 0, {row, panel * kRegN + lane}, ctx),
+  SmallVector<AffineMap> maps{AffineMap::get(3, 0, {row, panel, lane}, ctx),
                               AffineMap::getMultiDimIdentityMap(3, ctx)};
-  Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(), type.getElementType());
+  auto packedType = RankedTensorType::get({n / kRegN, k, kRegN}, element);
+  Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(), element);
   SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, TypeRange{packedType}, ValueRange{matrix},
-                                   ValueRange{init}, maps, iterators,
-                                   [](OpBuilder &nb, Location nl, ValueRange args) {
-                                     linalg::YieldOp::create(nb, nl, args[0]);
-                                   });
+  auto pack = linalg::GenericOp::create(b, loc, TypeRange{packedType}, ValueRange{rows},
+                                        ValueRange{init}, maps, iterators,
+                                        [](OpBuilder &nb, Location nl, ValueRange args) {
+                                          linalg::YieldOp::create(nb, nl, args[0]);
+                                        });
+  Value packed = pack.getResult(0);
+  FailureOr<scf::SCFTilingResult> tiled = tile(b, pack, {1, 1, 16}, {0, 1, 2});
+  if (succeeded(tiled)) {
+    packed = tiled->replacements.front();
+    auto tileOp = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+    b.setInsertionPoint(tileOp);
+    if (FailureOr<linalg::VectorizationResult> v = linalg::vectorize(b, tileOp); succeeded(v))
+      b.replaceOp(tileOp, v->replacements);
+  }
+  b.setInsertionPointAfterValue(packed);
+  return packed;
 }
 
 /// The values of `matrix` [K, N] (row-major) when it is a compile-time f32
@@ -198,13 +219,13 @@ Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type,
   return arith::ConstantOp::create(b, loc, attr);
 }
 
-/// The packing op's result seen as [N/32 * K, 32], so tiles read panels with
+/// Panels [N/32, K, 32] seen as [N/32 * K, 32], so tiles read them with
 /// plain 2-D slices.
-Value flatPanels(OpBuilder &b, linalg::GenericOp pack) {
-  auto type = cast<RankedTensorType>(pack.getResult(0).getType());
+Value flatPanels(OpBuilder &b, Location loc, Value packed) {
+  auto type = cast<RankedTensorType>(packed.getType());
   auto flatType = RankedTensorType::get({type.getDimSize(0) * type.getDimSize(1), kRegN},
                                         type.getElementType());
-  return tensor::CollapseShapeOp::create(b, pack.getLoc(), flatType, pack.getResult(0),
+  return tensor::CollapseShapeOp::create(b, loc, flatType, packed,
                                          SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
@@ -577,7 +598,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
           rewriter.setInsertionPointAfter(def);
         else
           rewriter.setInsertionPointToStart(matrix.getParentBlock());
-        flat = flatPanels(rewriter, packPanels(rewriter, matrix.getLoc(), matrix));
+        flat = flatPanels(rewriter, matrix.getLoc(), packPanels(rewriter, matrix.getLoc(), matrix));
       }
       return flat;
     };
@@ -630,6 +651,56 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
     });
+  }
+};
+} // namespace
+
+namespace {
+/// Copies between buffers (concatenation, padding, results) as 16-wide
+/// vector loads and stores along their innermost dim. LLVM does not vectorize
+/// them by itself: source and target often are views of the same workspace.
+struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass> {
+  void runOnOperation() override {
+    constexpr int64_t kWidth = 16;
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::CopyOp> copies;
+    func.walk([&](linalg::CopyOp copy) {
+      auto type = dyn_cast<MemRefType>(copy.getOutputs()[0].getType());
+      if (type && type.hasStaticShape() && type.getRank() > 0 && type.getShape().back() >= kWidth / 2 &&
+          type.getElementType().isIntOrFloat() && type.getElementType().getIntOrFloatBitWidth() >= 8)
+        copies.push_back(copy);
+    });
+    for (linalg::CopyOp copy : copies) {
+      auto op = cast<linalg::LinalgOp>(copy.getOperation());
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<int64_t> sizes(ranges.size(), 1);
+      sizes.back() = std::min(ranges.back(), kWidth);
+      SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
+      FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
+      if (failed(tiled))
+        continue;
+      if (ranges.back() % sizes.back() != 0)
+        tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
+      tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+    }
+    peelMarkedLoops(rewriter, func);
+    if (failed(canonicalize(func)))
+      return signalPassFailure();
+    SmallVector<linalg::LinalgOp> toVectorize;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorizeIfPossible))
+        toVectorize.push_back(op);
+    });
+    for (linalg::LinalgOp op : toVectorize) {
+      op->removeAttr(kVectorizeIfPossible);
+      if (op.hasDynamicShape())
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(rewriter, op);
+      if (succeeded(vectorized))
+        rewriter.eraseOp(op);
+    }
   }
 };
 } // namespace

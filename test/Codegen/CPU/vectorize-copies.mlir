@@ -1,0 +1,33 @@
+// RUN: nnc-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(nnc-cpu-vectorize-copies))" | FileCheck %s
+
+// A copy into a strided view (a concatenation's slot) becomes 16-wide vector
+// transfers along rows of 40: two full vectors and a peeled edge of 8.
+// CHECK-LABEL: func.func @concat_slot
+// CHECK-SAME: (%[[SRC:.*]]: memref<3x40xf32>, %[[DST:.*]]: memref<6x40xf32>)
+// CHECK: %[[SLOT:.*]] = memref.subview %[[DST]][3, 0] [3, 40] [1, 1]
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK: scf.for %[[J:.*]] = %c0 to %c32 step %c16
+// CHECK: %[[S16:.*]] = memref.subview %[[SRC]][%[[I]], %[[J]]] [1, 16]
+// CHECK: %[[D16:.*]] = memref.subview %[[SLOT]][%[[I]], %[[J]]] [1, 16]
+// CHECK: %[[V:.*]] = vector.transfer_read %[[S16]]{{.*}} vector<1x16xf32>
+// CHECK: vector.transfer_write %[[V]], %[[D16]]
+// CHECK: %[[S8:.*]] = memref.subview %[[SRC]][%[[I]], 32] [1, 8]
+// CHECK: %[[D8:.*]] = memref.subview %[[SLOT]][%[[I]], 32] [1, 8]
+// CHECK: %[[E:.*]] = vector.transfer_read %[[S8]]{{.*}} vector<1x8xf32>
+// CHECK: vector.transfer_write %[[E]], %[[D8]]
+// CHECK-NOT: linalg.copy
+func.func @concat_slot(%src: memref<3x40xf32>, %dst: memref<6x40xf32>) {
+  %slot = memref.subview %dst[3, 0] [3, 40] [1, 1] : memref<6x40xf32> to memref<3x40xf32, strided<[40, 1], offset: 120>>
+  linalg.copy ins(%src : memref<3x40xf32>) outs(%slot : memref<3x40xf32, strided<[40, 1], offset: 120>>)
+  return
+}
+
+// -----
+
+// Booleans (bytes in memory, bits in vectors) keep their scalar copy.
+// CHECK-LABEL: func.func @bools
+// CHECK: linalg.copy
+func.func @bools(%src: memref<4x32xi1>, %dst: memref<4x32xi1>) {
+  linalg.copy ins(%src : memref<4x32xi1>) outs(%dst : memref<4x32xi1>)
+  return
+}
