@@ -17,6 +17,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -57,6 +58,9 @@ static cl::list<std::string> inputShapes(
     cl::value_desc("NAME:DIMS"));
 static cl::list<std::string> dims("dim", cl::desc("pin a symbolic dim: SYMBOL=VALUE (repeatable)"),
                                   cl::value_desc("SYMBOL=VALUE"));
+static cl::opt<bool> memoryReport("memory-report",
+                                  cl::desc("print the workspace size against the sum of all "
+                                           "intermediate buffers"));
 static cl::opt<bool> elideWeights("elide-weights",
                                   cl::desc("print large constants as elided resources"));
 
@@ -188,6 +192,14 @@ int main(int argc, char **argv) {
     auto main = module->lookupSymbol<func::FuncOp>("main");
     if (auto size = main->getAttrOfType<IntegerAttr>("nnc.workspace_size"))
       functions[0].workspaceSize = size.getInt();
+    if (memoryReport) {
+      auto sum = main->getAttrOfType<IntegerAttr>("nnc.intermediates_size");
+      int64_t all = sum ? sum.getInt() : 0, planned = functions[0].workspaceSize;
+      llvm::errs() << llvm::format("nnc: main: workspace %lld bytes (%.2f MiB) for %lld bytes "
+                                   "(%.2f MiB) of intermediates, %.0f%% saved by reuse\n",
+                                   (long long)planned, planned / 1048576.0, (long long)all,
+                                   all / 1048576.0, all ? 100.0 * (all - planned) / all : 0.0);
+    }
   }
   if (emit >= Emit::LLVMDialect && failed(runStage(nnc::buildCPULLVMPipeline)))
     return 1;

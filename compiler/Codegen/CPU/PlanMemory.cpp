@@ -144,6 +144,11 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       b.alloc.erase();
     }
     func->setAttr("nnc.workspace_size", IntegerAttr::get(IntegerType::get(context, 64), total));
+    // What the plan saved: the bytes of all intermediates, were none shared.
+    int64_t sum = 0;
+    for (const Buffer &b : buffers)
+      sum += b.size;
+    func->setAttr("nnc.intermediates_size", IntegerAttr::get(IntegerType::get(context, 64), sum));
   }
 };
 } // namespace

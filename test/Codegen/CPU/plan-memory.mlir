@@ -6,7 +6,8 @@
 // deallocations disappear.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[IN:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<4xf32>, %[[WS:.*]]: memref<128xi8>)
-// CHECK-SAME: attributes {nnc.workspace_size = 128 : i64}
+// The sum of the intermediates (two of 16 bytes) is recorded for --memory-report.
+// CHECK-SAME: attributes {nnc.intermediates_size = 32 : i64, nnc.workspace_size = 128 : i64}
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[A:.*]] = memref.view %[[WS]][%[[C0]]][] : memref<128xi8> to memref<4xf32>
 // CHECK: %[[C64:.*]] = arith.constant 64 : index
