@@ -78,6 +78,7 @@ constexpr int64_t kPackMinM = 16;
 /// N*4 bytes apart (which defeat the prefetcher and collide in L1 sets).
 FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
                                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> order);
+FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op);
 
 Value packPanels(RewriterBase &b, Location loc, Value matrix) {
   auto type = cast<RankedTensorType>(matrix.getType());
@@ -102,9 +103,16 @@ Value packPanels(RewriterBase &b, Location loc, Value matrix) {
                                           linalg::YieldOp::create(nb, nl, args[0]);
                                         });
   Value packed = pack.getResult(0);
+  // Large packs are split into thread chunks like any elementwise op.
+  FailureOr<linalg::GenericOp> chunk = splitIntoChunks(b, pack);
+  if (succeeded(chunk) && *chunk != pack) {
+    packed = chunk->getOperation()->getParentOfType<scf::ForallOp>().getResult(0);
+    pack = *chunk;
+  }
   FailureOr<scf::SCFTilingResult> tiled = tile(b, pack, {1, 1, 16}, {0, 1, 2});
   if (succeeded(tiled)) {
-    packed = tiled->replacements.front();
+    if (packed == pack.getResult(0))
+      packed = tiled->replacements.front();
     auto tileOp = cast<linalg::LinalgOp>(tiled->tiledOps.front());
     b.setInsertionPoint(tileOp);
     if (FailureOr<linalg::VectorizationResult> v = linalg::vectorize(b, tileOp); succeeded(v))
