@@ -553,11 +553,13 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       return signalPassFailure();
     foldConstantTransposes(rewriter, func);
     {
-      // erf (GELU) and tanh as f32 polynomials: no libm call per element,
+      // erf (GELU), tanh and exp (softmax) as f32 polynomials: no libm call per element,
       // and the elementwise loops around them vectorize.
       RewritePatternSet patterns(ctx);
       populatePolynomialApproximateErfPattern(patterns);
       populatePolynomialApproximateTanhPattern(patterns);
+      populateMathPolynomialApproximationPatterns(
+          patterns, [](StringRef name) { return name == "exp" || name == "math.exp"; });
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
     }
