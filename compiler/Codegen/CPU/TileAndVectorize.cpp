@@ -216,12 +216,15 @@ void foldConstantTransposes(RewriterBase &rewriter, func::FuncOp func) {
 Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type,
                      ArrayRef<float> matrix) {
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  std::vector<float> packed(k * n);
-  for (int64_t panel = 0; panel < n / kRegN; ++panel)
+  // The last panel is padded with zeros when 32 does not divide N; edge tiles
+  // read only their own lanes of it.
+  int64_t numPanels = llvm::divideCeil(n, kRegN);
+  std::vector<float> packed(numPanels * k * kRegN, 0.0f);
+  for (int64_t panel = 0; panel < numPanels; ++panel)
     for (int64_t row = 0; row < k; ++row)
-      for (int64_t lane = 0; lane < kRegN; ++lane)
+      for (int64_t lane = 0; lane < kRegN && panel * kRegN + lane < n; ++lane)
         packed[(panel * k + row) * kRegN + lane] = matrix[row * n + panel * kRegN + lane];
-  auto flatType = RankedTensorType::get({n / kRegN * k, kRegN}, type.getElementType());
+  auto flatType = RankedTensorType::get({numPanels * k, kRegN}, type.getElementType());
   auto attr = DenseResourceElementsAttr::get(
       flatType, "nnc_panels", HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
   return arith::ConstantOp::create(b, loc, attr);
@@ -242,8 +245,10 @@ Value flatPanels(OpBuilder &b, Location loc, Value packed) {
 void readPackedB(RewriterBase &rewriter, OpOperand &operand,
                  function_ref<Value(Value)> panelsOf) {
   auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>();
+  // Tiles start at multiples of 32 columns (register, cache and thread tiles
+  // all are), so a tile's lanes are the first of its panel.
   if (!slice || slice.getResultType().getRank() != 2 ||
-      slice.getResultType().getDimSize(1) != kRegN)
+      slice.getResultType().getDimSize(1) > kRegN)
     return;
   Operation *op = operand.getOwner();
   Location loc = slice.getLoc();
@@ -260,9 +265,11 @@ void readPackedB(RewriterBase &rewriter, OpOperand &operand,
     source = inner.getSource();
   }
   auto sourceType = cast<RankedTensorType>(source.getType());
-  if (!sourceType.hasStaticShape() || sourceType.getDimSize(1) % kRegN)
+  if (!sourceType.hasStaticShape())
     return;
   Value panels = panelsOf(source);
+  if (!panels)
+    return;
   rewriter.setInsertionPoint(op);
   OpFoldResult row = affine::makeComposedFoldedAffineApply(
       rewriter, loc, d0.floorDiv(kRegN) * sourceType.getDimSize(0) + d1,
@@ -296,13 +303,13 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // enough rows of A reuse it: remember which operand it is; the full
   // register tiles read panels once they are known.
   std::optional<int64_t> packOperand;
-  if (dims.batch.empty() && ranges[n] % kRegN == 0) {
+  if (dims.batch.empty()) {
     MLIRContext *ctx = op.getContext();
     AffineMap kn = AffineMap::get(ranges.size(), 0,
                                   {getAffineDimExpr(k, ctx), getAffineDimExpr(n, ctx)}, ctx);
     for (OpOperand *input : op.getDpsInputOperands())
       if (op.getMatchingIndexingMap(input) == kn &&
-          (ranges[m] >= kPackMinM || constantMatrix(input->get())))
+          (constantMatrix(input->get()) || (ranges[n] % kRegN == 0 && ranges[m] >= kPackMinM)))
         packOperand = input->getOperandNumber();
   }
   // Thread chunks: split m and n at register-tile multiples that divide them
@@ -603,7 +610,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         rewriter.setInsertionPointToStart(&func.getBody().front());
         flat = constantPanels(rewriter, matrix.getLoc(), cast<RankedTensorType>(matrix.getType()),
                               *values);
-      } else {
+      } else if (cast<RankedTensorType>(matrix.getType()).getDimSize(1) % kRegN == 0) {
         if (Operation *def = matrix.getDefiningOp())
           rewriter.setInsertionPointAfter(def);
         else
@@ -614,7 +621,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     };
     for (linalg::LinalgOp op : toVectorize) {
       auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes).asArrayRef();
-      // Full tiles read the packed panels; edge tiles keep reading B itself.
+      // Register tiles read B from its panels.
       if (auto operand = op->getAttrOfType<IntegerAttr>(kPackedB); operand && !op.hasDynamicShape())
         readPackedB(rewriter, op->getOpOperand(operand.getInt()), panelsOf);
       // Peeled full tiles are static and need no masks.

@@ -18,7 +18,9 @@ nnc, nnc_run, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(7)
 
-# name: (A shape, B shape, transB)
+# name: (A shape, B shape, transB); names starting with "const" make B an
+# initializer (its panels are laid out at compile time, zero-padded when 32
+# does not divide N).
 CASES = {
     "gemv_1x512x1000": ((1, 512), (512, 1000), False),
     "packed_64x784x512": ((64, 784), (784, 512), False),
@@ -29,6 +31,9 @@ CASES = {
     "gemm_transb_64x256x96": ((64, 256), (96, 256), True),
     "batched_2x3x17x40x33": ((2, 3, 17, 40), (2, 3, 40, 33), False),
     "broadcast_b_5x37x64x48": ((5, 37, 64), (64, 48), False),
+    "const_gemv_1x300x1000": ((1, 300), (300, 1000), False),
+    "const_ragged_40x70x50": ((40, 70), (70, 50), False),
+    "const_transb_64x256x10": ((64, 256), (10, 256), True),
 }
 
 failed = 0
@@ -41,18 +46,21 @@ for name, (a_shape, b_shape, trans_b) in CASES.items():
         node = helper.make_node("Gemm", ["a", "b"], ["c"], transB=1)
     else:
         node = helper.make_node("MatMul", ["a", "b"], ["c"])
+    constant = name.startswith("const")
+    inputs = [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape)]
+    if not constant:
+        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape))
     graph = helper.make_graph(
-        [node], name,
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape),
-         helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape)],
-        [helper.make_tensor_value_info("c", TensorProto.FLOAT, c.shape)])
+        [node], name, inputs,
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, c.shape)],
+        [numpy_helper.from_array(b, "b")] if constant else [])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     base = os.path.join(work, name)
     onnx.save(model, base + ".onnx")
     data = base + "_data"
     os.makedirs(data, exist_ok=True)
-    for i, (n, v) in enumerate([("a", a), ("b", b)]):
+    for i, (n, v) in enumerate([("a", a)] if constant else [("a", a), ("b", b)]):
         with open(f"{data}/input_{i}.pb", "wb") as f:
             f.write(numpy_helper.from_array(v, n).SerializeToString())
     with open(f"{data}/output_0.pb", "wb") as f:
