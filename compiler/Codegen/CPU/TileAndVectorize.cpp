@@ -44,6 +44,8 @@ constexpr int64_t kRegM = 8, kRegN = 32;
 // Thread chunks: at least this many multiply-adds to go parallel at all, and
 // up to this many chunks (a few per thread balances static partitioning).
 constexpr int64_t kMinParallelWork = 1 << 20, kChunks = 8;
+// Elementwise ops and copies run 16 elements (one AVX-512 register of f32) at a time.
+constexpr int64_t kRowVector = 16;
 // Cache tiles (NOTES-CPU-CODEGEN.md: best of those measured for 1024^3).
 constexpr int64_t kCacheM = 256, kCacheN = 128, kCacheK = 512;
 
@@ -109,7 +111,7 @@ Value packPanels(RewriterBase &b, Location loc, Value matrix) {
     packed = chunk->getOperation()->getParentOfType<scf::ForallOp>().getResult(0);
     pack = *chunk;
   }
-  FailureOr<scf::SCFTilingResult> tiled = tile(b, pack, {1, 1, 16}, {0, 1, 2});
+  FailureOr<scf::SCFTilingResult> tiled = tile(b, pack, {1, 1, kRowVector}, {0, 1, 2});
   if (succeeded(tiled)) {
     if (packed == pack.getResult(0))
       packed = tiled->replacements.front();
@@ -510,8 +512,24 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
 /// permutation, the result written in loop order) are tiled to 16 elements of
 /// the innermost loop, with the edge peeled, and vectorized: one vector
 /// instruction per 16 elements, whatever LLVM's alias analysis concludes.
+/// Tiles `op` to one row segment of kRowVector elements of its innermost loop
+/// (static shapes), marks the edge loop for peeling and the tile for
+/// vectorization where possible.
+void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes.back() = std::min(ranges.back(), kRowVector);
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
+  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
+  if (failed(tiled))
+    return;
+  if (ranges.back() % sizes.back() != 0)
+    tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
+  tiled->tiledOps.front()->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
+  tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+}
+
 void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
-  constexpr int64_t kWidth = 16;
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
@@ -524,19 +542,8 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
       return;
   }
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.back() < kWidth / 2)
-    return;
-  SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes.back() = std::min(ranges.back(), kWidth);
-  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
-  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
-  if (failed(tiled))
-    return;
-  if (ranges.back() % sizes.back() != 0)
-    tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
-  tiled->tiledOps.front()->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
-  tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+  if (op.getStaticLoopRanges().back() >= kRowVector / 2)
+    splitRowIntoVectors(rewriter, op);
 }
 
 LogicalResult canonicalize(func::FuncOp func) {
@@ -578,9 +585,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         return;
       if (FailureOr<linalg::ContractionDimensions> dims = matmulDims(op); succeeded(dims))
         matmuls.emplace_back(op, *dims);
-      else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-               // A transposed constant stays recognizable: matmuls fold it into panels.
-               generic && !constantMatrix(generic.getResult(0)))
+      else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
         others.push_back(generic);
     });
     for (auto &[op, dims] : matmuls)
@@ -678,29 +683,18 @@ namespace {
 /// them by itself: source and target often are views of the same workspace.
 struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass> {
   void runOnOperation() override {
-    constexpr int64_t kWidth = 16;
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::CopyOp> copies;
     func.walk([&](linalg::CopyOp copy) {
       auto type = dyn_cast<MemRefType>(copy.getOutputs()[0].getType());
-      if (type && type.hasStaticShape() && type.getRank() > 0 && type.getShape().back() >= kWidth / 2 &&
-          type.getElementType().isIntOrFloat() && type.getElementType().getIntOrFloatBitWidth() >= 8)
+      if (type && type.hasStaticShape() && type.getRank() > 0 &&
+          type.getShape().back() >= kRowVector / 2 && type.getElementType().isIntOrFloat() &&
+          type.getElementType().getIntOrFloatBitWidth() >= 8)
         copies.push_back(copy);
     });
-    for (linalg::CopyOp copy : copies) {
-      auto op = cast<linalg::LinalgOp>(copy.getOperation());
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      SmallVector<int64_t> sizes(ranges.size(), 1);
-      sizes.back() = std::min(ranges.back(), kWidth);
-      SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
-      FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
-      if (failed(tiled))
-        continue;
-      if (ranges.back() % sizes.back() != 0)
-        tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
-      tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
-    }
+    for (linalg::CopyOp copy : copies)
+      splitRowIntoVectors(rewriter, cast<linalg::LinalgOp>(copy.getOperation()));
     peelMarkedLoops(rewriter, func);
     if (failed(canonicalize(func)))
       return signalPassFailure();
@@ -711,6 +705,7 @@ struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass>
     });
     for (linalg::LinalgOp op : toVectorize) {
       op->removeAttr(kVectorizeIfPossible);
+      op->removeAttr(kVectorSizes);
       if (op.hasDynamicShape())
         continue;
       rewriter.setInsertionPoint(op);
