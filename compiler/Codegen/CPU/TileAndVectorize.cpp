@@ -75,13 +75,13 @@ constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorSizes = "nnc.vector_siz
 /// Rows of A below which packing B costs more than it saves.
 constexpr int64_t kPackMinM = 16;
 
-/// B [K, N] copied to panels [N/32, K, 32] (returned flat as [N/32 * K, 32]): the 32 columns a register tile
-/// reads at each k step become one contiguous 128-byte line instead of rows
-/// N*4 bytes apart (which defeat the prefetcher and collide in L1 sets).
 FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
                                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> order);
 FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op);
 
+/// B [K, N] copied to panels [N/32, K, 32]: the 32 columns a register tile
+/// reads at each k step become one contiguous 128-byte line instead of rows
+/// N*4 bytes apart (which defeat the prefetcher and collide in L1 sets).
 Value packPanels(RewriterBase &b, Location loc, Value matrix) {
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
@@ -142,7 +142,8 @@ std::optional<std::vector<float>> constantMatrix(Value matrix) {
   } else if (auto generic = source.getDefiningOp<linalg::GenericOp>()) {
     // A transposing copy: one input read at (d1, d0), the body yields it.
     MLIRContext *ctx = generic.getContext();
-    AffineMap swap = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
+    AffineMap swap =
+        AffineMap::get(2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
     Block &body = generic.getRegion().front();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
     if (generic.getNumDpsInputs() != 1 || generic.getNumLoops() != 2 ||
@@ -228,7 +229,8 @@ Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type,
         packed[(panel * k + row) * kRegN + lane] = matrix[row * n + panel * kRegN + lane];
   auto flatType = RankedTensorType::get({numPanels * k, kRegN}, type.getElementType());
   auto attr = DenseResourceElementsAttr::get(
-      flatType, "nnc_panels", HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
+      flatType, "nnc_panels",
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
   return arith::ConstantOp::create(b, loc, attr);
 }
 
