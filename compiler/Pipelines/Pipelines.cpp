@@ -83,8 +83,9 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Results are written into caller-provided buffers instead of returned.
+  // (Its hoist-static-allocs option crashes on a buffer returned twice:
+  // nnc-plan-memory computes results in their out-params instead.)
   bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
@@ -99,7 +100,7 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createLowerForallToRuntime());
   // What no schedule claimed becomes scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // Masked and multi-dimensional transfers become 1-D ones.
+  // Multi-dimensional transfers become 1-D ones.
   VectorTransferToSCFOptions toSCF;
   toSCF.enableFullUnroll();
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(toSCF));
@@ -137,7 +138,7 @@ void nnc::registerCompilerDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
-  // Tiling, masked vectorization and subset hoisting query these interfaces.
+  // Tiling, peeling and subset hoisting query these interfaces.
   linalg::registerTilingInterfaceExternalModels(registry);
   tensor::registerTilingInterfaceExternalModels(registry);
   linalg::registerSubsetOpInterfaceExternalModels(registry);

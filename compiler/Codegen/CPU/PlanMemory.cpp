@@ -44,7 +44,7 @@ void computeResultsInPlace(func::FuncOp func) {
       continue;
     bool usedAfter = llvm::any_of(alloc->getUsers(), [&](Operation *user) {
       Operation *top = body.findAncestorOpInBlock(*user);
-      return top != copy && top->isBeforeInBlock(copy) == false &&
+      return top != copy && !top->isBeforeInBlock(copy) &&
              !isa<memref::DeallocOp>(user);
     });
     if (usedAfter)

@@ -3,9 +3,10 @@
 // Contractions (matmul, batched matmul, convolutions lowered to matmul) get
 // two levels of tiles: cache tiles, then an 8x32 register tile stepped one k
 // at a time, whose accumulator stays in vector registers across the k loop.
-// Partial tiles at the edges vectorize with masks, so every shape takes the
-// same kernel. The sizes come from NOTES-CPU-CODEGEN.md's measurements on
-// AVX-512: 16 accumulators of 16 floats, 8 broadcasts and 2 loads per k step.
+// Edge tiles are peeled off, so every tile has a static shape and takes the
+// same unmasked kernel. The sizes come from NOTES-CPU-CODEGEN.md's
+// measurements on AVX-512: 16 accumulators of 16 floats, 8 broadcasts and 2
+// loads per k step. Elementwise ops and copies are vectorized along rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,15 +69,25 @@ FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op) {
 }
 
 // Markers between the steps of the pass: loops to peel, ops to vectorize.
-constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorSizes = "nnc.vector_sizes",
+constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorize = "nnc.vectorize",
                               kPackedB = "nnc.packed_b",
                               kVectorizeIfPossible = "nnc.vectorize_if_possible";
+
+/// The largest divisor of `value` that is at most `limit` (1 if none is larger).
+int64_t largestDivisorUpTo(int64_t value, int64_t limit) {
+  for (int64_t d = std::min(value, limit); d > 1; --d)
+    if (value % d == 0)
+      return d;
+  return 1;
+}
 
 /// Rows of A below which packing B costs more than it saves.
 constexpr int64_t kPackMinM = 16;
 
+using LoopType = scf::SCFTilingOptions::LoopType;
 FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order);
+                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
+                                     LoopType loops = LoopType::ForOp);
 FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op);
 
 /// B [K, N] copied to panels [N/32, K, 32]: the 32 columns a register tile
@@ -124,19 +135,17 @@ Value packPanels(RewriterBase &b, Location loc, Value matrix) {
   return packed;
 }
 
-/// The values of `matrix` [K, N] (row-major) when it is a compile-time f32
-/// constant, seen through reshapes and one 2-D transpose (as Gemm's transB
-/// and convolution filters produce), or nothing.
-std::optional<std::vector<float>> constantMatrix(Value matrix) {
+/// The f32 constant a 2-D `matrix` is, seen through reshapes and one 2-D
+/// transpose (as Gemm's transB and convolution filters produce), or null.
+arith::ConstantOp constantSource(Value matrix, bool &transposed) {
   auto type = dyn_cast<RankedTensorType>(matrix.getType());
+  transposed = false;
   if (!type || type.getRank() != 2 || !type.hasStaticShape())
-    return std::nullopt;
-  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  bool transposed = false;
+    return nullptr;
   Value source = matrix;
   if (auto transpose = source.getDefiningOp<linalg::TransposeOp>()) {
     if (transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
-      return std::nullopt;
+      return nullptr;
     transposed = true;
     source = transpose.getInput();
   } else if (auto generic = source.getDefiningOp<linalg::GenericOp>()) {
@@ -150,7 +159,7 @@ std::optional<std::vector<float>> constantMatrix(Value matrix) {
         generic.getIndexingMapsArray()[0] != swap ||
         !generic.getIndexingMapsArray()[1].isIdentity() || body.getOperations().size() != 1 ||
         yield.getOperand(0) != body.getArgument(0))
-      return std::nullopt;
+      return nullptr;
     transposed = true;
     source = generic.getDpsInputs()[0];
   }
@@ -158,7 +167,19 @@ std::optional<std::vector<float>> constantMatrix(Value matrix) {
     source = source.getDefiningOp()->getOperand(0);
   auto constant = source.getDefiningOp<arith::ConstantOp>();
   if (!constant || !getElementTypeOrSelf(source.getType()).isF32())
+    return nullptr;
+  return constant;
+}
+
+/// The values of `matrix` [K, N] (row-major) when constantSource finds it a
+/// constant, or nothing.
+std::optional<std::vector<float>> constantMatrix(Value matrix) {
+  bool transposed;
+  arith::ConstantOp constant = constantSource(matrix, transposed);
+  if (!constant)
     return std::nullopt;
+  auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   std::vector<float> data(rows * cols);
   auto fill = [&](auto at) {
     for (int64_t r = 0; r < rows; ++r)
@@ -187,6 +208,11 @@ std::optional<std::vector<float>> constantMatrix(Value matrix) {
     return std::nullopt;
   }
   return data;
+}
+
+bool isConstant(Value matrix) {
+  bool transposed;
+  return bool(constantSource(matrix, transposed));
 }
 
 /// Transposed constant matrices (Gemm's transB, convolution filters seen as
@@ -285,12 +311,15 @@ void readPackedB(RewriterBase &rewriter, OpOperand &operand,
   rewriter.modifyOpInPlace(op, [&] { operand.set(fromPanel); });
 }
 
-/// Tiles `op` by `sizes` (0 = untiled) with loops in `order`.
+/// Tiles `op` by `sizes` (0 = untiled) with loops in `order` (empty: loop
+/// order), as scf.for loops or one scf.forall.
 FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order) {
+                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
+                                     LoopType loops) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
   options.setInterchange(order);
+  options.setLoopType(loops);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled =
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -313,7 +342,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                                   {getAffineDimExpr(k, ctx), getAffineDimExpr(n, ctx)}, ctx);
     for (OpOperand *input : op.getDpsInputOperands())
       if (op.getMatchingIndexingMap(input) == kn &&
-          (constantMatrix(input->get()) || (ranges[n] % kRegN == 0 && ranges[m] >= kPackMinM)))
+          (isConstant(input->get()) || (ranges[n] % kRegN == 0 && ranges[m] >= kPackMinM)))
         packOperand = input->getOperandNumber();
   }
   // Thread chunks: split m and n at register-tile multiples that divide them
@@ -328,12 +357,6 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       split[b] = 1;
       chunks *= ranges[b];
     }
-    auto largestDivisorUpTo = [](int64_t value, int64_t limit) {
-      for (int64_t d = std::min(value, limit); d > 1; --d)
-        if (value % d == 0)
-          return d;
-      return int64_t(1);
-    };
     if (chunks < kChunks && ranges[n] % kRegN == 0) {
       int64_t parts = largestDivisorUpTo(ranges[n] / kRegN, kChunks / chunks);
       if (parts > 1)
@@ -347,15 +370,9 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       chunks *= parts;
     }
     if (chunks > 1) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), split));
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> parallel =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+      FailureOr<scf::SCFTilingResult> parallel = tile(rewriter, op, split, {}, LoopType::ForallOp);
       if (failed(parallel))
         return failure();
-      rewriter.replaceOp(op, parallel->replacements);
       op = cast<linalg::LinalgOp>(parallel->tiledOps.front());
       ranges = op.getStaticLoopRanges();
       if (ShapedType::isDynamicShape(ranges))
@@ -414,10 +431,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       registers->loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
     ++loop;
   }
-  SmallVector<int64_t> vectorSizes(ranges.size(), 1);
-  vectorSizes[m] = regM;
-  vectorSizes[n] = regN;
-  registers->tiledOps.front()->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+  registers->tiledOps.front()->setAttr(kVectorize, rewriter.getUnitAttr());
   if (packOperand)
     registers->tiledOps.front()->setAttr(kPackedB, rewriter.getI64IntegerAttr(*packOperand));
   return success();
@@ -485,12 +499,7 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   for (size_t d = 0; d < ranges.size() && chunks < kChunks; ++d) {
     if (iterators[d] != utils::IteratorType::parallel || ranges[d] == 1)
       continue;
-    int64_t parts = 1;
-    for (int64_t p = std::min(ranges[d], kChunks / chunks); p > 1; --p)
-      if (ranges[d] % p == 0) {
-        parts = p;
-        break;
-      }
+    int64_t parts = largestDivisorUpTo(ranges[d], kChunks / chunks);
     if (parts == 1)
       break;
     split[d] = ranges[d] / parts;
@@ -498,22 +507,12 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   }
   if (chunks < 2)
     return op;
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), split));
-  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, split, {}, LoopType::ForallOp);
   if (failed(tiled))
     return op->emitError("nnc: cannot split this op into thread chunks");
-  rewriter.replaceOp(op, tiled->replacements);
   return cast<linalg::GenericOp>(tiled->tiledOps.front());
 }
 
-/// Elementwise ops (all loops parallel, each operand read along a projected
-/// permutation, the result written in loop order) are tiled to 16 elements of
-/// the innermost loop, with the edge peeled, and vectorized: one vector
-/// instruction per 16 elements, whatever LLVM's alias analysis concludes.
 /// Tiles `op` to one row segment of kRowVector elements of its innermost loop
 /// (static shapes), marks the edge loop for peeling and the tile for
 /// vectorization where possible.
@@ -527,10 +526,13 @@ void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op) {
     return;
   if (ranges.back() % sizes.back() != 0)
     tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
-  tiled->tiledOps.front()->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
   tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
 }
 
+/// Elementwise ops (all loops parallel, each operand read along a projected
+/// permutation, the result written in loop order) are vectorized along rows:
+/// one vector instruction per 16 elements, whatever LLVM's alias analysis
+/// concludes.
 void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
@@ -558,6 +560,38 @@ LogicalResult canonicalize(func::FuncOp func) {
   // Tile sizes min(extent - iv, tile) are constant when the tile divides.
   scf::populateSCFForLoopCanonicalizationPatterns(patterns);
   return applyPatternsGreedily(func, std::move(patterns));
+}
+
+/// Vectorizes every op marked by the steps above. Peeling and
+/// canonicalization have made their shapes static, so no masks are needed;
+/// a marked matmul tile that does not vectorize is an error, other ops stay
+/// scalar.
+LogicalResult vectorizeMarked(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> marked;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kVectorize) || op->hasAttr(kVectorizeIfPossible))
+      marked.push_back(op);
+  });
+  for (linalg::LinalgOp op : marked) {
+    bool required = op->hasAttr(kVectorize);
+    op->removeAttr(kVectorize);
+    op->removeAttr(kVectorizeIfPossible);
+    op->removeAttr(kPackedB);
+    FailureOr<linalg::VectorizationResult> vectorized = failure();
+    if (!op.hasDynamicShape()) {
+      rewriter.setInsertionPoint(op);
+      vectorized = linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
+                                     /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+                                     /*flatten1DDepthwiseConv=*/false,
+                                     /*assumeDynamicDimsMatchVecSizes=*/false,
+                                     /*createNamedContraction=*/true);
+    }
+    if (succeeded(vectorized))
+      rewriter.replaceOp(op, vectorized->replacements);
+    else if (required)
+      return op->emitError("nnc: could not vectorize a register tile of a matmul");
+  }
+  return success();
 }
 
 struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePass> {
@@ -603,11 +637,6 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     // Peeled tiles get constant sizes; canonicalization makes their types static.
     if (failed(canonicalize(func)))
       return signalPassFailure();
-    SmallVector<linalg::LinalgOp> toVectorize;
-    func.walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kVectorSizes))
-        toVectorize.push_back(op);
-    });
     DenseMap<Value, Value> panels; // B -> its packed panels, one per B
     auto panelsOf = [&](Value matrix) {
       Value &flat = panels[matrix];
@@ -626,31 +655,17 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       }
       return flat;
     };
-    for (linalg::LinalgOp op : toVectorize) {
-      auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes).asArrayRef();
-      // Register tiles read B from its panels.
-      if (auto operand = op->getAttrOfType<IntegerAttr>(kPackedB); operand && !op.hasDynamicShape())
-        readPackedB(rewriter, op->getOpOperand(operand.getInt()), panelsOf);
-      // Peeled full tiles are static and need no masks.
-      SmallVector<int64_t> vectorSizes;
-      if (op.hasDynamicShape())
-        vectorSizes.assign(sizes.begin(), sizes.end());
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-          rewriter, op, vectorSizes, /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
-          /*flatten1DDepthwiseConv=*/false, /*assumeDynamicDimsMatchVecSizes=*/false,
-          /*createNamedContraction=*/true);
-      if (failed(vectorized) && op->hasAttr(kVectorizeIfPossible)) {
-        op->removeAttr(kVectorSizes);
-        op->removeAttr(kVectorizeIfPossible);
-        continue;
-      }
-      if (failed(vectorized)) {
-        op->emitError("nnc: could not vectorize the register tile");
-        return signalPassFailure();
-      }
-      rewriter.replaceOp(op, vectorized->replacements);
-    }
+    // Register tiles read B from its panels.
+    SmallVector<linalg::LinalgOp> readPanels;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kPackedB) && !op.hasDynamicShape())
+        readPanels.push_back(op);
+    });
+    for (linalg::LinalgOp op : readPanels)
+      readPackedB(rewriter, op->getOpOperand(op->getAttrOfType<IntegerAttr>(kPackedB).getInt()),
+                  panelsOf);
+    if (failed(vectorizeMarked(rewriter, func)))
+      return signalPassFailure();
 
     // Fold the slices into the transfers, then keep each accumulator tile in
     // registers across its k loop.
@@ -700,21 +715,8 @@ struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass>
     peelMarkedLoops(rewriter, func);
     if (failed(canonicalize(func)))
       return signalPassFailure();
-    SmallVector<linalg::LinalgOp> toVectorize;
-    func.walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kVectorizeIfPossible))
-        toVectorize.push_back(op);
-    });
-    for (linalg::LinalgOp op : toVectorize) {
-      op->removeAttr(kVectorizeIfPossible);
-      op->removeAttr(kVectorSizes);
-      if (op.hasDynamicShape())
-        continue;
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(rewriter, op);
-      if (succeeded(vectorized))
-        rewriter.eraseOp(op);
-    }
+    if (failed(vectorizeMarked(rewriter, func)))
+      return signalPassFailure();
   }
 };
 } // namespace

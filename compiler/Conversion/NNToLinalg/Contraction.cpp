@@ -31,6 +31,22 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
   return filledTensor(b, loc, type, scalarConstant(b, loc, type.getElementType(), 0));
 }
 
+/// The accumulator a convolution starts from: the bias viewed as `biasShape`
+/// (ones but for the channel dims) broadcast to `type`, or zeros.
+Value initFromBias(OpBuilder &b, Location loc, Value bias, RankedTensorType type,
+                   ArrayRef<int64_t> biasShape) {
+  if (!bias)
+    return zeros(b, loc, type);
+  Value view = reshapeTo(b, loc, bias, RankedTensorType::get(biasShape, type.getElementType()));
+  return buildElementwise(b, loc, type, {view},
+                          [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+/// Whether a convolution lowers to a matmul (buildConvAsMatmul).
+bool isMatmulConv(int64_t group, RankedTensorType resultType) {
+  return group == 1 && resultType.getRank() == 4 && resultType.getElementType().isF32();
+}
+
 /// `input` padded with `value` by `low` and `high` per dim (negative `high` crops).
 Value padTensor(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
                 ArrayRef<int64_t> high, Value value) {
@@ -321,11 +337,7 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
     Value patchesT = reshapeTo(b, loc, copied, RankedTensorType::get({p, k}, element));
     Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
     Value wT = buildMappedCopy(b, loc, w, RankedTensorType::get({k, m}, element), swap);
-    auto outT = RankedTensorType::get({p, m}, element);
-    Value init = bias ? buildElementwise(b, loc, outT,
-                                         {reshapeTo(b, loc, bias, RankedTensorType::get({1, m}, element))},
-                                         [](OpBuilder &, Location, ValueRange a) { return a[0]; })
-                      : zeros(b, loc, outT);
+    Value init = initFromBias(b, loc, bias, RankedTensorType::get({p, m}, element), {1, m});
     Value product = linalg::MatmulOp::create(b, loc, ValueRange{patchesT, wT}, ValueRange{init})
                         .getResult(0);
     // Written straight into NCHW, so elementwise consumers (bias, batch
@@ -334,8 +346,8 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
     return buildMappedCopy(b, loc, product, resultType, back);
   }
   Value patches;
-  if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 && padsBegin[0] == 0 &&
-      padsBegin[1] == 0 && inType.getDimSize(2) == oh && inType.getDimSize(3) == ow) {
+  if (pointwise && padsBegin[0] == 0 && padsBegin[1] == 0 && inType.getDimSize(2) == oh &&
+      inType.getDimSize(3) == ow) {
     patches = reshapeTo(b, loc, input, RankedTensorType::get({n, k, p}, element));
   } else {
     Value copied = buildPatches(b, loc, input, {0, 1, 2, 3, 4, 5}, {n, c, kh, kw, oh, ow},
@@ -344,14 +356,7 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   }
   Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
   auto outType = RankedTensorType::get({n, m, p}, element);
-  Value init;
-  if (bias) {
-    Value bias3 = reshapeTo(b, loc, bias, RankedTensorType::get({1, m, 1}, element));
-    init = buildElementwise(b, loc, outType, {bias3},
-                            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  } else {
-    init = zeros(b, loc, outType);
-  }
+  Value init = initFromBias(b, loc, bias, outType, {1, m, 1});
   Value out;
   if (n == 1) {
     auto type2 = RankedTensorType::get({m, p}, element);
@@ -376,9 +381,9 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   return reshapeTo(b, loc, out, resultType);
 }
 
-/// A 2-D depthwise f32 convolution (one filter per channel) of an already
-/// padded input as one elementwise op: the sum over taps of a strided window
-/// of the input times that tap's per-channel weight. Every operand is read
+/// A 2-D, stride-1 depthwise f32 convolution (one filter per channel) of an
+/// already padded input as one elementwise op: the sum over taps of the input
+/// window at the tap's offset times that tap's per-channel weight. Every operand is read
 /// along the output's loops, so the CPU schedule vectorizes it along the row
 /// and fuses its activation. Null when the convolution is not of that kind.
 Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
@@ -437,7 +442,7 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
 Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
                 RankedTensorType resultType) {
-  if (group == 1 && resultType.getRank() == 4 && resultType.getElementType().isF32())
+  if (isMatmulConv(group, resultType))
     return buildConvAsMatmul(b, loc, input, filter, bias, strides, dilations, {0, 0}, resultType);
   MLIRContext *ctx = b.getContext();
   auto inType = tensorType(input), wType = tensorType(filter);
@@ -454,18 +459,10 @@ Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bia
   Value x = reshapeTo(b, loc, input, RankedTensorType::get(inShape, element));
   Value w = reshapeTo(b, loc, filter, RankedTensorType::get(wShape, element));
   auto outType = RankedTensorType::get(outShape, element);
-  Value init;
-  if (bias) {
-    Value bias2 = reshapeTo(b, loc, bias, RankedTensorType::get({group, mg}, element));
-    SmallVector<int64_t> biasView(outShape.size(), 1);
-    biasView[1] = group;
-    biasView[2] = mg;
-    Value biasNd = reshapeTo(b, loc, bias2, RankedTensorType::get(biasView, element));
-    init = buildElementwise(b, loc, outType, {biasNd},
-                            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  } else {
-    init = zeros(b, loc, outType);
-  }
+  SmallVector<int64_t> biasShape(outShape.size(), 1);
+  biasShape[1] = group;
+  biasShape[2] = mg;
+  Value init = initFromBias(b, loc, bias, outType, biasShape);
   int64_t loops = 3 + spatial + 1 + spatial;
   // Loops run (n, g, m, o..., c, k..., o_last): the last output dim is the
   // innermost loop, a contiguous row that LLVM vectorizes, with the filter
@@ -517,7 +514,7 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
                      (wType.getDimSize(i + 2) - 1) * op.getDilations()[i] + 1;
       hi[i + 2] = used - inType.getDimSize(i + 2) - lo[i + 2];
     }
-    if (op.getGroup() == 1 && spatial == 2 && element.isF32()) {
+    if (isMatmulConv(op.getGroup(), resultType)) {
       b.replaceOp(op, buildConvAsMatmul(b, loc, adaptor.getInput(), adaptor.getFilter(),
                                         adaptor.getBias(), op.getStrides(), op.getDilations(),
                                         {lo[2], lo[3]}, resultType));
