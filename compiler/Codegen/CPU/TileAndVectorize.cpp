@@ -1,12 +1,13 @@
 //===- TileAndVectorize.cpp - CPU schedules for linalg on tensors ---------===//
 //
-// Contractions (matmul, batched matmul, convolutions lowered to matmul) get
-// two levels of tiles: cache tiles, then an 8x32 register tile stepped one k
-// at a time, whose accumulator stays in vector registers across the k loop.
-// Edge tiles are peeled off, so every tile has a static shape and takes the
-// same unmasked kernel. The sizes come from NOTES-CPU-CODEGEN.md's
-// measurements on AVX-512: 16 accumulators of 16 floats, 8 broadcasts and 2
-// loads per k step. Elementwise ops and copies are vectorized along rows.
+// Contractions (matmul, batched matmul, convolutions lowered to matmul or to
+// shifted windows) get two levels of tiles: cache tiles, then an 8x32
+// register tile stepped four k at a time, whose accumulator stays in vector
+// registers across the k loop. Edge tiles are peeled off, so every tile has
+// a static shape and takes the same unmasked kernel. The register tile
+// follows NOTES-CPU-CODEGEN.md's measurements on AVX-512: 16 accumulators of
+// 16 floats, 8 broadcasts and 2 loads per k. Elementwise ops and copies are
+// vectorized along rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -40,15 +42,17 @@ namespace nnc {
 using namespace mlir;
 
 namespace {
-// Register tile: rows x columns of the accumulator (columns along the vector).
-constexpr int64_t kRegM = 8, kRegN = 32;
+// Register tile: rows x columns of the accumulator (columns along the
+// vector), and the k steps each step of its loop takes.
+constexpr int64_t kRegM = 8, kRegN = 32, kRegK = 4;
 // Thread chunks: at least this many multiply-adds to go parallel at all, and
 // up to this many chunks (a few per thread balances static partitioning).
 constexpr int64_t kMinParallelWork = 1 << 20, kChunks = 8;
 // Elementwise ops and copies run 16 elements (one AVX-512 register of f32) at a time.
 constexpr int64_t kRowVector = 16;
-// Cache tiles (NOTES-CPU-CODEGEN.md: best of those measured for 1024^3).
-constexpr int64_t kCacheM = 256, kCacheN = 128, kCacheK = 512;
+// Cache tiles: the best of those measured here for 1024^3 and ResNet-18's
+// convolutions, a short m tile and the whole k of most layers.
+constexpr int64_t kCacheM = 32, kCacheN = 128, kCacheK = 1024;
 
 /// The m, n, k loops of a plain f32 contraction with static bounds, or
 /// failure for anything the schedule does not cover (those stay scalar).
@@ -68,9 +72,41 @@ FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op) {
   return dims;
 }
 
+/// The loops of a convolution over a flattened, padded input
+/// (Contraction.cpp's buildShiftedConv): (n, m, q, c, i, j) with filter
+/// (m, c, i, j), input (n, c, q + i*a + j*b) and output (n, m, q). Its
+/// register tiles (one c, i and j each) are matmul tiles.
+FailureOr<linalg::ContractionDimensions> shiftedConvDims(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || op.hasDynamicShape() || !op.hasPureTensorSemantics() ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumLoops() != 6 ||
+      op.getNumReductionLoops() != 3 ||
+      !getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap window = maps[1];
+  auto sum = dyn_cast<AffineBinaryOpExpr>(window.getNumResults() == 3 ? window.getResult(2)
+                                                                       : AffineExpr());
+  if (maps[0] != AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx) ||
+      maps[2] != AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx) || !sum ||
+      sum.getKind() != AffineExprKind::Add || window.getResult(0) != d(0) ||
+      window.getResult(1) != d(3) ||
+      !isa<arith::MulFOp>(generic.getBody()->front()))
+    return failure();
+  linalg::ContractionDimensions dims;
+  dims.batch = {0};
+  dims.m = {1};
+  dims.n = {2};
+  dims.k = {3, 4, 5};
+  return dims;
+}
+
 // Markers between the steps of the pass: loops to peel, ops to vectorize.
 constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorize = "nnc.vectorize",
-                              kPackedB = "nnc.packed_b",
+                              kPackedB = "nnc.packed_b", kUnroll = "nnc.unroll",
+                              kRegisterK = "nnc.register_k",
                               kVectorizeIfPossible = "nnc.vectorize_if_possible";
 
 /// The largest divisor of `value` that is at most `limit` (1 if none is larger).
@@ -388,9 +424,17 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   cache[m] = cacheSize(m, kCacheM);
   cache[n] = cacheSize(n, kCacheN);
-  cache[k] = cacheSize(k, kCacheK);
+  // The k cache tile counts multiply-adds per output: a convolution's
+  // channel tile shrinks by its number of taps.
+  int64_t taps = 1;
+  for (unsigned d : dims.k)
+    if (d != k)
+      taps *= ranges[d];
+  cache[k] = cacheSize(k, std::max<int64_t>(1, kCacheK / taps));
   SmallVector<int64_t> cacheOrder(order);
-  cacheOrder.append({n, k, m});
+  cacheOrder.push_back(n);
+  cacheOrder.append(dims.k.begin(), dims.k.end());
+  cacheOrder.push_back(m);
   FailureOr<scf::SCFTilingResult> cached = tile(rewriter, op, cache, cacheOrder);
   if (failed(cached))
     return failure();
@@ -398,9 +442,13 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t regM = std::min(ranges[m], kRegM), regN = std::min(ranges[n], kRegN);
   reg[m] = regM;
   reg[n] = regN;
-  reg[k] = 1;
+  // The other reduction loops (a convolution's taps) step one at a time.
+  for (unsigned d : dims.k)
+    reg[d] = 1;
+  reg[k] = std::min(ranges[k], kRegK);
   SmallVector<int64_t> regOrder(order);
-  regOrder.append({n, m, k});
+  regOrder.append({n, m});
+  regOrder.append(dims.k.begin(), dims.k.end());
   auto inner = cast<linalg::LinalgOp>(cached->tiledOps.front());
   FailureOr<scf::SCFTilingResult> registers = tile(rewriter, inner, reg, regOrder);
   if (failed(registers))
@@ -414,7 +462,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     for (int64_t d : order) {
       if (sizes[d] == 0)
         continue;
-      if ((d == m || d == n) && ranges[d] % sizes[d] != 0)
+      if (ranges[d] % sizes[d] != 0)
         tiled.loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
       ++loop;
     }
@@ -427,14 +475,58 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     if (reg[d] == 0)
       continue;
     int64_t extent = cache[d] ? cache[d] : ranges[d];
-    if ((d == m || d == n) && (extent % reg[d] != 0 || ranges[d] % reg[d] != 0))
+    if (extent % reg[d] != 0 || ranges[d] % reg[d] != 0)
       registers->loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
+    ++loop;
+  }
+  // The accumulator stays in registers across the k loops. A convolution's
+  // tap loops (a few steps each) are unrolled: the kernel then is one loop
+  // over channels.
+  for (unsigned loop = 0, i = 0; i < regOrder.size(); ++i) {
+    int64_t d = regOrder[i];
+    if (reg[d] == 0)
+      continue;
+    if (llvm::is_contained(dims.k, d))
+      registers->loops[loop]->setAttr(kRegisterK, rewriter.getUnitAttr());
+    if (d != k && llvm::is_contained(dims.k, d))
+      registers->loops[loop]->setAttr(kUnroll, rewriter.getUnitAttr());
     ++loop;
   }
   registers->tiledOps.front()->setAttr(kVectorize, rewriter.getUnitAttr());
   if (packOperand)
     registers->tiledOps.front()->setAttr(kPackedB, rewriter.getI64IntegerAttr(*packOperand));
   return success();
+}
+
+/// A register tile of a shifted-window convolution (one image, a few
+/// channels, one tap) as the matmul tile it is: filter [M, K] times input
+/// window [K, N], all three read through rank-reducing slices.
+void convTileAsMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[1], n = ranges[2], k = ranges[3];
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  // A slice of the operand (or all of it, when the tile spans its dims).
+  auto reduced = [&](Value value, ArrayRef<int64_t> shape) -> Value {
+    auto valueType = cast<RankedTensorType>(value.getType());
+    auto type = RankedTensorType::get(shape, valueType.getElementType());
+    if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+      return tensor::ExtractSliceOp::create(rewriter, loc, type, slice.getSource(),
+                                            slice.getMixedOffsets(), slice.getMixedSizes(),
+                                            slice.getMixedStrides());
+    // A reshape, not a slice: bufferization sees the result written back
+    // into the loop's own tensor.
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForCollapse(valueType.getShape(), shape);
+    return tensor::CollapseShapeOp::create(rewriter, loc, type, value, *groups);
+  };
+  Value a = reduced(op.getDpsInputs()[0], {m, k}), b = reduced(op.getDpsInputs()[1], {k, n}),
+        c = reduced(op.getDpsInits()[0], {m, n});
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b}, ValueRange{c});
+  matmul->setAttr(kVectorize, rewriter.getUnitAttr());
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, op.getResultTypes()[0],
+                                                      matmul.getResult(0),
+                                                      SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
 /// Peels every marked loop (outer ones first; clones of inner marked loops
@@ -621,6 +713,9 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         return;
       if (FailureOr<linalg::ContractionDimensions> dims = matmulDims(op); succeeded(dims))
         matmuls.emplace_back(op, *dims);
+      else if (FailureOr<linalg::ContractionDimensions> conv = shiftedConvDims(op);
+               succeeded(conv))
+        matmuls.emplace_back(op, *conv);
       else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
         others.push_back(generic);
     });
@@ -637,6 +732,13 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     // Peeled tiles get constant sizes; canonicalization makes their types static.
     if (failed(canonicalize(func)))
       return signalPassFailure();
+    SmallVector<linalg::GenericOp> convTiles;
+    func.walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kVectorize) && !op.hasDynamicShape() && succeeded(shiftedConvDims(op)))
+        convTiles.push_back(op);
+    });
+    for (linalg::GenericOp op : convTiles)
+      convTileAsMatmul(rewriter, op);
     DenseMap<Value, Value> panels; // B -> its packed panels, one per B
     auto panelsOf = [&](Value matrix) {
       Value &flat = panels[matrix];
@@ -674,6 +776,8 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       vector::populateVectorReductionToContractPatterns(patterns);
       // Batched tiles carry a leading unit batch dim: contract 2-D like the rest.
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      // Convolution tiles are written back through a unit-dim expansion.
+      tensor::populateReassociativeReshapeFoldingPatterns(patterns);
       scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
@@ -683,13 +787,23 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         return signalPassFailure();
     }
     func.walk([&](scf::ForOp loop) {
-      // Only the k loops of register tiles (others, like cumsum's, keep the
-      // form their bufferization relies on).
-      if (loop.getBody()->getOps<vector::ContractionOp>().empty())
+      // Only the k loops of register tiles, inner ones first (others, like
+      // cumsum's or the cache tiles', keep the form their bufferization
+      // relies on).
+      if (!loop->hasAttr(kRegisterK))
         return;
+      loop->removeAttr(kRegisterK);
       moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
       hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
     });
+    SmallVector<scf::ForOp> unroll;
+    func.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kUnroll))
+        unroll.push_back(loop);
+    });
+    for (scf::ForOp loop : unroll)
+      if (failed(loopUnrollFull(loop)))
+        loop->removeAttr(kUnroll);
   }
 };
 } // namespace

@@ -381,6 +381,60 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   return reshapeTo(b, loc, out, resultType);
 }
 
+/// A 2-D, stride-1, ungrouped f32 convolution read straight from its padded
+/// input, with no patch matrix. With the padded rows (width Wp) laid end to
+/// end, tap (i, j) of output position q = oh*Wp + ow reads input position
+/// q + i*dh*Wp + j*dw: each tap is the filter's [M, C] slice times a shifted
+/// window of the flattened input, a matmul whose rows are contiguous. The
+/// output is computed Wp wide (the last Wp - OW columns of each row are
+/// wasted work) and sliced. Loops (n, m, q, c, i, j); the CPU schedule
+/// recognizes this form (TileAndVectorize.cpp) and gives it the matmul
+/// kernel. Null when the convolution is not of that kind or the waste is too
+/// large.
+Value buildShiftedConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
+                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                       ArrayRef<int64_t> lo, ArrayRef<int64_t> hi, RankedTensorType resultType) {
+  auto wType = tensorType(filter);
+  int64_t n = resultType.getDimSize(0), m = resultType.getDimSize(1),
+          oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  int64_t c = wType.getDimSize(1), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  int64_t wp = tensorType(input).getDimSize(3) + lo[3] + hi[3];
+  // 1x1 convolutions are matmuls already; narrow rows waste too much.
+  if (strides[0] != 1 || strides[1] != 1 || kh * kw == 1 || ow * 8 < wp * 7)
+    return nullptr;
+  Type element = resultType.getElementType();
+  // One more zero row below: the wasted columns of the last row reach past it.
+  SmallVector<int64_t> below(hi);
+  below[2] += 1;
+  Value x = padTensor(b, loc, input, lo, below, scalarConstant(b, loc, element, 0));
+  auto xType = tensorType(x);
+  int64_t length = xType.getDimSize(2) * wp, q = oh * wp;
+  Value flat = reshapeTo(b, loc, x, RankedTensorType::get({n, c, length}, element));
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps{
+      AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
+      AffineMap::get(6, 0, {d(0), d(3), d(2) + d(4) * (dilations[0] * wp) + d(5) * dilations[1]},
+                     ctx),
+      AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
+  SmallVector<IteratorType> iterators(3, IteratorType::parallel);
+  iterators.append(3, IteratorType::reduction);
+  auto outType = RankedTensorType::get({n, m, q}, element);
+  Value init = initFromBias(b, loc, bias, outType, {1, m, 1});
+  Value out = linalg::GenericOp::create(
+                  b, loc, TypeRange{outType}, ValueRange{filter, flat}, ValueRange{init}, maps,
+                  iterators,
+                  [](OpBuilder &nb, Location nl, ValueRange args) {
+                    linalg::YieldOp::create(nb, nl,
+                                            multiplyAdd(nb, nl, args[0], args[1], args[2]));
+                  })
+                  .getResult(0);
+  Value rows = reshapeTo(b, loc, out, RankedTensorType::get({n, m, oh, wp}, element));
+  return tensor::ExtractSliceOp::create(b, loc, resultType, rows, indexAttrs(b, {0, 0, 0, 0}),
+                                        indexAttrs(b, {n, m, oh, ow}),
+                                        indexAttrs(b, {1, 1, 1, 1}));
+}
+
 /// A 2-D, stride-1 depthwise f32 convolution (one filter per channel) of an
 /// already padded input as one elementwise op: the sum over taps of the input
 /// window at the tap's offset times that tap's per-channel weight. Every operand is read
@@ -515,6 +569,12 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
       hi[i + 2] = used - inType.getDimSize(i + 2) - lo[i + 2];
     }
     if (isMatmulConv(op.getGroup(), resultType)) {
+      if (Value shifted = buildShiftedConv(b, loc, adaptor.getInput(), adaptor.getFilter(),
+                                           adaptor.getBias(), op.getStrides(), op.getDilations(),
+                                           lo, hi, resultType)) {
+        b.replaceOp(op, shifted);
+        return success();
+      }
       b.replaceOp(op, buildConvAsMatmul(b, loc, adaptor.getInput(), adaptor.getFilter(),
                                         adaptor.getBias(), op.getStrides(), op.getDilations(),
                                         {lo[2], lo[3]}, resultType));

@@ -1,0 +1,95 @@
+"""Compiles and runs Conv models whose shapes hit every path of the
+shifted-window convolution (stride 1: batches, dilations, asymmetric pads,
+rectangular kernels, channel counts that leave ragged register tiles, with and
+without bias) and a few that keep the patch-matrix form, checking each
+against a float64 NumPy convolution.
+
+Usage: conv_cases.py NNC NNC_RUN WORKDIR
+Prints one line per case: '<name> ok' or '<name> FAIL ...'.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+nnc, nnc_run, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+rng = np.random.default_rng(11)
+
+# name: (input NCHW, output channels, kernel (kh, kw), pads (top, left,
+# bottom, right), strides, dilations, bias)
+CASES = {
+    "shifted_16x30x30_k3": ((1, 16, 30, 30), 32, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
+    "shifted_batch2": ((2, 8, 24, 40), 16, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
+    "shifted_dilated": ((1, 12, 36, 36), 24, (3, 3), (2, 2, 2, 2), (1, 1), (2, 2), False),
+    "shifted_asym_5x3": ((1, 5, 33, 47), 10, (5, 3), (0, 1, 2, 0), (1, 1), (1, 1), True),
+    "shifted_ragged_3ch": ((1, 3, 20, 64), 7, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), False),
+    "shifted_no_pad": ((1, 9, 18, 66), 40, (3, 3), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    "patches_narrow_7x7": ((1, 64, 7, 7), 64, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
+    "patches_strided": ((1, 8, 31, 31), 16, (3, 3), (1, 1, 1, 1), (2, 2), (1, 1), True),
+}
+
+
+def reference(x, w, b, pads, strides, dilations):
+    n, c, h, wd = x.shape
+    m, _, kh, kw = w.shape
+    xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]))
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (xp.shape[2] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (xp.shape[3] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
+    out = np.zeros((n, m, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            r0, c0 = i * dilations[0], j * dilations[1]
+            window = xp[:, :, r0:r0 + (oh - 1) * strides[0] + 1:strides[0],
+                        c0:c0 + (ow - 1) * strides[1] + 1:strides[1]]
+            out += np.einsum("mc,nchw->nmhw", w[:, :, i, j].astype(np.float64), window)
+    if b is not None:
+        out += b.astype(np.float64).reshape(1, m, 1, 1)
+    return out.astype(np.float32)
+
+
+failed = 0
+for name, (shape, m, kernel, pads, strides, dilations, has_bias) in CASES.items():
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    w = rng.uniform(-1, 1, (m, shape[1]) + kernel).astype(np.float32)
+    b = rng.uniform(-1, 1, (m,)).astype(np.float32) if has_bias else None
+    y = reference(x, w, b, pads, strides, dilations)
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if has_bias else []), ["y"],
+                            kernel_shape=list(kernel), strides=list(strides),
+                            dilations=list(dilations),
+                            pads=[pads[0], pads[1], pads[2], pads[3]])
+    inits = [numpy_helper.from_array(w, "w")]
+    if has_bias:
+        inits.append(numpy_helper.from_array(b, "b"))
+    graph = helper.make_graph(
+        [node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    base = os.path.join(work, name)
+    onnx.save(model, base + ".onnx")
+    data = base + "_data"
+    os.makedirs(data, exist_ok=True)
+    with open(f"{data}/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(f"{data}/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    build = subprocess.run([nnc, base + ".onnx", "-o", base + ".so"],
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        print(f"{name} FAIL compile: {build.stderr.strip()}")
+        failed += 1
+        continue
+    run = subprocess.run([nnc_run, base + ".so", "--test-data", data, "--threads", "2",
+                          "--atol", "1e-4", "--rtol", "1e-4"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"{name} FAIL run: {run.stdout.strip()} {run.stderr.strip()}")
+        failed += 1
+    else:
+        print(f"{name} ok")
+sys.exit(1 if failed else 0)
