@@ -71,8 +71,12 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
 void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
   // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
   pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
+  // No CSE here: it would merge the empty tensors the schedule gave each
+  // destination of its own.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // Ops whose result is inserted into a larger tensor (a pad's interior)
+  // compute it in place there.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   // @main's arguments become plain contiguous memrefs, as the ABI hands them over.
   bufferize.bufferizeFunctionBoundaries = true;

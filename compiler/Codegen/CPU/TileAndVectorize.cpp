@@ -364,6 +364,38 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op
   return tiled;
 }
 
+/// Tiles a contraction into the thread chunks `sizes` (an scf.forall), with
+/// the op that initializes its accumulator (zeros, or a broadcast bias)
+/// fused into each chunk: the chunk fills its own tile in parallel, and a
+/// zero tensor shared by several ops (CSE merges them) is not copied for each.
+FailureOr<linalg::LinalgOp> splitFusingInit(RewriterBase &rewriter, linalg::LinalgOp op,
+                                            ArrayRef<int64_t> sizes) {
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  tiling.setLoopType(LoopType::ForallOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        auto init = dyn_cast<linalg::LinalgOp>(producer.getOwner());
+        if (!isDestination || !init || init.getNumReductionLoops() != 0 ||
+            !(isa<linalg::FillOp>(init) || init.getNumDpsInputs() <= 1))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> fused = scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(fused))
+    return failure();
+  for (OpResult result : op->getResults())
+    rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+  Operation *tiled = fused->tiledAndFusedOps.front();
+  rewriter.eraseOp(op);
+  return cast<linalg::LinalgOp>(tiled);
+}
+
 LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                              const linalg::ContractionDimensions &dims) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -406,10 +438,10 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       chunks *= parts;
     }
     if (chunks > 1) {
-      FailureOr<scf::SCFTilingResult> parallel = tile(rewriter, op, split, {}, LoopType::ForallOp);
-      if (failed(parallel))
+      FailureOr<linalg::LinalgOp> chunk = splitFusingInit(rewriter, op, split);
+      if (failed(chunk))
         return failure();
-      op = cast<linalg::LinalgOp>(parallel->tiledOps.front());
+      op = *chunk;
       ranges = op.getStaticLoopRanges();
       if (ShapedType::isDynamicShape(ranges))
         return op->emitError("nnc: thread chunks of a matmul must have static shapes");
@@ -695,6 +727,15 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       return signalPassFailure();
     foldConstantTransposes(rewriter, func);
     {
+      // A pad is a fill and an insertion: once bufferization's empty-tensor
+      // elimination has run, the op producing the padded value writes it
+      // straight into the interior of the padded buffer, with no copy.
+      RewritePatternSet patterns(ctx);
+      patterns.add<linalg::DecomposePadOpPattern>(ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    {
       // erf (GELU), tanh and exp (softmax) as f32 polynomials: no libm call per element,
       // and the elementwise loops around them vectorize.
       RewritePatternSet patterns(ctx);
@@ -785,6 +826,21 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
+    }
+    // Every use of an empty tensor gets its own (CSE merged them): empty-
+    // tensor elimination then places each in its own destination.
+    SmallVector<tensor::EmptyOp> empties;
+    func.walk([&](tensor::EmptyOp empty) {
+      if (!empty->hasOneUse())
+        empties.push_back(empty);
+    });
+    for (tensor::EmptyOp empty : empties) {
+      SmallVector<OpOperand *> uses = llvm::to_vector(llvm::make_pointer_range(empty->getUses()));
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        rewriter.setInsertionPoint(empty);
+        Operation *own = rewriter.clone(*empty);
+        rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(own->getResult(0)); });
+      }
     }
     func.walk([&](scf::ForOp loop) {
       // Only the k loops of register tiles, inner ones first (others, like
