@@ -718,6 +718,53 @@ LogicalResult vectorizeMarked(RewriterBase &rewriter, func::FuncOp func) {
   return success();
 }
 
+/// A static pad with a constant value as fills of its border and the
+/// insertion of its source: once bufferization's empty-tensor elimination has
+/// run, the op producing the source writes straight into the interior of the
+/// padded buffer, and only the border is written besides (a whole-buffer
+/// fill cost as much as the convolution reading it, for depthwise ones).
+void decomposePad(RewriterBase &rewriter, tensor::PadOp pad) {
+  RankedTensorType type = pad.getResultType();
+  Value value = pad.getConstantPaddingValue();
+  if (!value || !type.hasStaticShape() || !pad.getSourceType().hasStaticShape())
+    return;
+  SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+  if (ShapedType::isDynamicShape(low) || ShapedType::isDynamicShape(high))
+    return;
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(pad);
+  Type element = type.getElementType();
+  Value padded = tensor::EmptyOp::create(rewriter, loc, type.getShape(), element);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> ones(rank, 1);
+  auto fillRegion = [&](ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
+    Value region = tensor::EmptyOp::create(rewriter, loc, sizes, element);
+    Value filled = linalg::FillOp::create(rewriter, loc, value, region).getResult(0);
+    padded = tensor::InsertSliceOp::create(
+        rewriter, loc, filled, padded, getAsIndexOpFoldResult(rewriter.getContext(), offsets),
+        getAsIndexOpFoldResult(rewriter.getContext(), sizes),
+        getAsIndexOpFoldResult(rewriter.getContext(), ones));
+  };
+  for (int64_t d = 0; d < rank; ++d) {
+    SmallVector<int64_t> offsets(rank, 0), sizes(shape);
+    if (low[d] > 0) {
+      sizes[d] = low[d];
+      fillRegion(offsets, sizes);
+    }
+    if (high[d] > 0) {
+      offsets[d] = shape[d] - high[d];
+      sizes[d] = high[d];
+      fillRegion(offsets, sizes);
+    }
+  }
+  SmallVector<int64_t> sourceSizes(pad.getSourceType().getShape());
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      pad, pad.getSource(), padded, getAsIndexOpFoldResult(rewriter.getContext(), low),
+      getAsIndexOpFoldResult(rewriter.getContext(), sourceSizes),
+      getAsIndexOpFoldResult(rewriter.getContext(), ones));
+}
+
 struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -726,15 +773,11 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     if (failed(fuseElementwise(func)))
       return signalPassFailure();
     foldConstantTransposes(rewriter, func);
-    {
-      // A pad is a fill and an insertion: once bufferization's empty-tensor
-      // elimination has run, the op producing the padded value writes it
-      // straight into the interior of the padded buffer, with no copy.
-      RewritePatternSet patterns(ctx);
-      patterns.add<linalg::DecomposePadOpPattern>(ctx);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
-    }
+    // Pads become border fills and an insertion.
+    SmallVector<tensor::PadOp> pads;
+    func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads)
+      decomposePad(rewriter, pad);
     {
       // erf (GELU), tanh and exp (softmax) as f32 polynomials: no libm call per element,
       // and the elementwise loops around them vectorize.

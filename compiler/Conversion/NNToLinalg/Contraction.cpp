@@ -322,7 +322,7 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   AffineMap swap = AffineMap::get(2, 0, {d(1), d(0)}, ctx);
   bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1;
-  if (n == 1 && m % 32 == 0 && (p % 32 != 0 || (c >= 16 && !pointwise))) {
+  if (n == 1 && m % 32 == 0 && !pointwise && (p % 32 != 0 || c >= 16)) {
     // Output channels along the vector: out^T [P, M] = patches^T [P, K] x
     // filter^T [K, M]. Every output row is a full set of channels, so the
     // small spatial sizes of deep layers (7x7 = 49) only shorten the row
