@@ -8,12 +8,12 @@ Usage: conv_cases.py NNC NNC_RUN WORKDIR
 Prints one line per case: '<name> ok' or '<name> FAIL ...'.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
+
+from case_runner import run_case
 
 nnc, nnc_run, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
@@ -49,7 +49,7 @@ def reference(x, w, b, pads, strides, dilations):
             out += np.einsum("mc,nchw->nmhw", w[:, :, i, j].astype(np.float64), window)
     if b is not None:
         out += b.astype(np.float64).reshape(1, m, 1, 1)
-    return out.astype(np.float32)
+    return out
 
 
 failed = 0
@@ -60,36 +60,22 @@ for name, (shape, m, kernel, pads, strides, dilations, has_bias) in CASES.items(
     y = reference(x, w, b, pads, strides, dilations)
     node = helper.make_node("Conv", ["x", "w"] + (["b"] if has_bias else []), ["y"],
                             kernel_shape=list(kernel), strides=list(strides),
-                            dilations=list(dilations),
-                            pads=[pads[0], pads[1], pads[2], pads[3]])
-    inits = [numpy_helper.from_array(w, "w")]
-    if has_bias:
-        inits.append(numpy_helper.from_array(b, "b"))
-    graph = helper.make_graph(
-        [node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    base = os.path.join(work, name)
-    onnx.save(model, base + ".onnx")
-    data = base + "_data"
-    os.makedirs(data, exist_ok=True)
-    with open(f"{data}/input_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(f"{data}/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
-    build = subprocess.run([nnc, base + ".onnx", "-o", base + ".so"],
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        print(f"{name} FAIL compile: {build.stderr.strip()}")
+                            dilations=list(dilations), pads=list(pads))
+    weights = [("w", w)] + ([("b", b)] if has_bias else [])
+    if not run_case(nnc, nnc_run, work, name, node, [("x", x)], ("y", y), weights):
         failed += 1
-        continue
-    run = subprocess.run([nnc_run, base + ".so", "--test-data", data, "--threads", "2",
-                          "--atol", "1e-4", "--rtol", "1e-4"],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        print(f"{name} FAIL run: {run.stdout.strip()} {run.stderr.strip()}")
-        failed += 1
-    else:
-        print(f"{name} ok")
+
+# Two convolutions with a ReLU between: the ReLU writes its result straight
+# into the interior of the second convolution's padded input.
+x = rng.uniform(-1, 1, (1, 8, 20, 40)).astype(np.float32)
+w1 = rng.uniform(-1, 1, (8, 8, 3, 3)).astype(np.float32)
+w2 = rng.uniform(-1, 1, (16, 8, 3, 3)).astype(np.float32)
+hidden = np.maximum(reference(x, w1, None, (1, 1, 1, 1), (1, 1), (1, 1)), 0)
+y = reference(hidden, w2, None, (1, 1, 1, 1), (1, 1), (1, 1))
+nodes = [helper.make_node("Conv", ["x", "w1"], ["h"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["h"], ["r"]),
+         helper.make_node("Conv", ["r", "w2"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+if not run_case(nnc, nnc_run, work, "chain_conv_relu_conv", nodes, [("x", x)], ("y", y),
+                [("w1", w1), ("w2", w2)]):
+    failed += 1
 sys.exit(1 if failed else 0)

@@ -7,12 +7,12 @@ Usage: matmul_cases.py NNC NNC_RUN WORKDIR
 Prints one line per case: '<name> ok' or '<name> FAIL ...'.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
+
+from case_runner import run_case
 
 nnc, nnc_run, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
@@ -41,42 +41,14 @@ for name, (a_shape, b_shape, trans_b) in CASES.items():
     a = rng.uniform(-1, 1, a_shape).astype(np.float32)
     b = rng.uniform(-1, 1, b_shape).astype(np.float32)
     bb = b.astype(np.float64).T if trans_b else b.astype(np.float64)
-    c = np.matmul(a.astype(np.float64), bb).astype(np.float32)
+    c = np.matmul(a.astype(np.float64), bb)
     if trans_b:
         node = helper.make_node("Gemm", ["a", "b"], ["c"], transB=1)
     else:
         node = helper.make_node("MatMul", ["a", "b"], ["c"])
     constant = name.startswith("const")
-    inputs = [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape)]
-    if not constant:
-        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape))
-    graph = helper.make_graph(
-        [node], name, inputs,
-        [helper.make_tensor_value_info("c", TensorProto.FLOAT, c.shape)],
-        [numpy_helper.from_array(b, "b")] if constant else [])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    base = os.path.join(work, name)
-    onnx.save(model, base + ".onnx")
-    data = base + "_data"
-    os.makedirs(data, exist_ok=True)
-    for i, (n, v) in enumerate([("a", a)] if constant else [("a", a), ("b", b)]):
-        with open(f"{data}/input_{i}.pb", "wb") as f:
-            f.write(numpy_helper.from_array(v, n).SerializeToString())
-    with open(f"{data}/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(c, "c").SerializeToString())
-    build = subprocess.run([nnc, base + ".onnx", "-o", base + ".so"],
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        print(f"{name} FAIL compile: {build.stderr.strip()}")
+    inputs = [("a", a)] if constant else [("a", a), ("b", b)]
+    if not run_case(nnc, nnc_run, work, name, node, inputs, ("c", c),
+                    [("b", b)] if constant else []):
         failed += 1
-        continue
-    run = subprocess.run([nnc_run, base + ".so", "--test-data", data, "--threads", "2",
-                          "--atol", "1e-4", "--rtol", "1e-4"],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        print(f"{name} FAIL run: {run.stdout.strip()} {run.stderr.strip()}")
-        failed += 1
-    else:
-        print(f"{name} ok")
 sys.exit(1 if failed else 0)
