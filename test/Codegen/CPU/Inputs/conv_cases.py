@@ -1,7 +1,8 @@
 """Compiles and runs Conv models whose shapes hit every path of the
 shifted-window convolution (stride 1: batches, dilations, asymmetric pads,
 rectangular kernels, channel counts that leave ragged register tiles, with and
-without bias) and a few that keep the patch-matrix form, checking each
+without bias), a few that keep the patch-matrix form and 1x1 ones whose
+spatial size is ragged (channels on the vector), checking each
 against a float64 NumPy convolution.
 
 Usage: conv_cases.py NNC NNC_RUN WORKDIR
@@ -30,6 +31,8 @@ CASES = {
     "shifted_no_pad": ((1, 9, 18, 66), 40, (3, 3), (0, 0, 0, 0), (1, 1), (1, 1), True),
     "patches_narrow_7x7": ((1, 64, 7, 7), 64, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
     "patches_strided": ((1, 8, 31, 31), 16, (3, 3), (1, 1, 1, 1), (2, 2), (1, 1), True),
+    "pointwise_7x7": ((1, 96, 7, 7), 160, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    "pointwise_14x14": ((1, 40, 14, 14), 64, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), False),
 }
 
 
