@@ -591,15 +591,30 @@ LogicalResult fuseElementwise(func::FuncOp func) {
     return producer && producer->hasOneUse() && consumer &&
            consumer.getMatchingIndexingMap(operand).isPermutation();
   });
-  // Only ops at the top of the function: those in loops (cumsum's steps)
-  // keep the loop-carried outputs their bufferization relies on.
-  SmallVector<Operation *> ops;
-  for (Operation &op : func.getBody().front())
-    if (isa<linalg::GenericOp>(op))
-      ops.push_back(&op);
+  FrozenRewritePatternSet frozen(std::move(patterns));
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  return applyOpPatternsGreedily(ops, std::move(patterns), config);
+  // Rounds until nothing fuses: a producer fused into its consumer stays
+  // behind with its result unused, and a value counts as single-use only
+  // once such dead producers are gone (batch norm -> max -> min is a chain
+  // of two fusions).
+  for (bool changed = true; changed;) {
+    // Only ops at the top of the function: those in loops (cumsum's steps)
+    // keep the loop-carried outputs their bufferization relies on.
+    SmallVector<Operation *> ops;
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      if (!isa<linalg::GenericOp>(op))
+        continue;
+      if (isOpTriviallyDead(&op))
+        op.erase();
+      else
+        ops.push_back(&op);
+    }
+    changed = false;
+    if (failed(applyOpPatternsGreedily(ops, frozen, config, &changed)))
+      return failure();
+  }
+  return success();
 }
 
 /// Splits a large generic into chunks along its outer parallel loops, exact
