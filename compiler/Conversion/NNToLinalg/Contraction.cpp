@@ -456,11 +456,14 @@ Value buildShiftedConv(OpBuilder &b, Location loc, Value input, Value filter, Va
                                         indexAttrs(b, {1, 1, 1, 1}));
 }
 
-/// A 2-D, stride-1 depthwise f32 convolution (one filter per channel) of an
-/// already padded input as one elementwise op: the sum over taps of the input
-/// window at the tap's offset times that tap's per-channel weight. Every operand is read
-/// along the output's loops, so the CPU schedule vectorizes it along the row
-/// and fuses its activation. Null when the convolution is not of that kind.
+/// A 2-D depthwise f32 convolution (one filter per channel) of an already
+/// padded input as one elementwise op: the sum over taps of the input window
+/// at the tap's offset times that tap's per-channel weight. Every operand is
+/// read along the output's loops, so the CPU schedule vectorizes it along the
+/// row and fuses its activation. A row stride is a strided window; a column
+/// stride of 2 computes every column (contiguous windows, twice the
+/// multiply-adds, but vectors instead of scalar loads) and keeps every other
+/// one. Null when the convolution is not of that kind.
 Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                          ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
                          RankedTensorType resultType) {
@@ -471,17 +474,19 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
     return nullptr;
   int64_t n = resultType.getDimSize(0), c = group, oh = resultType.getDimSize(2),
           ow = resultType.getDimSize(3), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
-  // Strided windows become gathers, slower than the generic loops.
-  if (kh * kw > 25 || strides[0] != 1 || strides[1] != 1)
+  // Wider column strides waste more than scalar loops cost.
+  if (kh * kw > 25 || strides[1] > 2)
     return nullptr;
+  // Columns computed: all of them under a column stride.
+  int64_t wide = (ow - 1) * strides[1] + 1;
+  auto wideType = RankedTensorType::get({n, c, oh, wide}, element);
   Value w2 = reshapeTo(b, loc, filter, RankedTensorType::get({c, kh * kw}, element));
   SmallVector<Value> operands;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
       operands.push_back(tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({n, c, oh, ow}, element), input,
-          indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}), indexAttrs(b, {n, c, oh, ow}),
-          indexAttrs(b, {1, 1, strides[0], strides[1]})));
+          b, loc, wideType, input, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
+          indexAttrs(b, {n, c, oh, wide}), indexAttrs(b, {1, 1, strides[0], 1})));
       operands.push_back(tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, {0, i * kw + j}),
           indexAttrs(b, {c, 1}), indexAttrs(b, {1, 1})));
@@ -500,16 +505,21 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   SmallVector<IteratorType> iterators(4, IteratorType::parallel);
   int64_t taps = kh * kw;
   bool hasBias = bool(bias);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, operands,
-             ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value acc = hasBias ? args[2 * taps] : scalarConstant(nb, nl, element, 0);
-               for (int64_t t = 0; t < taps; ++t)
-                 acc = multiplyAdd(nb, nl, args[2 * t], args[2 * t + 1], acc);
-               linalg::YieldOp::create(nb, nl, acc);
-             })
-      .getResult(0);
+  Value sum = linalg::GenericOp::create(
+                  b, loc, TypeRange{wideType}, operands,
+                  ValueRange{emptyTensor(b, loc, wideType)}, maps, iterators,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value acc = hasBias ? args[2 * taps] : scalarConstant(nb, nl, element, 0);
+                    for (int64_t t = 0; t < taps; ++t)
+                      acc = multiplyAdd(nb, nl, args[2 * t], args[2 * t + 1], acc);
+                    linalg::YieldOp::create(nb, nl, acc);
+                  })
+                  .getResult(0);
+  if (wide == ow)
+    return sum;
+  return tensor::ExtractSliceOp::create(b, loc, resultType, sum, indexAttrs(b, {0, 0, 0, 0}),
+                                        indexAttrs(b, {n, c, oh, ow}),
+                                        indexAttrs(b, {1, 1, 1, strides[1]}));
 }
 
 /// Grouped N-d convolution of an already padded input; the output starts

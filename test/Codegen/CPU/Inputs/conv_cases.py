@@ -82,6 +82,30 @@ if not run_case(nnc, nnc_run, work, "chain_conv_relu_conv", nodes, [("x", x)], (
                 [("w1", w1), ("w2", w2)]):
     failed += 1
 
+# Depthwise convolutions (one filter per channel), strided ones computing
+# every column and keeping every other: name: (input NCHW, kernel, pads,
+# strides, bias).
+DEPTHWISE = {
+    "depthwise_s1": ((1, 24, 20, 36), (3, 3), (1, 1, 1, 1), (1, 1), True),
+    "depthwise_s2": ((1, 32, 28, 28), (3, 3), (1, 1, 1, 1), (2, 2), False),
+    "depthwise_s2_odd": ((1, 16, 15, 17), (3, 3), (0, 1, 1, 0), (2, 2), True),
+    "depthwise_s2_5x5": ((1, 8, 33, 40), (5, 5), (2, 2, 2, 2), (2, 2), True),
+    "depthwise_rows_s2": ((1, 8, 18, 34), (3, 3), (1, 1, 1, 1), (2, 1), False),
+}
+for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
+    c = shape[1]
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    w = rng.uniform(-1, 1, (c, 1) + kernel).astype(np.float32)
+    b = rng.uniform(-1, 1, (c,)).astype(np.float32) if has_bias else None
+    y = np.concatenate([reference(x[:, i:i + 1], w[i:i + 1], None if b is None else b[i:i + 1],
+                                  pads, strides, (1, 1)) for i in range(c)], axis=1)
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if has_bias else []), ["y"],
+                            kernel_shape=list(kernel), strides=list(strides), pads=list(pads),
+                            group=c)
+    weights = [("w", w)] + ([("b", b)] if has_bias else [])
+    if not run_case(nnc, nnc_run, work, name, node, [("x", x)], ("y", y), weights):
+        failed += 1
+
 # Conv -> BatchNormalization -> Clip(0, 6), MobileNetV2's block (32x32: the
 # output channels stay rows of the matmul): batch norm,
 # max and min fuse into one pass.
