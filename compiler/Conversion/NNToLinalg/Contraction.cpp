@@ -579,6 +579,56 @@ Value buildConv(OpBuilder &b, Location loc, Value input, Value filter, Value bia
   return reshapeTo(b, loc, generic.getResult(0), resultType);
 }
 
+/// The 2x2 space-to-depth of the last two dims of a 4-D tensor whose last two
+/// dims are even: [N, C, 2H, 2W] -> [N, 4C, H, W], channel c*4 + p*2 + q
+/// holding the elements at row parity p and column parity q.
+Value spaceToDepth(OpBuilder &b, Location loc, Value x) {
+  auto type = tensorType(x);
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1), h = type.getDimSize(2) / 2,
+          w = type.getDimSize(3) / 2;
+  Type element = type.getElementType();
+  Value split = reshapeTo(b, loc, x, RankedTensorType::get({n, c, h, 2, w, 2}, element));
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  // result[n, c, p, q, y, x] = split[n, c, y, p, x, q]
+  AffineMap map = AffineMap::get(6, 0, {d(0), d(1), d(4), d(2), d(5), d(3)}, ctx);
+  Value phases =
+      buildMappedCopy(b, loc, split, RankedTensorType::get({n, c, 2, 2, h, w}, element), map);
+  return reshapeTo(b, loc, phases, RankedTensorType::get({n, c * 4, h, w}, element));
+}
+
+/// A stride-2 convolution of few input channels (an RGB stem) as a stride-1
+/// one over the 2x2 space-to-depth of its padded input, with the filter
+/// rearranged (and zero-padded to even sizes) the same way: tap (2a + p,
+/// 2b + q) of channel c becomes tap (a, b) of channel 4c + 2p + q. The
+/// stride-1 convolution reads shifted windows (buildShiftedConv): no patch
+/// matrix, whose strided gathers cost as much as the stem's multiply-adds,
+/// at the price of the zero taps (7x7 -> 8x8: a third more multiply-adds).
+/// Null when the convolution is not of that kind.
+Value buildSpaceToDepthConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                            ArrayRef<int64_t> lo, RankedTensorType resultType) {
+  auto inType = tensorType(input), wType = tensorType(filter);
+  int64_t c = inType.getDimSize(1), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  if (strides[0] != 2 || strides[1] != 2 || dilations[0] != 1 || dilations[1] != 1 || c > 4 ||
+      kh < 3 || kw < 3)
+    return nullptr;
+  Type element = resultType.getElementType();
+  // Filter taps rounded up to even; the space-to-depth rows and columns
+  // every output's windows reach.
+  int64_t th = (kh + 1) / 2, tw = (kw + 1) / 2;
+  int64_t hs = oh + th - 1, ws = ow + tw - 1;
+  Value zero = scalarConstant(b, loc, element, 0);
+  Value x = padTensor(b, loc, input, {0, 0, lo[2], lo[3]},
+                      {0, 0, 2 * hs - inType.getDimSize(2) - lo[2],
+                       2 * ws - inType.getDimSize(3) - lo[3]},
+                      zero);
+  Value w = padTensor(b, loc, filter, {0, 0, 0, 0}, {0, 0, 2 * th - kh, 2 * tw - kw}, zero);
+  return buildShiftedConv(b, loc, spaceToDepth(b, loc, x), spaceToDepth(b, loc, w), bias,
+                          {1, 1}, {1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, resultType);
+}
+
 struct ConvPattern : OpConversionPattern<nn::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ConvOp op, OpAdaptor adaptor,
@@ -600,6 +650,12 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
       hi[i + 2] = used - inType.getDimSize(i + 2) - lo[i + 2];
     }
     if (isMatmulConv(op.getGroup(), resultType)) {
+      if (Value stem = buildSpaceToDepthConv(b, loc, adaptor.getInput(), adaptor.getFilter(),
+                                             adaptor.getBias(), op.getStrides(),
+                                             op.getDilations(), lo, resultType)) {
+        b.replaceOp(op, stem);
+        return success();
+      }
       if (Value shifted = buildShiftedConv(b, loc, adaptor.getInput(), adaptor.getFilter(),
                                            adaptor.getBias(), op.getStrides(), op.getDilations(),
                                            lo, hi, resultType)) {
