@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   libonnx-dev protobuf-compiler libprotobuf-dev libonnx-testdata
   python3 python3-torch python3-onnx python3-numpy
+  libtcmalloc-minimal4
 )
 
 missing=()
