@@ -619,6 +619,9 @@ Value buildSpaceToDepthConv(OpBuilder &b, Location loc, Value input, Value filte
   // every output's windows reach.
   int64_t th = (kh + 1) / 2, tw = (kw + 1) / 2;
   int64_t hs = oh + th - 1, ws = ow + tw - 1;
+  // buildShiftedConv's own limit on wasted columns, checked before building.
+  if (ow * 8 < ws * 7)
+    return nullptr;
   Value zero = scalarConstant(b, loc, element, 0);
   Value x = padTensor(b, loc, input, {0, 0, lo[2], lo[3]},
                       {0, 0, 2 * hs - inType.getDimSize(2) - lo[2],
