@@ -121,6 +121,7 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   // Register-tile contractions become outer products, then FMAs.
   ConvertVectorToLLVMPassOptions toLLVM;
   toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  toLLVM.vectorTransposeLowering = vector::VectorTransposeLowering::Shuffle16x16;
   pm.addPass(createConvertVectorToLLVMPass(toLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -436,6 +436,18 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
         split[m] = ranges[m] / parts;
       chunks *= parts;
     }
+    // Otherwise (a classifier: one row, 1000 columns) chunks of n at
+    // multiples of 8, each with its own ragged edge: a matrix-vector product
+    // streams its weights from memory, and two cores stream them faster.
+    // Such chunks start inside B's panels of 32 columns: B stays unpacked.
+    if (chunks == 1 && ranges[n] % 8 == 0) {
+      int64_t parts = largestDivisorUpTo(ranges[n] / 8, kChunks);
+      if (parts > 1) {
+        split[n] = ranges[n] / parts;
+        packOperand.reset();
+      }
+      chunks *= parts;
+    }
     if (chunks > 1) {
       FailureOr<linalg::LinalgOp> chunk = splitFusingInit(rewriter, op, split);
       if (failed(chunk))
@@ -682,7 +694,33 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
       return;
   }
-  if (op.getStaticLoopRanges().back() >= kRowVector / 2)
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t inner = ranges.size() - 1;
+  // An input read across (its contiguous dim is another loop, as in the copy
+  // of a [P, M] matmul result to NCHW): tiles of 16 x 16 over that loop and
+  // the innermost one, which vectorize into register transposes instead of
+  // strided scalar reads.
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 || !map.isFunctionOfDim(inner))
+      continue;
+    auto across = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!across || across.getPosition() == inner || ranges[across.getPosition()] < kRowVector)
+      continue;
+    SmallVector<int64_t> sizes(ranges.size(), 1);
+    sizes[across.getPosition()] = kRowVector;
+    sizes[inner] = std::min(ranges[inner], kRowVector);
+    SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
+    FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
+    if (failed(tiled))
+      return;
+    for (int64_t d : {int64_t(across.getPosition()), inner})
+      if (ranges[d] % sizes[d] != 0)
+        tiled->loops[d]->setAttr(kPeel, rewriter.getUnitAttr());
+    tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+    return;
+  }
+  if (ranges.back() >= kRowVector / 2)
     splitRowIntoVectors(rewriter, op);
 }
 
@@ -872,6 +910,8 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       vector::populateVectorReductionToContractPatterns(patterns);
       // Batched tiles carry a leading unit batch dim: contract 2-D like the rest.
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      vector::populateDropUnitDimWithShapeCastPatterns(patterns);
       // Convolution tiles are written back through a unit-dim expansion.
       tensor::populateReassociativeReshapeFoldingPatterns(patterns);
       scf::ForOp::getCanonicalizationPatterns(patterns, ctx);

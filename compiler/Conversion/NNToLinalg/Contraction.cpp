@@ -363,8 +363,12 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
                         .getResult(0);
     // Written straight into NCHW, so elementwise consumers (bias, batch
     // norm, activation) can fuse with this copy.
-    AffineMap back = AffineMap::get(4, 0, {d(2) * ow + d(3), d(1)}, ctx);
-    return buildMappedCopy(b, loc, product, resultType, back);
+    // Read as [OH, OW, M]: a permutation, which the CPU schedule vectorizes
+    // as 16x16 register transposes.
+    Value rows = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({oh, ow, m}, element),
+                                               product, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    AffineMap back = AffineMap::get(4, 0, {d(2), d(3), d(1)}, ctx);
+    return buildMappedCopy(b, loc, rows, resultType, back);
   }
   Value patches;
   if (pointwise && padsBegin[0] == 0 && padsBegin[1] == 0 && inType.getDimSize(2) == oh &&

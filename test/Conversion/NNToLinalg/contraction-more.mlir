@@ -401,13 +401,14 @@ func.func @einsum_trace_i32(%a: tensor<2x3x3xi32>) -> tensor<2xi32> {
 // CHECK-DAG: #[[PT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d2, d0 + d3, d1 + d4)>
 // CHECK-DAG: #[[SWAP:.*]] = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-DAG: #[[ROWB:.*]] = affine_map<(d0, d1) -> (0, d1)>
-// CHECK-DAG: #[[BACK:.*]] = affine_map<(d0, d1, d2, d3) -> (d2 * 7 + d3, d1)>
+// CHECK-DAG: #[[BACK:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
 // CHECK-LABEL: func.func @conv_channels_on_vector
 // CHECK: linalg.generic {indexing_maps = [#[[PT]], {{.*}} ins(%{{.*}} : tensor<1x16x9x9xf32>) outs(%{{.*}} : tensor<7x7x16x3x3xf32>)
 // CHECK: %[[WT:.*]] = linalg.generic {indexing_maps = [#[[SWAP]], {{.*}} ins(%{{.*}} : tensor<32x144xf32>) outs(%{{.*}} : tensor<144x32xf32>)
 // CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[ROWB]], {{.*}} ins(%{{.*}} : tensor<1x32xf32>) outs(%{{.*}} : tensor<49x32xf32>)
 // CHECK: %[[PROD:.*]] = linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<49x144xf32>, tensor<144x32xf32>) outs(%[[INIT]] : tensor<49x32xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[BACK]], {{.*}} ins(%[[PROD]] : tensor<49x32xf32>) outs(%{{.*}} : tensor<1x32x7x7xf32>)
+// CHECK: %[[ROWS:.*]] = tensor.expand_shape %[[PROD]] {{.*}} : tensor<49x32xf32> into tensor<7x7x32xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[BACK]], {{.*}} ins(%[[ROWS]] : tensor<7x7x32xf32>) outs(%{{.*}} : tensor<1x32x7x7xf32>)
 func.func @conv_channels_on_vector(%x: tensor<1x16x9x9xf32>, %w: tensor<32x16x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x7x7xf32> {
   %0 = nn.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x9x9xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x7x7xf32>
   return %0 : tensor<1x32x7x7xf32>

@@ -110,23 +110,25 @@ for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
     if not run_case(nnc, nnc_run, work, name, node, [("x", x)], ("y", y), weights):
         failed += 1
 
-# Conv -> BatchNormalization -> Clip(0, 6), MobileNetV2's block (32x32: the
-# output channels stay rows of the matmul): batch norm,
-# max and min fuse into one pass.
-x = rng.uniform(-1, 1, (1, 16, 32, 32)).astype(np.float32)
-w = rng.uniform(-0.5, 0.5, (32, 16, 1, 1)).astype(np.float32)
-scale, shift = rng.uniform(0.5, 2, 32).astype(np.float32), rng.uniform(-1, 1, 32).astype(np.float32)
-mean, var = rng.uniform(-1, 1, 32).astype(np.float32), rng.uniform(0.5, 2, 32).astype(np.float32)
-conv = reference(x, w, None, (0, 0, 0, 0), (1, 1), (1, 1))
-per_channel = lambda v: v.astype(np.float64).reshape(1, -1, 1, 1)
-normed = (conv - per_channel(mean)) / np.sqrt(per_channel(var) + 1e-5) * per_channel(scale) + \
-    per_channel(shift)
-y = np.clip(normed, 0, 6)
-nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
-         helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["n"]),
-         helper.make_node("Clip", ["n", "lo", "hi"], ["y"])]
-if not run_case(nnc, nnc_run, work, "chain_conv_bn_clip", nodes, [("x", x)], ("y", y),
-                [("w", w), ("scale", scale), ("shift", shift), ("mean", mean), ("var", var),
-                 ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))]):
-    failed += 1
+# Conv -> BatchNormalization -> Clip(0, 6), MobileNetV2's block: batch norm,
+# max and min fuse into one pass. At 32x32 the output channels stay rows of
+# the matmul; at 28x28 (P = 784, ragged) they go along the vector, and the
+# fused pass copies [P, M] back to NCHW in transposed 16x16 (and 16x12) tiles.
+for name, size in (("chain_conv_bn_clip", 32), ("chain_conv_bn_clip_28x28", 28)):
+    x = rng.uniform(-1, 1, (1, 16, size, size)).astype(np.float32)
+    w = rng.uniform(-0.5, 0.5, (32, 16, 1, 1)).astype(np.float32)
+    scale, shift = rng.uniform(0.5, 2, 32).astype(np.float32), rng.uniform(-1, 1, 32).astype(np.float32)
+    mean, var = rng.uniform(-1, 1, 32).astype(np.float32), rng.uniform(0.5, 2, 32).astype(np.float32)
+    conv = reference(x, w, None, (0, 0, 0, 0), (1, 1), (1, 1))
+    per_channel = lambda v: v.astype(np.float64).reshape(1, -1, 1, 1)
+    normed = (conv - per_channel(mean)) / np.sqrt(per_channel(var) + 1e-5) * per_channel(scale) + \
+        per_channel(shift)
+    y = np.clip(normed, 0, 6)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
+             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["n"]),
+             helper.make_node("Clip", ["n", "lo", "hi"], ["y"])]
+    if not run_case(nnc, nnc_run, work, name, nodes, [("x", x)], ("y", y),
+                    [("w", w), ("scale", scale), ("shift", shift), ("mean", mean), ("var", var),
+                     ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))]):
+        failed += 1
 sys.exit(1 if failed else 0)

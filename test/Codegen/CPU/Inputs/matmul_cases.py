@@ -34,6 +34,7 @@ CASES = {
     "const_gemv_1x300x1000": ((1, 300), (300, 1000), False),
     "const_ragged_40x70x50": ((40, 70), (70, 50), False),
     "const_transb_64x256x10": ((64, 256), (10, 256), True),
+    "const_classifier_1x1280x1000": ((1, 1280), (1000, 1280), True),
 }
 
 failed = 0
