@@ -4,7 +4,7 @@
 #   bench/run.sh [--quick | --long] [--only mlp_b1,resnet18] [--threads 1,2] ...
 #
 # Options go to bench.py (bench/bench.py --help lists them). The default run
-# takes about 10 minutes on 2 cores; --quick about 3. It builds nothing: nnc,
+# takes about 3.5 minutes on 2 cores; --quick about 1. It builds nothing: nnc,
 # nnc-run and nnc-peak come from the build in build/ (or $BUILD_DIR, as for
 # scripts/build.sh). It installs ONNX Runtime into bench/node_modules and
 # generates the bench models into BUILD/models/opset17 when they are missing.
