@@ -940,6 +940,14 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(own->getResult(0)); });
       }
     }
+    // Reads of tensors are pure here: per-channel values (a depthwise
+    // filter's taps, batch norm's scale and shift) leave the loops over a
+    // row. After bufferization LLVM could not hoist them past the stores
+    // into the same workspace.
+    func.walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kRegisterK))
+        moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+    });
     func.walk([&](scf::ForOp loop) {
       // Only the k loops of register tiles, inner ones first (others, like
       // cumsum's or the cache tiles', keep the form their bufferization
