@@ -913,6 +913,9 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       vector::populateVectorReductionToContractPatterns(patterns);
       // Batched tiles carry a leading unit batch dim: contract 2-D like the rest.
       vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      // A transposed read becomes a row read plus vector.transpose, and the
+      // unit dims around it drop, so the transpose is the 2-D one the 16x16
+      // shuffle lowering (Pipelines.cpp) takes.
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
       vector::populateDropUnitDimWithShapeCastPatterns(patterns);
       // Convolution tiles are written back through a unit-dim expansion.
