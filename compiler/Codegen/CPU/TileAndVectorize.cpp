@@ -116,6 +116,39 @@ int64_t largestDivisorUpTo(int64_t value, int64_t limit) {
   return 1;
 }
 
+/// Thread chunks of a contraction: (parts of n, parts of m), dividing
+/// `tilesN` and `tilesM` register tiles, at most `limit` chunks in all. The
+/// runtime's thread count is known only at run time: chunk counts with more
+/// factors of two stay balanced on more of 2, 4 and 8 threads (7 chunks on
+/// 2 threads leave one idle an eighth of the time), then more chunks, then
+/// more parts along the preferred dim.
+std::pair<int64_t, int64_t> chooseChunks(int64_t tilesN, int64_t tilesM, int64_t limit,
+                                         bool preferN) {
+  auto twos = [](int64_t v) { return llvm::countr_zero(static_cast<uint64_t>(v)); };
+  std::pair<int64_t, int64_t> best{1, 1};
+  auto key = [&](int64_t pn, int64_t pm) {
+    return std::make_tuple(twos(pn * pm), pn * pm, preferN ? pn : pm);
+  };
+  for (int64_t pn = 1; pn <= std::min(tilesN, limit); ++pn)
+    for (int64_t pm = 1; pn * pm <= limit && pm <= tilesM; ++pm)
+      if (tilesN % pn == 0 && tilesM % pm == 0 && key(pn, pm) > key(best.first, best.second))
+        best = {pn, pm};
+  return best;
+}
+
+/// Whether chunks should split n rather than m: splitting n has every
+/// thread read all of A, splitting m all of B. The smaller one is better
+/// read twice: data another core wrote (or also reads) comes over slowly.
+bool preferSplitN(linalg::LinalgOp op, const linalg::ContractionDimensions &dims) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t reduction = 1;
+  for (unsigned d : dims.k)
+    reduction *= ranges[d];
+  // A (weights, a filter's taps included) is m x reduction; B (an input,
+  // whose shifted windows overlap) about n x the k loop alone.
+  return ranges[dims.m[0]] * reduction <= ranges[dims.n[0]] * ranges[dims.k[0]];
+}
+
 /// Rows of A below which packing B costs more than it saves.
 constexpr int64_t kPackMinM = 16;
 
@@ -424,17 +457,15 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       split[b] = 1;
       chunks *= ranges[b];
     }
-    if (chunks < kChunks && ranges[n] % kRegN == 0) {
-      int64_t parts = largestDivisorUpTo(ranges[n] / kRegN, kChunks / chunks);
-      if (parts > 1)
-        split[n] = ranges[n] / parts;
-      chunks *= parts;
-    }
-    if (chunks < kChunks && ranges[m] % kRegM == 0) {
-      int64_t parts = largestDivisorUpTo(ranges[m] / kRegM, kChunks / chunks);
-      if (parts > 1)
-        split[m] = ranges[m] / parts;
-      chunks *= parts;
+    if (chunks < kChunks) {
+      auto [partsN, partsM] = chooseChunks(ranges[n] % kRegN ? 1 : ranges[n] / kRegN,
+                                           ranges[m] % kRegM ? 1 : ranges[m] / kRegM,
+                                           kChunks / chunks, preferSplitN(op, dims));
+      if (partsN > 1)
+        split[n] = ranges[n] / partsN;
+      if (partsM > 1)
+        split[m] = ranges[m] / partsM;
+      chunks *= partsN * partsM;
     }
     // Otherwise (a classifier: one row, 1000 columns) chunks of n at
     // multiples of 8, each with its own ragged edge: a matrix-vector product
