@@ -2,8 +2,8 @@
 //
 // Intermediates live in one workspace the runtime allocates per session, so a
 // run allocates nothing and memory use is known at compile time. Lifetimes
-// are intervals over @main's top-level ops; a buffer's uses include those of
-// every view derived from it.
+// are intervals over @main's top-level ops, from a buffer's first use to its
+// last; its uses include those of every view derived from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,14 +89,20 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         alloc.emitError("cannot plan a dynamic or strided buffer");
         return signalPassFailure();
       }
+      // Alive from its first use to its last: allocations are often placed
+      // well before their first use (empty tensors CSE merged, then split
+      // again at the first one's place).
       Buffer buffer{alloc, byteSize(type), position[alloc], position[alloc]};
-      // Follow every memref derived from the buffer to its last use.
+      bool used = false;
+      // Follow every memref derived from the buffer to its uses.
       SmallVector<Value> worklist{alloc.getResult()};
       while (!worklist.empty()) {
         Value v = worklist.pop_back_val();
         for (Operation *user : v.getUsers()) {
           Operation *top = body.findAncestorOpInBlock(*user);
-          buffer.end = std::max(buffer.end, position[top]);
+          buffer.start = used ? std::min(buffer.start, position[top]) : position[top];
+          buffer.end = used ? std::max(buffer.end, position[top]) : position[top];
+          used = true;
           for (Value r : user->getResults())
             if (isa<MemRefType>(r.getType()))
               worklist.push_back(r);

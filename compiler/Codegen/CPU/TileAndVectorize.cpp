@@ -396,15 +396,25 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op
   return tiled;
 }
 
-/// Tiles a contraction into the thread chunks `sizes` (an scf.forall), with
-/// the op that initializes its accumulator (zeros, or a broadcast bias)
-/// fused into each chunk: the chunk fills its own tile in parallel, and a
-/// zero tensor shared by several ops (CSE merges them) is not copied for each.
-FailureOr<linalg::LinalgOp> splitFusingInit(RewriterBase &rewriter, linalg::LinalgOp op,
-                                            ArrayRef<int64_t> sizes) {
+/// A contraction tiled with the op that initializes its accumulator (zeros,
+/// or a broadcast bias) fused into each tile: the tiled op and its loops,
+/// outer first.
+struct FusedTiling {
+  linalg::LinalgOp op;
+  SmallVector<Operation *> loops;
+};
+
+/// Tiles `op` by `sizes` (0 = untiled) with loops in `order` (empty: loop
+/// order), fusing the op that initializes its accumulator into each tile.
+/// Callers tile no reduction loop: the initialization runs once per tile.
+/// Register tiles mark it for vectorization.
+FailureOr<FusedTiling> tileFusingInit(RewriterBase &rewriter, linalg::LinalgOp op,
+                                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
+                                      LoopType loops, bool registerTile = false) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
-  tiling.setLoopType(LoopType::ForallOp);
+  tiling.setInterchange(order);
+  tiling.setLoopType(loops);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
@@ -420,12 +430,20 @@ FailureOr<linalg::LinalgOp> splitFusingInit(RewriterBase &rewriter, linalg::Lina
   FailureOr<scf::SCFTileAndFuseResult> fused = scf::tileConsumerAndFuseProducersUsingSCF(
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(fused))
-    return failure();
+    return op->emitError("nnc: could not tile a matmul with its initialization");
   for (OpResult result : op->getResults())
     rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
-  Operation *tiled = fused->tiledAndFusedOps.front();
+  FusedTiling result{cast<linalg::LinalgOp>(fused->tiledAndFusedOps.front()), {}};
+  for (LoopLikeOpInterface loop : fused->loops)
+    result.loops.push_back(loop.getOperation());
+  // The fused initialization: vectorized with the tile, its stores and the
+  // tile's first read of the accumulator then fold away (the accumulator
+  // starts in registers, a zero or bias vector).
+  for (Operation *other : fused->tiledAndFusedOps)
+    if (registerTile && other != result.op.getOperation())
+      other->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
   rewriter.eraseOp(op);
-  return cast<linalg::LinalgOp>(tiled);
+  return result;
 }
 
 LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -480,10 +498,12 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       chunks *= parts;
     }
     if (chunks > 1) {
-      FailureOr<linalg::LinalgOp> chunk = splitFusingInit(rewriter, op, split);
+      // The chunk fills its own tile in parallel, and a zero tensor shared by
+      // several ops (CSE merges them) is not copied for each.
+      FailureOr<FusedTiling> chunk = tileFusingInit(rewriter, op, split, {}, LoopType::ForallOp);
       if (failed(chunk))
         return failure();
-      op = *chunk;
+      op = chunk->op;
       ranges = op.getStaticLoopRanges();
       if (ShapedType::isDynamicShape(ranges))
         return op->emitError("nnc: thread chunks of a matmul must have static shapes");
@@ -509,9 +529,48 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   cacheOrder.push_back(n);
   cacheOrder.append(dims.k.begin(), dims.k.end());
   cacheOrder.push_back(m);
-  FailureOr<scf::SCFTilingResult> cached = tile(rewriter, op, cache, cacheOrder);
+  // Tiles `target` along the dims of `order` whose size is nonzero; the loops
+  // made, paired with their dims.
+  SmallVector<std::pair<int64_t, Operation *>> loops;
+  auto tileLevel = [&](linalg::LinalgOp target, ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
+                       bool fuseInit, bool registerTile) -> FailureOr<linalg::LinalgOp> {
+    SmallVector<int64_t> tiledDims;
+    for (int64_t d : order)
+      if (sizes[d] != 0)
+        tiledDims.push_back(d);
+    if (tiledDims.empty())
+      return target;
+    linalg::LinalgOp tiled;
+    SmallVector<Operation *> made;
+    if (fuseInit) {
+      FailureOr<FusedTiling> fused =
+          tileFusingInit(rewriter, target, sizes, order, LoopType::ForOp, registerTile);
+      if (failed(fused))
+        return failure();
+      tiled = fused->op;
+      made = fused->loops;
+    } else {
+      FailureOr<scf::SCFTilingResult> plain = tile(rewriter, target, sizes, order);
+      if (failed(plain))
+        return target->emitError("nnc: could not tile a matmul");
+      tiled = cast<linalg::LinalgOp>(plain->tiledOps.front());
+      for (LoopLikeOpInterface loop : plain->loops)
+        made.push_back(loop.getOperation());
+    }
+    for (auto [d, loop] : llvm::zip_equal(tiledDims, made))
+      loops.emplace_back(d, loop);
+    return tiled;
+  };
+  // The accumulator's initialization (zeros, a bias) moves into each
+  // register tile when no cache tile splits the reduction: the tile then
+  // starts from a vector in registers instead of a pass over memory that
+  // stores the initial values and a read that loads them back.
+  bool fuseInit = llvm::all_of(dims.k, [&](unsigned d) { return cache[d] == 0; });
+  FailureOr<linalg::LinalgOp> cached =
+      tileLevel(op, cache, cacheOrder, fuseInit, /*registerTile=*/false);
   if (failed(cached))
     return failure();
+  size_t cacheLoops = loops.size();
   // Register tile: a short m keeps all its rows (a batch-1 matmul is a row).
   int64_t regM = std::min(ranges[m], kRegM), regN = std::min(ranges[n], kRegN);
   reg[m] = regM;
@@ -520,53 +579,47 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   for (unsigned d : dims.k)
     reg[d] = 1;
   reg[k] = std::min(ranges[k], kRegK);
-  SmallVector<int64_t> regOrder(order);
+  // Tiled in two steps, the parallel loops (with the initialization) around
+  // the reduction loops.
+  SmallVector<int64_t> regOrder(order), parallel(reg), reduction(ranges.size(), 0);
   regOrder.append({n, m});
   regOrder.append(dims.k.begin(), dims.k.end());
-  auto inner = cast<linalg::LinalgOp>(cached->tiledOps.front());
-  FailureOr<scf::SCFTilingResult> registers = tile(rewriter, inner, reg, regOrder);
+  for (unsigned d : dims.k) {
+    reduction[d] = reg[d];
+    parallel[d] = 0;
+  }
+  FailureOr<linalg::LinalgOp> outer =
+      tileLevel(*cached, parallel, regOrder, fuseInit, /*registerTile=*/true);
+  if (failed(outer))
+    return failure();
+  FailureOr<linalg::LinalgOp> registers =
+      tileLevel(*outer, reduction, regOrder, /*fuseInit=*/false, /*registerTile=*/true);
   if (failed(registers))
     return failure();
   // Edge tiles are peeled off the n and m loops of both levels, so every
   // register tile has a static shape: full ones vectorize without masks and
-  // keep their accumulators in registers.
-  auto markPeel = [&](const scf::SCFTilingResult &tiled, ArrayRef<int64_t> sizes,
-                      ArrayRef<int64_t> order) {
-    unsigned loop = 0;
-    for (int64_t d : order) {
-      if (sizes[d] == 0)
-        continue;
-      if (ranges[d] % sizes[d] != 0)
-        tiled.loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
-      ++loop;
-    }
-  };
-  markPeel(*cached, cache, cacheOrder);
-  // Inside a peeled edge cache tile the register loops have other bounds:
-  // peel those whose cache tile is not a multiple of the register tile.
-  for (unsigned loop = 0, i = 0; i < regOrder.size(); ++i) {
-    int64_t d = regOrder[i];
-    if (reg[d] == 0)
+  // keep their accumulators in registers. Inside a peeled edge cache tile
+  // the register loops have other bounds: those whose cache tile is not a
+  // multiple of the register tile are peeled too.
+  for (auto [i, entry] : llvm::enumerate(loops)) {
+    auto [d, loop] = entry;
+    if (i < cacheLoops) {
+      if (ranges[d] % cache[d] != 0)
+        loop->setAttr(kPeel, rewriter.getUnitAttr());
       continue;
+    }
     int64_t extent = cache[d] ? cache[d] : ranges[d];
     if (extent % reg[d] != 0 || ranges[d] % reg[d] != 0)
-      registers->loops[loop]->setAttr(kPeel, rewriter.getUnitAttr());
-    ++loop;
-  }
-  // The accumulator stays in registers across the k loops (a convolution's
-  // taps included). Unrolling the tap loops was measured: no faster in
-  // ResNet-18 or UNet, and three times the compile time.
-  for (unsigned loop = 0, i = 0; i < regOrder.size(); ++i) {
-    int64_t d = regOrder[i];
-    if (reg[d] == 0)
-      continue;
+      loop->setAttr(kPeel, rewriter.getUnitAttr());
+    // The accumulator stays in registers across the k loops (a convolution's
+    // taps included). Unrolling the tap loops was measured: no faster in
+    // ResNet-18 or UNet, and three times the compile time.
     if (llvm::is_contained(dims.k, d))
-      registers->loops[loop]->setAttr(kRegisterK, rewriter.getUnitAttr());
-    ++loop;
+      loop->setAttr(kRegisterK, rewriter.getUnitAttr());
   }
-  registers->tiledOps.front()->setAttr(kVectorize, rewriter.getUnitAttr());
+  (*registers)->setAttr(kVectorize, rewriter.getUnitAttr());
   if (packOperand)
-    registers->tiledOps.front()->setAttr(kPackedB, rewriter.getI64IntegerAttr(*packOperand));
+    (*registers)->setAttr(kPackedB, rewriter.getI64IntegerAttr(*packOperand));
   return success();
 }
 
@@ -592,10 +645,26 @@ void convTileAsMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
         getReassociationIndicesForCollapse(valueType.getShape(), shape);
     return tensor::CollapseShapeOp::create(rewriter, loc, type, value, *groups);
   };
-  Value a = reduced(op.getDpsInputs()[0], {m, k}), b = reduced(op.getDpsInputs()[1], {k, n}),
-        c = reduced(op.getDpsInits()[0], {m, n});
+  Value a = reduced(op.getDpsInputs()[0], {m, k}), b = reduced(op.getDpsInputs()[1], {k, n});
+  // An accumulator that is a whole tensor (the loop's own, when the tile's
+  // initialization is fused into it) is read and written back as a
+  // rank-reducing slice: the register k loops then keep it in registers.
+  Value init = op.getDpsInits()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  bool whole = !init.getDefiningOp<tensor::ExtractSliceOp>();
+  SmallVector<OpFoldResult> zeros(3, rewriter.getIndexAttr(0)), ones(3, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(rewriter.getContext(), initType.getShape());
+  Value c = whole ? tensor::ExtractSliceOp::create(
+                        rewriter, loc, RankedTensorType::get({m, n}, initType.getElementType()),
+                        init, zeros, sizes, ones)
+                  : reduced(init, {m, n});
   auto matmul = linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b}, ValueRange{c});
   matmul->setAttr(kVectorize, rewriter.getUnitAttr());
+  if (whole) {
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, matmul.getResult(0), init, zeros, sizes,
+                                                       ones);
+    return;
+  }
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, op.getResultTypes()[0],
                                                       matmul.getResult(0),
                                                       SmallVector<ReassociationIndices>{{0, 1}, {2}});
