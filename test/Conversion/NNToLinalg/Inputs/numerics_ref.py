@@ -308,11 +308,14 @@ def pool_cases(rng):
     x = rand(rng, 1, 1, 4, 4)
     u = rng.integers(0, 256, size=(1, 2, 4, 5)).astype(np.uint8)
     s = np.array([[[-100, -7, -128, -3, -50]]], dtype=np.int8)
-    return [x, u, s], [
+    y = rand(rng, 1, 3, 9, 13)
+    return [x, u, s, y], [
         pool(x, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1], (3, 3), "avg", count_include_pad=True),
         pool(x, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1], (3, 3), "avg"),
         pool(u, [2, 2], [2, 2], [1, 1, 1, 1], [1, 1], (3, 3), "max"),
         pool(s, [3], [2], [2, 2], [2], (3,), "max"),
+        pool(y, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1], (5, 7), "max"),
+        pool(y, [2, 3], [1, 1], [0, 0, 0, 0], [2, 1], (7, 11), "max"),
     ]
 
 
