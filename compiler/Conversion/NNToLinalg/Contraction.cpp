@@ -510,6 +510,28 @@ Value buildShiftedConv(OpBuilder &b, Location loc, Value input, Value filter, Va
                                         indexAttrs(b, {1, 1, 1, 1}));
 }
 
+/// The window of an already padded input that tap (i, j) of a 2-D
+/// windowed op reads for every output, `wide` columns wide (all columns under
+/// a column stride; the rows stride).
+Value tapWindow(OpBuilder &b, Location loc, Value input, int64_t i, int64_t j,
+                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                RankedTensorType wideType) {
+  return tensor::ExtractSliceOp::create(
+      b, loc, wideType, input, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
+      indexAttrs(b, wideType.getShape()), indexAttrs(b, {1, 1, strides[0], 1}));
+}
+
+/// Every `stride`-th column of a result computed for all columns (as
+/// tapWindow reads them), as `resultType`.
+Value keepStridedColumns(OpBuilder &b, Location loc, Value wide, int64_t stride,
+                         RankedTensorType resultType) {
+  if (wide.getType() == resultType)
+    return wide;
+  return tensor::ExtractSliceOp::create(b, loc, resultType, wide, indexAttrs(b, {0, 0, 0, 0}),
+                                        indexAttrs(b, resultType.getShape()),
+                                        indexAttrs(b, {1, 1, 1, stride}));
+}
+
 /// A 2-D depthwise f32 convolution (one filter per channel) of an already
 /// padded input as one elementwise op: the sum over taps of the input window
 /// at the tap's offset times that tap's per-channel weight. Every operand is
@@ -539,9 +561,7 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   SmallVector<Value> operands;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
-      operands.push_back(tensor::ExtractSliceOp::create(
-          b, loc, wideType, input, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
-          indexAttrs(b, {n, c, oh, wide}), indexAttrs(b, {1, 1, strides[0], 1})));
+      operands.push_back(tapWindow(b, loc, input, i, j, strides, dilations, wideType));
       operands.push_back(tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, {0, i * kw + j}),
           indexAttrs(b, {c, 1}), indexAttrs(b, {1, 1})));
@@ -570,11 +590,7 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
                     linalg::YieldOp::create(nb, nl, acc);
                   })
                   .getResult(0);
-  if (wide == ow)
-    return sum;
-  return tensor::ExtractSliceOp::create(b, loc, resultType, sum, indexAttrs(b, {0, 0, 0, 0}),
-                                        indexAttrs(b, {n, c, oh, ow}),
-                                        indexAttrs(b, {1, 1, 1, strides[1]}));
+  return keepStridedColumns(b, loc, sum, strides[1], resultType);
 }
 
 /// Grouped N-d convolution of an already padded input; the output starts
@@ -827,9 +843,7 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
   SmallVector<Value> windows;
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j)
-      windows.push_back(tensor::ExtractSliceOp::create(
-          b, loc, wideType, x, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
-          indexAttrs(b, {n, c, oh, wide}), indexAttrs(b, {1, 1, strides[0], 1})));
+      windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, wideType));
   Value pooled = buildElementwise(b, loc, wideType, windows,
                                   [&](OpBuilder &nb, Location nl, ValueRange taps) -> Value {
                                     // Pairwise: a chain of nine NaN-propagating
@@ -848,11 +862,7 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
                                     }
                                     return level.front();
                                   });
-  if (wide == ow)
-    return pooled;
-  return tensor::ExtractSliceOp::create(b, loc, resultType, pooled, indexAttrs(b, {0, 0, 0, 0}),
-                                        indexAttrs(b, {n, c, oh, ow}),
-                                        indexAttrs(b, {1, 1, 1, strides[1]}));
+  return keepStridedColumns(b, loc, pooled, strides[1], resultType);
 }
 
 /// Any pooling of an already padded input as a generic whose window loops
