@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <limits>
+
 namespace nnc {
 #define GEN_PASS_DEF_PLANMEMORY
 #include "compiler/Codegen/Passes.h.inc"
@@ -92,22 +94,23 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       // Alive from its first use to its last: allocations are often placed
       // well before their first use (empty tensors CSE merged, then split
       // again at the first one's place).
-      Buffer buffer{alloc, byteSize(type), position[alloc], position[alloc]};
-      bool used = false;
+      Buffer buffer{alloc, byteSize(type), std::numeric_limits<int64_t>::max(),
+                    std::numeric_limits<int64_t>::min()};
       // Follow every memref derived from the buffer to its uses.
       SmallVector<Value> worklist{alloc.getResult()};
       while (!worklist.empty()) {
         Value v = worklist.pop_back_val();
         for (Operation *user : v.getUsers()) {
           Operation *top = body.findAncestorOpInBlock(*user);
-          buffer.start = used ? std::min(buffer.start, position[top]) : position[top];
-          buffer.end = used ? std::max(buffer.end, position[top]) : position[top];
-          used = true;
+          buffer.start = std::min(buffer.start, position[top]);
+          buffer.end = std::max(buffer.end, position[top]);
           for (Value r : user->getResults())
             if (isa<MemRefType>(r.getType()))
               worklist.push_back(r);
         }
       }
+      if (buffer.start > buffer.end) // never used
+        buffer.start = buffer.end = position[alloc];
       buffers.push_back(buffer);
     }
 

@@ -639,8 +639,7 @@ void convTileAsMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
       return tensor::ExtractSliceOp::create(rewriter, loc, type, slice.getSource(),
                                             slice.getMixedOffsets(), slice.getMixedSizes(),
                                             slice.getMixedStrides());
-    // A reshape, not a slice: bufferization sees the result written back
-    // into the loop's own tensor.
+    // An input that is a whole tensor: a reshape.
     std::optional<SmallVector<ReassociationIndices>> groups =
         getReassociationIndicesForCollapse(valueType.getShape(), shape);
     return tensor::CollapseShapeOp::create(rewriter, loc, type, value, *groups);
@@ -653,7 +652,8 @@ void convTileAsMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
   auto initType = cast<RankedTensorType>(init.getType());
   bool whole = !init.getDefiningOp<tensor::ExtractSliceOp>();
   SmallVector<OpFoldResult> zeros(3, rewriter.getIndexAttr(0)), ones(3, rewriter.getIndexAttr(1));
-  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(rewriter.getContext(), initType.getShape());
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), initType.getShape());
   Value c = whole ? tensor::ExtractSliceOp::create(
                         rewriter, loc, RankedTensorType::get({m, n}, initType.getElementType()),
                         init, zeros, sizes, ones)

@@ -844,24 +844,22 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j)
       windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, wideType));
-  Value pooled = buildElementwise(b, loc, wideType, windows,
-                                  [&](OpBuilder &nb, Location nl, ValueRange taps) -> Value {
-                                    // Pairwise: a chain of nine NaN-propagating
-                                    // maxima (six instructions each on AVX-512)
-                                    // is a long dependency chain.
-                                    SmallVector<Value> level(taps);
-                                    while (level.size() > 1) {
-                                      SmallVector<Value> next;
-                                      for (size_t i = 0; i + 1 < level.size(); i += 2)
-                                        next.push_back(
-                                            isMax ? Value(arith::MaximumFOp::create(nb, nl, level[i], level[i + 1]))
-                                                  : Value(arith::AddFOp::create(nb, nl, level[i], level[i + 1])));
-                                      if (level.size() % 2)
-                                        next.push_back(level.back());
-                                      level = std::move(next);
-                                    }
-                                    return level.front();
-                                  });
+  // Taps combined pairwise: a chain of nine NaN-propagating maxima (six
+  // instructions each on AVX-512) is a long dependency chain.
+  auto combine = [&](OpBuilder &nb, Location nl, ValueRange taps) -> Value {
+    SmallVector<Value> level(taps);
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(isMax ? Value(arith::MaximumFOp::create(nb, nl, level[i], level[i + 1]))
+                             : Value(arith::AddFOp::create(nb, nl, level[i], level[i + 1])));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    return level.front();
+  };
+  Value pooled = buildElementwise(b, loc, wideType, windows, combine);
   return keepStridedColumns(b, loc, pooled, strides[1], resultType);
 }
 
