@@ -36,12 +36,20 @@ def TileAndVectorize : Pass<"nnc-cpu-tile-vectorize", "mlir::func::FuncOp"> {
   let summary = "tile and vectorize contractions for the CPU (linalg on tensors)";
   let description = [{
     Every f32 contraction with one m, n and k loop (matmul, batched matmul,
-    convolutions lowered to matmul) is tiled twice: cache tiles (m 256,
-    n 128, k 512, loops n, k, m), then an 8x32 register tile over one k step
-    (loops n, m, k), which is vectorized, masked at partial edges, into a
-    `vector.contract`. The accumulator is then hoisted out of the k loop so it
-    stays in registers. Other linalg ops are left alone.
+    convolutions lowered to matmul) is tiled into thread chunks, cache tiles
+    (m 32, n 128, k 1024 multiply-adds per output, loops n, k, m), then
+    register tiles of two vectors' width over four k steps (loops n, m, k;
+    8x32 on AVX-512, 4x16 on AVX2), vectorized into `vector.contract`s whose
+    accumulators stay in registers across the k loop. Elementwise ops are
+    vectorized along rows, one vector register at a time. The vector unit
+    comes from the options (the driver derives them from the target CPU).
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "width of the target's vector registers in bits (128, 256 or 512)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", /*default=*/"32",
+           "number of the target's vector registers">,
+  ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect", "mlir::tensor::TensorDialect",
                            "mlir::math::MathDialect", "mlir::arith::ArithDialect"];
@@ -87,12 +95,16 @@ def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {
 }
 
 def VectorizeCopies : Pass<"nnc-cpu-vectorize-copies", "mlir::func::FuncOp"> {
-  let summary = "copies between buffers as 16-wide vector loads and stores";
+  let summary = "copies between buffers as vector loads and stores";
   let description = [{
     After bufferization and memory planning, each static `linalg.copy`
-    (concatenation, padding, results) is tiled to 16 elements of its
-    innermost dim, the edge peeled, and vectorized.
+    (concatenation, padding, results) is tiled to one vector register of
+    its innermost dim, the edge peeled, and vectorized.
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "width of the target's vector registers in bits">,
+  ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect", "mlir::memref::MemRefDialect"];
 }

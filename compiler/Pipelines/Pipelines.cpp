@@ -68,9 +68,10 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createCSEPass());
 }
 
-void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
+void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &options) {
   // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
-  pm.addNestedPass<func::FuncOp>(createTileAndVectorize());
+  pm.addNestedPass<func::FuncOp>(
+      createTileAndVectorize({options.vectorBits, options.vectorRegisters}));
   // No CSE here: it would merge the empty tensors the schedule gave each
   // destination of its own.
   pm.addPass(createCanonicalizerPass());
@@ -96,7 +97,7 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createCSEPass());
   // Every intermediate goes to the session's workspace; no malloc at run time.
   pm.addPass(createPlanMemory());
-  pm.addNestedPass<func::FuncOp>(createVectorizeCopies());
+  pm.addNestedPass<func::FuncOp>(createVectorizeCopies({options.vectorBits}));
 }
 
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {

@@ -16,6 +16,9 @@ namespace nnc {
 /// What the driver asks of the compiler.
 struct CompileOptions {
   std::string target = "cpu";
+  /// The CPU's vector registers (nnc::vectorUnitOf): width in bits, number.
+  int64_t vectorBits = 512;
+  int64_t vectorRegisters = 32;
 };
 
 /// Graph stage: `nn` in, `nn` out, with static shapes wherever the inputs allow.

@@ -24,6 +24,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -233,6 +234,49 @@ LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm
 }
 } // namespace
 
+namespace {
+/// The CPU name and feature string to compile for: the named CPU with its
+/// own features, or the host's CPU with the features this machine has.
+std::pair<std::string, std::string> cpuAndFeatures(const nnc::ArtifactOptions &options) {
+  std::string cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  std::string features = options.features;
+  if (options.cpu.empty() && features.empty()) {
+    SmallVector<std::string> list;
+    for (auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
+      list.push_back((enabled ? "+" : "-") + name.str());
+    features = llvm::join(list, ",");
+  }
+  return {cpu, features};
+}
+} // namespace
+
+FailureOr<nnc::VectorUnit> nnc::vectorUnitOf(const ArtifactOptions &options, std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return failure();
+  auto [cpu, features] = cpuAndFeatures(options);
+  // Checked on a generic subtarget first: LLVM warns on stderr when it
+  // makes one for a CPU it does not know.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      target->createMCSubtargetInfo(triple, "generic", ""));
+  if (!generic || !generic->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for " + triple.str() + " (llc-22 -mtriple=" +
+            triple.str() + " -mcpu=help lists the known ones)";
+    return failure();
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, cpu, features));
+  // x86 is the target the schedules are tuned for; others get 128-bit
+  // vectors (NEON and SSE have 16 and 32 registers, LLVM splits wider ones).
+  if (info->checkFeatures("+avx512f"))
+    return VectorUnit{512, 32};
+  if (info->checkFeatures("+avx"))
+    return VectorUnit{256, 16};
+  return VectorUnit{128, 16};
+}
+
 LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo> &functions,
                                  const ArtifactOptions &options, ArtifactKind kind,
                                  const std::string &outputPath) {
@@ -251,14 +295,7 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return module.emitError("no LLVM target for '") << triple.str() << "': " << error;
-  std::string cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
-  std::string features = options.features;
-  if (options.cpu.empty() && features.empty()) {
-    SmallVector<std::string> list;
-    for (auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
-      list.push_back((enabled ? "+" : "-") + name.str());
-    features = llvm::join(list, ",");
-  }
+  auto [cpu, features] = cpuAndFeatures(options);
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,

@@ -39,6 +39,15 @@ struct ArtifactOptions {
   std::string linker;   // empty: ld.lld found next to LLVM's tools or on PATH
 };
 
+/// The vector registers of the CPU `options` names (the host's when none):
+/// their width in bits and their number, which size the CPU schedules'
+/// register tiles. Fails, with `error` set, on a CPU name LLVM does not know.
+struct VectorUnit {
+  int64_t bits = 512;
+  int64_t registers = 32;
+};
+llvm::FailureOr<VectorUnit> vectorUnitOf(const ArtifactOptions &options, std::string &error);
+
 enum class ArtifactKind { LLVMIR, Object, SharedLibrary };
 
 /// The nnc_dtype_t of an MLIR element type (`isUnsigned` for uiN), or 0.

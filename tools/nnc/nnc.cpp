@@ -163,6 +163,21 @@ int main(int argc, char **argv) {
         << "the CUDA target is not implemented yet; use -target=cpu\n";
     return 1;
   }
+  nnc::ArtifactOptions artifactOptions;
+  artifactOptions.target = target;
+  artifactOptions.cpu = cpu;
+  artifactOptions.linker = linker;
+  if (target == "cpu") {
+    // The register tiles are sized for the CPU's vector unit.
+    std::string error;
+    FailureOr<nnc::VectorUnit> unit = nnc::vectorUnitOf(artifactOptions, error);
+    if (failed(unit)) {
+      llvm::WithColor::error(llvm::errs(), "nnc") << error << "\n";
+      return 1;
+    }
+    compileOptions.vectorBits = unit->bits;
+    compileOptions.vectorRegisters = unit->registers;
+  }
   // Runs one stage's pipeline on the module.
   auto runStage = [&](void (*build)(OpPassManager &, const nnc::CompileOptions &)) {
     PassManager pm(&context);
@@ -216,10 +231,6 @@ int main(int argc, char **argv) {
   if (emit >= Emit::LLVMIR) {
     std::string path = outputFile.empty() ? std::string(emit == Emit::Library ? "model.so" : "-")
                                           : outputFile.getValue();
-    nnc::ArtifactOptions artifactOptions;
-    artifactOptions.target = target;
-    artifactOptions.cpu = cpu;
-    artifactOptions.linker = linker;
     nnc::ArtifactKind kind = emit == Emit::LLVMIR   ? nnc::ArtifactKind::LLVMIR
                              : emit == Emit::Object ? nnc::ArtifactKind::Object
                                                     : nnc::ArtifactKind::SharedLibrary;

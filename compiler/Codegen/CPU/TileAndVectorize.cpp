@@ -1,13 +1,12 @@
 //===- TileAndVectorize.cpp - CPU schedules for linalg on tensors ---------===//
 //
 // Contractions (matmul, batched matmul, convolutions lowered to matmul or to
-// shifted windows) get two levels of tiles: cache tiles, then an 8x32
-// register tile stepped four k at a time, whose accumulator stays in vector
-// registers across the k loop. Edge tiles are peeled off, so every tile has
-// a static shape and takes the same unmasked kernel. The register tile
-// follows NOTES-CPU-CODEGEN.md's measurements on AVX-512: 16 accumulators of
-// 16 floats, 8 broadcasts and 2 loads per k. Elementwise ops and copies are
-// vectorized along rows.
+// shifted windows) get two levels of tiles: cache tiles, then a register
+// tile two vectors wide stepped four k at a time, whose accumulator stays in
+// vector registers across the k loop. Edge tiles are peeled off, so every
+// tile has a static shape and takes the same unmasked kernel. The register
+// tile's rows follow the target's register count (RegisterShapes).
+// Elementwise ops and copies are vectorized along rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,14 +40,33 @@ namespace nnc {
 using namespace mlir;
 
 namespace {
-// Register tile: rows x columns of the accumulator (columns along the
-// vector), and the k steps each step of its loop takes.
-constexpr int64_t kRegM = 8, kRegN = 32, kRegK = 4;
+// The k steps each step of a register tile's loop takes.
+constexpr int64_t kRegK = 4;
 // Thread chunks: at least this many multiply-adds to go parallel at all, and
 // up to this many chunks (a few per thread balances static partitioning).
 constexpr int64_t kMinParallelWork = 1 << 20, kChunks = 8;
-// Elementwise ops and copies run 16 elements (one AVX-512 register of f32) at a time.
-constexpr int64_t kRowVector = 16;
+
+/// What the schedules take from the target's vector unit.
+struct RegisterShapes {
+  /// f32 lanes of one vector register: elementwise ops and copies go this
+  /// many elements at a time.
+  int64_t lanes;
+  /// Register tile: m rows x n columns of the accumulator, the columns along
+  /// the vector. B's packed panels are n columns wide.
+  int64_t m, n;
+
+  /// Each k step of a tile broadcasts one A value per row and loads two
+  /// vectors of B: rows x 2 accumulators, the two B vectors and a broadcast
+  /// must fit in the registers. With 32 (AVX-512) that is 8 rows of 32
+  /// floats (NOTES-CPU-CODEGEN.md), with 16 (AVX2) 4 rows of 16: measured on
+  /// Zen 3, 6x16 ran 1024^3 no faster and MobileNetV2 (channel counts not
+  /// multiples of 6) 20% slower; 8x16 spills (3x slower).
+  static RegisterShapes of(int64_t vectorBits, int64_t registers) {
+    int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
+    int64_t rows = llvm::bit_floor(uint64_t(std::max<int64_t>((registers - 3) / 2, 1)));
+    return {lanes, rows, 2 * lanes};
+  }
+};
 // Cache tiles: the best of those measured here for 1024^3 and ResNet-18's
 // convolutions, a short m tile and the whole k of most layers.
 constexpr int64_t kCacheM = 32, kCacheN = 128, kCacheK = 1024;
@@ -158,24 +176,25 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op
                                      LoopType loops = LoopType::ForOp);
 FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op);
 
-/// B [K, N] copied to panels [N/32, K, 32]: the 32 columns a register tile
-/// reads at each k step become one contiguous 128-byte line instead of rows
-/// N*4 bytes apart (which defeat the prefetcher and collide in L1 sets).
-Value packPanels(RewriterBase &b, Location loc, Value matrix) {
+/// B [K, N] copied to panels [N/w, K, w], w the register tile's columns: the
+/// columns a register tile reads at each k step become contiguous (one
+/// 128-byte line on AVX-512) instead of rows N*4 bytes apart (which defeat
+/// the prefetcher and collide in L1 sets).
+Value packPanels(RewriterBase &b, Location loc, Value matrix, const RegisterShapes &reg) {
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   Type element = type.getElementType();
-  // [K, N] viewed as [K, N/32, 32]; the panels are its transpose to
-  // [N/32, K, 32], copied 16 lanes at a time.
+  // [K, N] viewed as [K, N/w, w]; the panels are its transpose to
+  // [N/w, K, w], copied one vector at a time.
   Value rows = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({k, n / kRegN, kRegN}, element), matrix,
+      b, loc, RankedTensorType::get({k, n / reg.n, reg.n}, element), matrix,
       SmallVector<ReassociationIndices>{{0}, {1, 2}});
   MLIRContext *ctx = b.getContext();
   AffineExpr panel = getAffineDimExpr(0, ctx), row = getAffineDimExpr(1, ctx),
              lane = getAffineDimExpr(2, ctx);
   SmallVector<AffineMap> maps{AffineMap::get(3, 0, {row, panel, lane}, ctx),
                               AffineMap::getMultiDimIdentityMap(3, ctx)};
-  auto packedType = RankedTensorType::get({n / kRegN, k, kRegN}, element);
+  auto packedType = RankedTensorType::get({n / reg.n, k, reg.n}, element);
   Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(), element);
   SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
   auto pack = linalg::GenericOp::create(b, loc, TypeRange{packedType}, ValueRange{rows},
@@ -190,7 +209,7 @@ Value packPanels(RewriterBase &b, Location loc, Value matrix) {
     packed = chunk->getOperation()->getParentOfType<scf::ForallOp>().getResult(0);
     pack = *chunk;
   }
-  FailureOr<scf::SCFTilingResult> tiled = tile(b, pack, {1, 1, kRowVector}, {0, 1, 2});
+  FailureOr<scf::SCFTilingResult> tiled = tile(b, pack, {1, 1, reg.lanes}, {0, 1, 2});
   if (succeeded(tiled)) {
     if (packed == pack.getResult(0))
       packed = tiled->replacements.front();
@@ -309,44 +328,45 @@ void foldConstantTransposes(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
-/// Panels of a constant B, laid out at compile time (flat [N/32 * K, 32]).
-Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type,
-                     ArrayRef<float> matrix) {
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  // The last panel is padded with zeros when 32 does not divide N; edge tiles
+/// Panels of a constant B, laid out at compile time (flat [N/w * K, w]).
+Value constantPanels(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<float> matrix,
+                     const RegisterShapes &reg) {
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1), w = reg.n;
+  // The last panel is padded with zeros when w does not divide N; edge tiles
   // read only their own lanes of it.
-  int64_t numPanels = llvm::divideCeil(n, kRegN);
-  std::vector<float> packed(numPanels * k * kRegN, 0.0f);
+  int64_t numPanels = llvm::divideCeil(n, w);
+  std::vector<float> packed(numPanels * k * w, 0.0f);
   for (int64_t panel = 0; panel < numPanels; ++panel)
     for (int64_t row = 0; row < k; ++row)
-      for (int64_t lane = 0; lane < kRegN && panel * kRegN + lane < n; ++lane)
-        packed[(panel * k + row) * kRegN + lane] = matrix[row * n + panel * kRegN + lane];
-  auto flatType = RankedTensorType::get({numPanels * k, kRegN}, type.getElementType());
+      for (int64_t lane = 0; lane < w && panel * w + lane < n; ++lane)
+        packed[(panel * k + row) * w + lane] = matrix[row * n + panel * w + lane];
+  auto flatType = RankedTensorType::get({numPanels * k, w}, type.getElementType());
   auto attr = DenseResourceElementsAttr::get(
       flatType, "nnc_panels",
       HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
   return arith::ConstantOp::create(b, loc, attr);
 }
 
-/// Panels [N/32, K, 32] seen as [N/32 * K, 32], so tiles read them with
-/// plain 2-D slices.
+/// Panels [N/w, K, w] seen as [N/w * K, w], so tiles read them with plain
+/// 2-D slices.
 Value flatPanels(OpBuilder &b, Location loc, Value packed) {
   auto type = cast<RankedTensorType>(packed.getType());
-  auto flatType = RankedTensorType::get({type.getDimSize(0) * type.getDimSize(1), kRegN},
+  auto flatType = RankedTensorType::get({type.getDimSize(0) * type.getDimSize(1),
+                                         type.getDimSize(2)},
                                         type.getElementType());
   return tensor::CollapseShapeOp::create(b, loc, flatType, packed,
                                          SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
-/// Points a full register tile's B operand (a 1x32 slice, through the
+/// Points a full register tile's B operand (a k x w slice, through the
 /// slices tiling nested, of some B) at B's panels.
-void readPackedB(RewriterBase &rewriter, OpOperand &operand,
-                 function_ref<Value(Value)> panelsOf) {
+void readPackedB(RewriterBase &rewriter, OpOperand &operand, function_ref<Value(Value)> panelsOf,
+                 const RegisterShapes &reg) {
   auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>();
-  // Tiles start at multiples of 32 columns (register, cache and thread tiles
+  // Tiles start at multiples of w columns (register, cache and thread tiles
   // all are), so a tile's lanes are the first of its panel.
   if (!slice || slice.getResultType().getRank() != 2 ||
-      slice.getResultType().getDimSize(1) > kRegN)
+      slice.getResultType().getDimSize(1) > reg.n)
     return;
   Operation *op = operand.getOwner();
   Location loc = slice.getLoc();
@@ -370,7 +390,7 @@ void readPackedB(RewriterBase &rewriter, OpOperand &operand,
     return;
   rewriter.setInsertionPoint(op);
   OpFoldResult row = affine::makeComposedFoldedAffineApply(
-      rewriter, loc, d0.floorDiv(kRegN) * sourceType.getDimSize(0) + d1,
+      rewriter, loc, d0.floorDiv(reg.n) * sourceType.getDimSize(0) + d1,
       {offsets[1], offsets[0]});
   SmallVector<OpFoldResult> newOffsets{row, rewriter.getIndexAttr(0)};
   SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
@@ -447,7 +467,8 @@ FailureOr<FusedTiling> tileFusingInit(RewriterBase &rewriter, linalg::LinalgOp o
 }
 
 LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
-                             const linalg::ContractionDimensions &dims) {
+                             const linalg::ContractionDimensions &dims,
+                             const RegisterShapes &shapes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
   // Pack a plain [K, N] B when it is a constant (packed at compile time) or
@@ -460,7 +481,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                                   {getAffineDimExpr(k, ctx), getAffineDimExpr(n, ctx)}, ctx);
     for (OpOperand *input : op.getDpsInputOperands())
       if (op.getMatchingIndexingMap(input) == kn &&
-          (isConstant(input->get()) || (ranges[n] % kRegN == 0 && ranges[m] >= kPackMinM)))
+          (isConstant(input->get()) || (ranges[n] % shapes.n == 0 && ranges[m] >= kPackMinM)))
         packOperand = input->getOperandNumber();
   }
   // Thread chunks: split m and n at register-tile multiples that divide them
@@ -476,8 +497,8 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       chunks *= ranges[b];
     }
     if (chunks < kChunks) {
-      auto [partsN, partsM] = chooseChunks(ranges[n] % kRegN ? 1 : ranges[n] / kRegN,
-                                           ranges[m] % kRegM ? 1 : ranges[m] / kRegM,
+      auto [partsN, partsM] = chooseChunks(ranges[n] % shapes.n ? 1 : ranges[n] / shapes.n,
+                                           ranges[m] % shapes.m ? 1 : ranges[m] / shapes.m,
                                            kChunks / chunks, preferSplitN(op, dims));
       if (partsN > 1)
         split[n] = ranges[n] / partsN;
@@ -488,7 +509,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     // Otherwise (a classifier: one row, 1000 columns) chunks of n at
     // multiples of 8, each with its own ragged edge: a matrix-vector product
     // streams its weights from memory, and two cores stream them faster.
-    // Such chunks start inside B's panels of 32 columns: B stays unpacked.
+    // Such chunks start inside B's panels: B stays unpacked.
     if (chunks == 1 && ranges[n] % 8 == 0) {
       int64_t parts = largestDivisorUpTo(ranges[n] / 8, kChunks);
       if (parts > 1) {
@@ -572,7 +593,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   size_t cacheLoops = loops.size();
   // Register tile: a short m keeps all its rows (a batch-1 matmul is a row).
-  int64_t regM = std::min(ranges[m], kRegM), regN = std::min(ranges[n], kRegN);
+  int64_t regM = std::min(ranges[m], shapes.m), regN = std::min(ranges[n], shapes.n);
   reg[m] = regM;
   reg[n] = regN;
   // The other reduction loops (a convolution's taps) step one at a time.
@@ -763,13 +784,13 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   return cast<linalg::GenericOp>(tiled->tiledOps.front());
 }
 
-/// Tiles `op` to one row segment of kRowVector elements of its innermost loop
+/// Tiles `op` to one row segment of `lanes` elements of its innermost loop
 /// (static shapes), marks the edge loop for peeling and the tile for
 /// vectorization where possible.
-void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op) {
+void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes.back() = std::min(ranges.back(), kRowVector);
+  sizes.back() = std::min(ranges.back(), lanes);
   SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
   FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
   if (failed(tiled))
@@ -781,9 +802,9 @@ void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op) {
 
 /// Elementwise ops (all loops parallel, each operand read along a projected
 /// permutation, the result written in loop order) are vectorized along rows:
-/// one vector instruction per 16 elements, whatever LLVM's alias analysis
-/// concludes.
-void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
+/// one vector instruction per vector register of elements, whatever LLVM's
+/// alias analysis concludes.
+void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
@@ -799,19 +820,19 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t inner = ranges.size() - 1;
   // An input read across (its contiguous dim is another loop, as in the copy
-  // of a [P, M] matmul result to NCHW): tiles of 16 x 16 over that loop and
-  // the innermost one, which vectorize into register transposes instead of
-  // strided scalar reads.
+  // of a [P, M] matmul result to NCHW): square tiles of `lanes` over that loop
+  // and the innermost one, which vectorize into register transposes instead
+  // of strided scalar reads.
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (map.getNumResults() == 0 || !map.isFunctionOfDim(inner))
       continue;
     auto across = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!across || across.getPosition() == inner || ranges[across.getPosition()] < kRowVector)
+    if (!across || across.getPosition() == inner || ranges[across.getPosition()] < lanes)
       continue;
     SmallVector<int64_t> sizes(ranges.size(), 1);
-    sizes[across.getPosition()] = kRowVector;
-    sizes[inner] = std::min(ranges[inner], kRowVector);
+    sizes[across.getPosition()] = lanes;
+    sizes[inner] = std::min(ranges[inner], lanes);
     SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
     FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
     if (failed(tiled))
@@ -824,7 +845,7 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
   }
   // Rows as short as 7 (MobileNetV2's last layers) still beat scalar code.
   if (ranges.back() >= 4)
-    splitRowIntoVectors(rewriter, op);
+    splitRowIntoVectors(rewriter, op, lanes);
 }
 
 LogicalResult canonicalize(func::FuncOp func) {
@@ -919,8 +940,11 @@ void decomposePad(RewriterBase &rewriter, tensor::PadOp pad) {
 }
 
 struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  using TileAndVectorizeBase::TileAndVectorizeBase;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    RegisterShapes shapes = RegisterShapes::of(vectorBits, vectorRegisters);
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
     if (failed(fuseElementwise(func)))
@@ -957,13 +981,13 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         others.push_back(generic);
     });
     for (auto &[op, dims] : matmuls)
-      if (failed(scheduleMatmul(rewriter, op, dims)))
+      if (failed(scheduleMatmul(rewriter, op, dims, shapes)))
         return signalPassFailure();
     for (linalg::GenericOp op : others) {
       FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op);
       if (failed(chunk))
         return signalPassFailure();
-      scheduleElementwise(rewriter, *chunk);
+      scheduleElementwise(rewriter, *chunk, shapes.lanes);
     }
     peelMarkedLoops(rewriter, func);
     // Peeled tiles get constant sizes; canonicalization makes their types static.
@@ -984,13 +1008,14 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       if (std::optional<std::vector<float>> values = constantMatrix(matrix)) {
         rewriter.setInsertionPointToStart(&func.getBody().front());
         flat = constantPanels(rewriter, matrix.getLoc(), cast<RankedTensorType>(matrix.getType()),
-                              *values);
-      } else if (cast<RankedTensorType>(matrix.getType()).getDimSize(1) % kRegN == 0) {
+                              *values, shapes);
+      } else if (cast<RankedTensorType>(matrix.getType()).getDimSize(1) % shapes.n == 0) {
         if (Operation *def = matrix.getDefiningOp())
           rewriter.setInsertionPointAfter(def);
         else
           rewriter.setInsertionPointToStart(matrix.getParentBlock());
-        flat = flatPanels(rewriter, matrix.getLoc(), packPanels(rewriter, matrix.getLoc(), matrix));
+        flat = flatPanels(rewriter, matrix.getLoc(),
+                           packPanels(rewriter, matrix.getLoc(), matrix, shapes));
       }
       return flat;
     };
@@ -1002,7 +1027,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     });
     for (linalg::LinalgOp op : readPanels)
       readPackedB(rewriter, op->getOpOperand(op->getAttrOfType<IntegerAttr>(kPackedB).getInt()),
-                  panelsOf);
+                  panelsOf, shapes);
     if (failed(vectorizeMarked(rewriter, func)))
       return signalPassFailure();
 
@@ -1066,23 +1091,26 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
 } // namespace
 
 namespace {
-/// Copies between buffers (concatenation, padding, results) as 16-wide
-/// vector loads and stores along their innermost dim. LLVM does not vectorize
+/// Copies between buffers (concatenation, padding, results) as vector loads
+/// and stores along their innermost dim. LLVM does not vectorize
 /// them by itself: source and target often are views of the same workspace.
 struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass> {
+  using VectorizeCopiesBase::VectorizeCopiesBase;
+
   void runOnOperation() override {
+    int64_t lanes = RegisterShapes::of(vectorBits, /*registers=*/16).lanes;
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::CopyOp> copies;
     func.walk([&](linalg::CopyOp copy) {
       auto type = dyn_cast<MemRefType>(copy.getOutputs()[0].getType());
       if (type && type.hasStaticShape() && type.getRank() > 0 &&
-          type.getShape().back() >= kRowVector / 2 && type.getElementType().isIntOrFloat() &&
+          type.getShape().back() >= lanes / 2 && type.getElementType().isIntOrFloat() &&
           type.getElementType().getIntOrFloatBitWidth() >= 8)
         copies.push_back(copy);
     });
     for (linalg::CopyOp copy : copies)
-      splitRowIntoVectors(rewriter, cast<linalg::LinalgOp>(copy.getOperation()));
+      splitRowIntoVectors(rewriter, cast<linalg::LinalgOp>(copy.getOperation()), lanes);
     peelMarkedLoops(rewriter, func);
     if (failed(canonicalize(func)))
       return signalPassFailure();
