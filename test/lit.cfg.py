@@ -23,6 +23,13 @@ llvm_config.add_tool_substitutions(["mlir-translate", "clang"], [config.llvm_too
 # Test models and reference numbers come from Debian's Python (python3-torch,
 # python3-onnx); another python3 may come first on PATH.
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# Tests of code compiled for another CPU than this one depend on what it has.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512")
+except OSError:
+    pass
 config.substitutions.append(("%nnc_src", config.nnc_src_root))
 # Generated bench models are shared by tests and cached across runs.
 config.substitutions.append(("%models", os.path.join(config.nnc_obj_root, "models")))

@@ -116,10 +116,27 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info) 
   return entry;
 }
 
+/// The NNC_CPU_* bits of the extensions `subtarget` lets LLVM use (x86 only).
+uint32_t cpuFeatureBits(const llvm::MCSubtargetInfo &subtarget) {
+  if (!subtarget.getTargetTriple().isX86())
+    return 0;
+  const std::pair<uint32_t, const char *> known[] = {
+      {NNC_CPU_AVX, "+avx"},           {NNC_CPU_AVX2, "+avx2"},
+      {NNC_CPU_FMA, "+fma"},           {NNC_CPU_BMI2, "+bmi2"},
+      {NNC_CPU_AVX512F, "+avx512f"},   {NNC_CPU_AVX512BW, "+avx512bw"},
+      {NNC_CPU_AVX512DQ, "+avx512dq"}, {NNC_CPU_AVX512VL, "+avx512vl"},
+      {NNC_CPU_AVX512VNNI, "+avx512vnni"}, {NNC_CPU_AVX512BF16, "+avx512bf16"}};
+  uint32_t bits = 0;
+  for (auto [bit, feature] : known)
+    if (subtarget.checkFeatures(feature))
+      bits |= bit;
+  return bits;
+}
+
 /// Emits the nnc_abi_module_t descriptor and its accessor.
 void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functions,
                    ArrayRef<llvm::Function *> entries, const nnc::ArtifactOptions &options,
-                   llvm::StringRef cpu, uint64_t constantsSize) {
+                   llvm::StringRef cpu, uint32_t cpuFeatures, uint64_t constantsSize) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::get(ctx, 0);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
@@ -155,7 +172,7 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                                    "nnc.functions");
   llvm::Constant *descriptor = global(
       llvm::ConstantStruct::get(
-          moduleTy, {llvm::ConstantInt::get(i32, NNC_ABI_VERSION), llvm::ConstantInt::get(i32, 0),
+          moduleTy, {llvm::ConstantInt::get(i32, NNC_ABI_VERSION), llvm::ConstantInt::get(i32, cpuFeatures),
                      stringConstant(m, "nnc 0.1", "nnc.producer"), stringConstant(m, options.target, "nnc.target"),
                      stringConstant(m, cpu, "nnc.cpu"), llvm::ConstantInt::get(i32, fns.size()), fnArray,
                      llvm::ConstantInt::get(i64, constantsSize)}),
@@ -317,7 +334,8 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
       return module.emitError("no function '") << f.name << "' to export";
     entries.push_back(addEntryWrapper(*m, f));
   }
-  addDescriptor(*m, functions, entries, options, cpu, constantBytes(*m));
+  addDescriptor(*m, functions, entries, options, cpu, cpuFeatureBits(*tm->getMCSubtargetInfo()),
+                constantBytes(*m));
   optimize(*m, *tm, options.optLevel);
 
   if (kind == ArtifactKind::LLVMIR) {

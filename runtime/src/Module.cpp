@@ -81,6 +81,43 @@ std::string readFunction(const nnc_abi_function_t &abi, nnc_function &function) 
   return "";
 }
 
+/// The instruction set extensions in `features` (NNC_CPU_* bits) this CPU
+/// lacks, by name ("" when it has them all).
+std::string missingCpuFeatures(uint32_t features) {
+  struct Extension {
+    uint32_t bit;
+    const char *name;
+    bool present;
+  };
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  const Extension known[] = {
+      {NNC_CPU_AVX, "AVX", bool(__builtin_cpu_supports("avx"))},
+      {NNC_CPU_AVX2, "AVX2", bool(__builtin_cpu_supports("avx2"))},
+      {NNC_CPU_FMA, "FMA", bool(__builtin_cpu_supports("fma"))},
+      {NNC_CPU_BMI2, "BMI2", bool(__builtin_cpu_supports("bmi2"))},
+      {NNC_CPU_AVX512F, "AVX512F", bool(__builtin_cpu_supports("avx512f"))},
+      {NNC_CPU_AVX512BW, "AVX512BW", bool(__builtin_cpu_supports("avx512bw"))},
+      {NNC_CPU_AVX512DQ, "AVX512DQ", bool(__builtin_cpu_supports("avx512dq"))},
+      {NNC_CPU_AVX512VL, "AVX512VL", bool(__builtin_cpu_supports("avx512vl"))},
+      {NNC_CPU_AVX512VNNI, "AVX512VNNI", bool(__builtin_cpu_supports("avx512vnni"))},
+      {NNC_CPU_AVX512BF16, "AVX512BF16", bool(__builtin_cpu_supports("avx512bf16"))},
+  };
+#else
+  const Extension known[] = {{0, "", true}}; // the bits are x86's: any is missing here
+#endif
+  std::string missing;
+  uint32_t unknown = features;
+  for (const Extension &e : known) {
+    unknown &= ~e.bit;
+    if ((features & e.bit) && !e.present)
+      missing += (missing.empty() ? "" : ", ") + std::string(e.name);
+  }
+  if (unknown)
+    missing += (missing.empty() ? "" : ", ") + std::string("extensions this runtime does not know");
+  return missing;
+}
+
 /// Checks the descriptor's module-level fields and functions; returns an
 /// error text or "".
 std::string readDescriptor(nnc_module &module) {
@@ -166,6 +203,12 @@ nnc_status_t nnc_module_load(const char *path, nnc_module_t **out_module) {
   std::string error = readDescriptor(*module);
   if (!error.empty())
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, where + " has a malformed descriptor: " + error);
+  std::string missing = missingCpuFeatures(module->abi->cpu_features);
+  if (!missing.empty())
+    return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                      where + " was compiled for CPU '" + module->abi->target_cpu +
+                          "' and needs " + missing +
+                          ", which this CPU lacks (recompile it for this CPU: nnc without -cpu)");
   *out_module = module.release();
   return nullptr;
 }

@@ -294,6 +294,11 @@ void testModuleLoadErrors() {
                 NNC_STATUS_INVALID_ARGUMENT, "undefined symbol: nnc_test_undefined_symbol");
   EXPECT_STATUS(nnc_module_load(modulePath("bad_null_descriptor.so").c_str(), &module),
                 NNC_STATUS_INVALID_ARGUMENT, "bad_null_descriptor.so': nnc_module_v1() returned NULL");
+  EXPECT_STATUS(nnc_module_load(modulePath("bad_cpu_features.so").c_str(), &module),
+                NNC_STATUS_FAILED_PRECONDITION,
+                "bad_cpu_features.so' was compiled for CPU 'generic' and needs extensions this "
+                "runtime does not know, which this CPU lacks (recompile it for this CPU: nnc "
+                "without -cpu)");
 
   struct {
     const char *file, *message;

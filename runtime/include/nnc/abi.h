@@ -81,9 +81,24 @@ typedef struct nnc_abi_function {
   uint64_t workspace_alignment;
 } nnc_abi_function_t;
 
+/* x86-64 instruction set extensions a module's code may use beyond the
+ * baseline (nnc_abi_module_t.cpu_features): the runtime refuses to load a
+ * module that needs one this CPU lacks, rather than die of an illegal
+ * instruction mid-run. Bits it does not know refuse the module too. */
+#define NNC_CPU_AVX (1u << 0)
+#define NNC_CPU_AVX2 (1u << 1)
+#define NNC_CPU_FMA (1u << 2)
+#define NNC_CPU_BMI2 (1u << 3)
+#define NNC_CPU_AVX512F (1u << 4)
+#define NNC_CPU_AVX512BW (1u << 5)
+#define NNC_CPU_AVX512DQ (1u << 6)
+#define NNC_CPU_AVX512VL (1u << 7)
+#define NNC_CPU_AVX512VNNI (1u << 8)
+#define NNC_CPU_AVX512BF16 (1u << 9)
+
 typedef struct nnc_abi_module {
   uint32_t abi_version; /* NNC_ABI_VERSION of the compiler that wrote it */
-  uint32_t reserved;
+  uint32_t cpu_features; /* NNC_CPU_* bits the code needs (0 on other targets) */
   const char *producer;   /* e.g. "nnc 0.1" */
   const char *target;     /* "cpu" or "cuda" */
   const char *target_cpu; /* the CPU the code was compiled for, e.g. "znver5" */
