@@ -249,9 +249,7 @@ LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm
                                       << (log ? (*log)->getBuffer() : "");
   return success();
 }
-} // namespace
 
-namespace {
 /// The CPU name and feature string to compile for: the named CPU with its
 /// own features, or the host's CPU with the features this machine has.
 std::pair<std::string, std::string> cpuAndFeatures(const nnc::ArtifactOptions &options) {
@@ -286,7 +284,7 @@ FailureOr<nnc::VectorUnit> nnc::vectorUnitOf(const ArtifactOptions &options, std
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       target->createMCSubtargetInfo(triple, cpu, features));
   // x86 is the target the schedules are tuned for; others get 128-bit
-  // vectors (NEON and SSE have 16 and 32 registers, LLVM splits wider ones).
+  // vectors and 16 registers (SSE's; NEON's 32 would allow larger tiles).
   if (info->checkFeatures("+avx512f"))
     return VectorUnit{512, 32};
   if (info->checkFeatures("+avx"))

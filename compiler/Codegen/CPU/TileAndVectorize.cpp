@@ -60,13 +60,14 @@ struct RegisterShapes {
   /// must fit in the registers. With 32 (AVX-512) that is 8 rows of 32
   /// floats (NOTES-CPU-CODEGEN.md), with 16 (AVX2) 4 rows of 16: measured on
   /// Zen 3, 6x16 ran 1024^3 no faster and MobileNetV2 (channel counts not
-  /// multiples of 6) 20% slower; 8x16 spills (3x slower).
+  /// multiples of 6) 20% slower; AVX-512's 8x32 spills there (3x slower).
   static RegisterShapes of(int64_t vectorBits, int64_t registers) {
     int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
     int64_t rows = llvm::bit_floor(uint64_t(std::max<int64_t>((registers - 3) / 2, 1)));
     return {lanes, rows, 2 * lanes};
   }
 };
+
 // Cache tiles: the best of those measured here for 1024^3 and ResNet-18's
 // convolutions, a short m tile and the whole k of most layers.
 constexpr int64_t kCacheM = 32, kCacheN = 128, kCacheK = 1024;
