@@ -163,8 +163,10 @@ typedef struct nnc_function nnc_function_t; /* owned by its module */
 /* Loads the module at path (dlopen with RTLD_NOW | RTLD_LOCAL; a path without
  * a '/' is taken relative to the current directory, not searched in the
  * library path) and checks its descriptor: it must export NNC_ABI_MODULE_SYMBOL
- * and have been built for NNC_ABI_VERSION. The caller owns *out_module and
- * releases it with nnc_module_release. Thread-safe. */
+ * and have been built for NNC_ABI_VERSION, and this CPU must have the
+ * instruction set extensions its code uses (NNC_STATUS_FAILED_PRECONDITION
+ * names those it lacks). The caller owns *out_module and releases it with
+ * nnc_module_release. Thread-safe. */
 NNC_API nnc_status_t nnc_module_load(const char *path, nnc_module_t **out_module);
 
 /* Drops the caller's reference; the library is unloaded when the last session
