@@ -62,10 +62,11 @@ struct RegisterShapes {
   /// Zen 3, 6x16 ran 1024^3 no faster and MobileNetV2 (channel counts not
   /// multiples of 6) 20% slower; AVX-512's 8x32 spills there (3x slower).
   static RegisterShapes of(int64_t vectorBits, int64_t registers) {
-    int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
+    int64_t lanes = lanesOf(vectorBits);
     int64_t rows = llvm::bit_floor(uint64_t(std::max<int64_t>((registers - 3) / 2, 1)));
     return {lanes, rows, 2 * lanes};
   }
+  static int64_t lanesOf(int64_t vectorBits) { return std::max<int64_t>(vectorBits / 32, 4); }
 };
 
 // Cache tiles: the best of those measured here for 1024^3 and ResNet-18's
@@ -1099,7 +1100,7 @@ struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass>
   using VectorizeCopiesBase::VectorizeCopiesBase;
 
   void runOnOperation() override {
-    int64_t lanes = RegisterShapes::of(vectorBits, /*registers=*/16).lanes;
+    int64_t lanes = RegisterShapes::lanesOf(vectorBits);
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::CopyOp> copies;
