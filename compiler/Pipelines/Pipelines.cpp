@@ -58,6 +58,10 @@ void nnc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &) {
   func.addPass(createCanonicalizerPass());
   // Exporters repeat identical shape subgraphs and constants; keep one of each.
   func.addPass(createCSEPass());
+  // Inference batch norms after convolutions cost nothing once folded into
+  // their weights; the original constants are then dead.
+  func.addPass(nn::createNNFoldBatchNorm());
+  func.addPass(createCanonicalizerPass());
 }
 
 void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {

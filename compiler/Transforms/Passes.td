@@ -28,4 +28,23 @@ def NNRefineShapes : Pass<"nn-refine-shapes", "mlir::func::FuncOp"> {
   let dependentDialects = ["nnc::nn::NNDialect"];
 }
 
+def NNFoldBatchNorm : Pass<"nn-fold-batch-norm", "mlir::func::FuncOp"> {
+  let summary = "fold inference batch norms into the convolutions before them";
+  let description = [{
+    A batch norm whose input is a convolution used only by it, with the
+    filter, the convolution's bias (if any) and the statistics all f32
+    constants, becomes that convolution with scaled filter and shifted bias:
+    g = scale / sqrt(var + epsilon) per output channel, W' = W * g,
+    b' = (b - mean) * g + bias, computed in double and rounded once. The norm
+    then costs nothing at run time. Other batch norms are left alone.
+
+    ```mlir
+    %y = nn.conv %x, %w {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+    %z = nn.batch_norm %y, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : ...
+    ```
+    becomes `%z = nn.conv %x, %w2, %b2 {...}` with new constants %w2 and %b2.
+  }];
+  let dependentDialects = ["nnc::nn::NNDialect"];
+}
+
 #endif // NNC_COMPILER_TRANSFORMS_PASSES_TD

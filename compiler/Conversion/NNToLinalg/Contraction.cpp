@@ -422,15 +422,17 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   }
   Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
   auto outType = RankedTensorType::get({n, m, p}, element);
-  Value init = initFromBias(b, loc, bias, outType, {1, m, 1});
   Value out;
   if (n == 1) {
+    // The bias broadcast straight to the matmul's shape: behind a reshape
+    // the CPU schedule could not fuse it into the register tiles.
     auto type2 = RankedTensorType::get({m, p}, element);
     Value x2 = reshapeTo(b, loc, patches, RankedTensorType::get({k, p}, element));
     out = linalg::MatmulOp::create(b, loc, ValueRange{w, x2},
-                                   ValueRange{reshapeTo(b, loc, init, type2)})
+                                   ValueRange{initFromBias(b, loc, bias, type2, {m, 1})})
               .getResult(0);
   } else {
+    Value init = initFromBias(b, loc, bias, outType, {1, m, 1});
     // Loops (n, m, p, k): the filter is shared by every image.
     SmallVector<AffineMap> maps{AffineMap::get(4, 0, {d(1), d(3)}, ctx),
                                 AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx),

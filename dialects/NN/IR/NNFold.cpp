@@ -3,7 +3,8 @@
 // Folding exists to turn the shape arithmetic exporters emit (Shape -> Gather
 // -> Concat -> Reshape, ConstantOfShape, Range) into constants, so folders
 // evaluate small integer tensors only; float math is left to the compiled code
-// so numerics do not depend on where they were computed. Each folder also
+// so numerics do not depend on where they were computed (the one exception is
+// nn-fold-batch-norm, which trades that for a pass over memory per norm). Each folder also
 // removes ops that provably do nothing.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,126 @@
+//===- FoldBatchNorm.cpp - batch norms into the convolutions before them --===//
+//
+// An inference batch norm after a convolution with constant weights is a
+// per-output-channel scale and shift, which the convolution can do itself:
+//
+//   W'[o, ...] = W[o, ...] * g[o],  b'[o] = (b[o] - mean[o]) * g[o] + beta[o],
+//   g[o] = scale[o] / sqrt(var[o] + epsilon).
+//
+// Without this, every run recomputes g from the constants and spends an extra
+// pass over the convolution's result (or an extra multiply-add in whatever
+// copy it fuses with); with it, the shift rides in the convolution's bias,
+// which the CPU lowering makes the matmul's initial value. The factors are
+// computed in double and rounded once, as float weights are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace nnc::nn {
+#define GEN_PASS_DEF_NNFOLDBATCHNORM
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace nnc::nn
+
+using namespace mlir;
+using namespace nnc::nn;
+
+namespace {
+/// The values of an f32 nn.constant with `count` elements, if `value` is one.
+std::optional<std::vector<float>> constantFloats(Value value, int64_t count) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(constant.getValue().getType());
+  if (!type || !type.getElementType().isF32() || type.getNumElements() != count)
+    return std::nullopt;
+  std::vector<float> values(count);
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+    llvm::copy(dense.getValues<float>(), values.begin());
+    return values;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != count * sizeof(float))
+      return std::nullopt;
+    std::memcpy(values.data(), blob->getData().data(), count * sizeof(float));
+    return values;
+  }
+  return std::nullopt;
+}
+
+/// Weights as dense resources, as the importer makes them; small constants
+/// (a bias) inline, where the IR shows their values.
+Value floatConstant(PatternRewriter &rewriter, Location loc, RankedTensorType type,
+                    ArrayRef<float> values) {
+  ElementsAttr attr;
+  if (values.size() <= 256)
+    attr = DenseElementsAttr::get(type, values);
+  else
+    attr = DenseResourceElementsAttr::get(type, "nnc_folded_batch_norm",
+                                          HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
+  return ConstantOp::create(rewriter, loc, type, attr);
+}
+
+struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp norm, PatternRewriter &rewriter) const override {
+    auto conv = norm.getInput().getDefiningOp<ConvOp>();
+    if (!conv || !conv->hasOneUse())
+      return rewriter.notifyMatchFailure(norm, "input is not a convolution used only here");
+    auto filterType = dyn_cast<RankedTensorType>(conv.getFilter().getType());
+    if (!filterType || !filterType.hasStaticShape() || filterType.getRank() < 1)
+      return rewriter.notifyMatchFailure(norm, "filter shape is not static");
+    int64_t channels = filterType.getDimSize(0);
+    std::optional<std::vector<float>> filter =
+        constantFloats(conv.getFilter(), filterType.getNumElements());
+    std::optional<std::vector<float>> scale = constantFloats(norm.getScale(), channels),
+                                      shift = constantFloats(norm.getBias(), channels),
+                                      mean = constantFloats(norm.getMean(), channels),
+                                      variance = constantFloats(norm.getVariance(), channels);
+    std::optional<std::vector<float>> bias =
+        conv.getBias() ? constantFloats(conv.getBias(), channels)
+                       : std::optional<std::vector<float>>(std::vector<float>(channels, 0.0f));
+    if (!filter || !scale || !shift || !mean || !variance || !bias)
+      return rewriter.notifyMatchFailure(norm, "weights or statistics are not f32 constants");
+
+    double epsilon = norm.getEpsilon().convertToDouble();
+    int64_t perChannel = filterType.getNumElements() / channels;
+    std::vector<float> newFilter(filter->size()), newBias(channels);
+    for (int64_t o = 0; o < channels; ++o) {
+      double g = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
+      for (int64_t i = 0; i < perChannel; ++i)
+        newFilter[o * perChannel + i] = float(double((*filter)[o * perChannel + i]) * g);
+      newBias[o] = float((double((*bias)[o]) - double((*mean)[o])) * g + double((*shift)[o]));
+    }
+    Location loc = conv.getLoc();
+    rewriter.setInsertionPoint(conv);
+    Value w = floatConstant(rewriter, loc, filterType, newFilter);
+    Value b = floatConstant(rewriter, loc,
+                            RankedTensorType::get({channels}, filterType.getElementType()),
+                            newBias);
+    auto folded = ConvOp::create(rewriter, loc, norm.getType(), conv.getInput(), w, b,
+                                 conv.getStridesAttr(), conv.getDilationsAttr(),
+                                 conv.getPadsAttr(), conv.getGroupAttr());
+    rewriter.replaceOp(norm, folded.getResult());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+struct FoldBatchNormPass : nnc::nn::impl::NNFoldBatchNormBase<FoldBatchNormPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldIntoConv>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
