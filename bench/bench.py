@@ -54,6 +54,15 @@ def measure_peak(peak_tool, threads):
     return peak, out.splitlines()[0]
 
 
+def measure_round_trip(peak_tool):
+    """ns for a cache line between two cores and back (nnc-peak --round-trip)."""
+    _, out = run([peak_tool, "--round-trip"])
+    m = re.search(r"^round trip: ([\d.]+) ns$", out, re.M)
+    if not m:
+        raise BenchError(f"nnc-peak printed no round trip:\n{out}")
+    return float(m[1])
+
+
 def compile_model(nnc, model, so):
     start = time.perf_counter()
     run([nnc, model, "-o", so])
@@ -111,6 +120,9 @@ def bench_model(name, args, peak):
 
     for t in args.threads:
         rounds = []
+        # Multi-thread latencies depend on how far apart the host placed the
+        # cores, which can change within minutes: measured around the rounds.
+        trips = [measure_round_trip(args.bin / "nnc-peak")] if t > 1 else []
         for r in range(args.rounds):
             # Alternate who goes first, so that neither always follows the other.
             result = {}
@@ -128,6 +140,8 @@ def bench_model(name, args, peak):
             print(f"  {name} threads {t} round {r + 1}/{args.rounds}: "
                   f"nnc {result['nnc']['median_ms']:.3f} ms, ORT {result['ort']['median_ms']:.3f} ms",
                   file=sys.stderr, flush=True)
+        if t > 1:
+            trips.append(measure_round_trip(args.bin / "nnc-peak"))
         nnc_median = statistics.median(x["nnc"]["median_ms"] for x in rounds)
         ort_median = statistics.median(x["ort"]["median_ms"] for x in rounds)
         gflops = row["gflop"] / (nnc_median * 1e-3)
@@ -135,7 +149,7 @@ def bench_model(name, args, peak):
             "nnc_ms": nnc_median, "ort_ms": ort_median, "ratio": nnc_median / ort_median,
             "nnc_gflops": gflops, "nnc_peak_share": gflops / peak[t],
             "nnc_within_tolerance": all(x["nnc"]["within_tolerance"] for x in rounds),
-            "rounds": rounds,
+            "round_trip_ns": trips, "rounds": rounds,
         }
     return row
 
@@ -150,21 +164,25 @@ def print_table(rows, peak, peak_line, ort_version):
               "work shares the CPUs, so multi-thread numbers are unreliable")
     print(f"ONNX Runtime {ort_version} (onnxruntime-node, CPU); "
           "latencies are medians over rounds of per-round medians\n")
-    print("| model | GFLOP | threads | nnc ms | ORT ms | nnc/ORT | nnc GFLOP/s | % of peak | compile s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | GFLOP | threads | nnc ms | ORT ms | nnc/ORT | nnc GFLOP/s | % of peak | "
+          "compile s | core trip ns |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     tolerance_note = False
     for row in rows:
         if "error" in row:
-            print(f"| {row['model']} | | | failed: {row['error']} | | | | | |")
+            print(f"| {row['model']} | | | failed: {row['error']} | | | | | | |")
             continue
         for t, x in row["threads"].items():
             mark = "" if x["nnc_within_tolerance"] else " *"
             tolerance_note |= bool(mark)
             print(f"| {row['model']} | {row['gflop']:.4g} | {t} | {x['nnc_ms']:.4g}{mark} | "
                   f"{x['ort_ms']:.4g} | {x['ratio']:.2f} | {x['nnc_gflops']:.2f} | "
-                  f"{100 * x['nnc_peak_share']:.2f} | {row['compile_s']:.2f} |")
+                  f"{100 * x['nnc_peak_share']:.2f} | {row['compile_s']:.2f} | "
+                  f"{'-'.join(f'{n:.0f}' for n in x['round_trip_ns'])} |")
     if tolerance_note:
         print("\n\\* nnc's outputs were out of tolerance against the test data")
+    print("\ncore trip: a cache line's round trip between two cores (nnc-peak --round-trip) "
+          "before and after the rounds; multi-thread latencies vary with it")
 
     ratios = {}
     for row in rows:

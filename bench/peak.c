@@ -2,6 +2,7 @@
 // "share of peak" column (ARCHITECTURE.md section 7).
 //
 //   nnc-peak [THREADS...]      default: 1 and the number of usable CPUs
+//   nnc-peak --round-trip      the core-to-core round trip between two CPUs
 //
 // Each thread, pinned to its own CPU, runs independent chains of vector FMAs
 // on registers only: enough chains to cover the FMA latency on every FMA port,
@@ -12,13 +13,24 @@
 // Output, one line per thread count (bench/bench.py parses it):
 //
 //   threads 2: 201.3 GFLOP/s (100.6 per core)
+//
+// --round-trip times a cache line passed back and forth between threads
+// pinned to the first two usable CPUs: what every hand-off between cores
+// costs, and a sign of how far apart the cores are. On the 2-vCPU machines
+// this project runs on it has been 200 ns at some times and 500 ns at others
+// (the host moved the vCPUs), and two-thread runs were slower in the second
+// state. Output (bench/bench.py parses it):
+//
+//   round trip: 201.5 ns
 
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { kTrials = 5 };
@@ -110,6 +122,61 @@ static double trial(const struct Isa *isa, const int *cpus, int threads, long it
   return 2.0 * isa->lanes * isa->chains * (double)iterations * threads / (last - first);
 }
 
+enum { kRoundTrips = 20000 };
+
+struct PingPong {
+  _Alignas(64) atomic_long turn; // odd: the partner's move, even: the caller's
+  int cpu;
+};
+
+static void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *partner(void *arg) {
+  struct PingPong *p = arg;
+  pin(p->cpu);
+  for (long i = 0; i < kRoundTrips; ++i) {
+    while (atomic_load_explicit(&p->turn, memory_order_acquire) != 2 * i + 1)
+      ;
+    atomic_store_explicit(&p->turn, 2 * i + 2, memory_order_release);
+  }
+  return NULL;
+}
+
+// Median of several trials of kRoundTrips round trips, in ns.
+static double roundTrip(const int *cpus) {
+  double trials[kTrials];
+  for (int k = 0; k < kTrials; ++k) {
+    struct PingPong p = {.cpu = cpus[1]};
+    atomic_init(&p.turn, 0);
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, partner, &p) != 0) {
+      fprintf(stderr, "nnc-peak: cannot create a thread\n");
+      exit(2);
+    }
+    pin(cpus[0]);
+    struct timespec begin, end;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    for (long i = 0; i < kRoundTrips; ++i) {
+      atomic_store_explicit(&p.turn, 2 * i + 1, memory_order_release);
+      while (atomic_load_explicit(&p.turn, memory_order_acquire) != 2 * i + 2)
+        ;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    pthread_join(thread, NULL);
+    double t = (seconds(end) - seconds(begin)) * 1e9 / kRoundTrips;
+    int j = k;
+    for (; j > 0 && trials[j - 1] > t; --j) // insertion sort
+      trials[j] = trials[j - 1];
+    trials[j] = t;
+  }
+  return trials[kTrials / 2];
+}
+
 int main(int argc, char **argv) {
   __builtin_cpu_init();
   struct Isa isa;
@@ -131,12 +198,23 @@ int main(int argc, char **argv) {
     if (CPU_ISSET(c, &allowed))
       cpus[n++] = c;
 
+  if (argc == 2 && strcmp(argv[1], "--round-trip") == 0) {
+    if (ncpus < 2) {
+      fprintf(stderr, "nnc-peak: --round-trip needs two usable CPUs\n");
+      return 2;
+    }
+    printf("round trip: %.1f ns\n", roundTrip(cpus));
+    return 0;
+  }
+
   int counts[64], ncounts = 0;
   for (int i = 1; i < argc; ++i) {
     char *end;
     long t = strtol(argv[i], &end, 10);
     if (*end || t < 1 || t > ncpus || ncounts == 64) {
-      fprintf(stderr, "usage: nnc-peak [THREADS...], each between 1 and %d (usable CPUs)\n",
+      fprintf(stderr,
+              "usage: nnc-peak [THREADS...], each between 1 and %d (usable CPUs)\n"
+              "       nnc-peak --round-trip\n",
               ncpus);
       return 2;
     }
