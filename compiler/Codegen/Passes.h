@@ -21,6 +21,10 @@ namespace nnc {
 
 #define GEN_PASS_REGISTRATION
 #include "compiler/Codegen/Passes.h.inc"
+
+/// Marks the fills of a pad's border (nnc-cpu-tile-vectorize makes them,
+/// nnc-cpu-sink-border-fills moves them into the loop writing the interior).
+inline constexpr char kPadBorderAttr[] = "nnc.pad_border";
 } // namespace nnc
 
 #endif // NNC_COMPILER_CODEGEN_PASSES_H

@@ -94,6 +94,38 @@ def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect", "mlir::func::FuncDialect"];
 }
 
+def SinkBorderFills : Pass<"nnc-cpu-sink-border-fills", "mlir::func::FuncOp"> {
+  let summary = "fill a pad's border in the thread chunks that write its interior";
+  let description = [{
+    After bufferization, the fills of a pad's border strips (marked
+    `nnc.pad_border` by nnc-cpu-tile-vectorize) that come right before the
+    `scf.forall` writing the padded buffer's interior in slabs of one dim (the
+    channels) move into that loop: each chunk fills the strips' part in its
+    own slab before writing it. The loop must write the buffer only (no read
+    of it) through a subview at its induction variable, one step wide, of a
+    subview spanning the dim; other fills stay where they are.
+
+    Before:
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%top : memref<1x32x1x18xf32, ...>)
+    scf.forall (%i) = (0) to (32) step (8) {
+      %slab = memref.subview %interior[0, %i, 0, 0] [1, 8, 16, 16] [1, 1, 1, 1] ...
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    scf.forall (%i) = (0) to (32) step (8) {
+      %part = memref.subview %top[0, %i, 0, 0] [1, 8, 1, 18] [1, 1, 1, 1] ...
+      linalg.fill ins(%zero : f32) outs(%part : ...)
+      %slab = memref.subview %interior[0, %i, 0, 0] [1, 8, 16, 16] [1, 1, 1, 1] ...
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def VectorizeCopies : Pass<"nnc-cpu-vectorize-copies", "mlir::func::FuncOp"> {
   let summary = "copies between buffers as vector loads and stores";
   let description = [{

@@ -99,6 +99,8 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &opt
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A pad's border is filled by the thread chunks that write its interior.
+  pm.addNestedPass<func::FuncOp>(createSinkBorderFills());
   // Every intermediate goes to the session's workspace; no malloc at run time.
   pm.addPass(createPlanMemory());
   pm.addNestedPass<func::FuncOp>(createVectorizeCopies({options.vectorBits}));

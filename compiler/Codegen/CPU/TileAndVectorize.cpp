@@ -916,7 +916,9 @@ void decomposePad(RewriterBase &rewriter, tensor::PadOp pad) {
   SmallVector<int64_t> ones(rank, 1);
   auto fillRegion = [&](ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
     Value region = tensor::EmptyOp::create(rewriter, loc, sizes, element);
-    Value filled = linalg::FillOp::create(rewriter, loc, value, region).getResult(0);
+    auto fill = linalg::FillOp::create(rewriter, loc, value, region);
+    fill->setAttr(nnc::kPadBorderAttr, rewriter.getUnitAttr());
+    Value filled = fill.getResult(0);
     padded = tensor::InsertSliceOp::create(
         rewriter, loc, filled, padded, getAsIndexOpFoldResult(rewriter.getContext(), offsets),
         getAsIndexOpFoldResult(rewriter.getContext(), sizes),
