@@ -21,6 +21,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -32,8 +34,11 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+
+#include <thread>
 
 using namespace mlir;
 
@@ -216,8 +221,8 @@ SmallVector<std::string> libraryDirs(const llvm::Triple &triple) {
   return {"/lib/" + multiarch, "/usr/lib/" + multiarch, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 }
 
-LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm::Triple &triple,
-                   StringRef linker) {
+LogicalResult link(Operation *op, ArrayRef<std::string> objects, StringRef output,
+                   const llvm::Triple &triple, StringRef linker) {
   if (!linker.empty() && !llvm::sys::fs::can_execute(linker))
     return op->emitError("the linker '") << linker << "' does not exist or is not executable";
   llvm::ErrorOr<std::string> lld = linker.empty() ? llvm::sys::findProgramByName("ld.lld", {NNC_LLVM_TOOLS_DIR})
@@ -230,7 +235,8 @@ LogicalResult link(Operation *op, StringRef object, StringRef output, const llvm
     return op->emitError("cannot find the linker ld.lld (looked in " NNC_LLVM_TOOLS_DIR
                          " and on PATH); install Debian's lld-22");
   std::vector<std::string> args{*lld, "-shared", "--eh-frame-hdr", "-z", "noexecstack", "-z", "now",
-                                "-o", output.str(), object.str()};
+                                "-o", output.str()};
+  args.insert(args.end(), objects.begin(), objects.end());
   for (const std::string &dir : libraryDirs(triple))
     if (llvm::sys::fs::is_directory(dir))
       args.push_back("-L" + dir);
@@ -334,9 +340,8 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   }
   addDescriptor(*m, functions, entries, options, cpu, cpuFeatureBits(*tm->getMCSubtargetInfo()),
                 constantBytes(*m));
-  optimize(*m, *tm, options.optLevel);
-
   if (kind == ArtifactKind::LLVMIR) {
+    optimize(*m, *tm, options.optLevel);
     auto out = openOutputFile(outputPath, &error);
     if (!out)
       return module.emitError(error);
@@ -345,25 +350,126 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
     return success();
   }
 
-  SmallString<128> objectPath(outputPath);
-  if (kind == ArtifactKind::SharedLibrary) {
-    if (llvm::sys::fs::createTemporaryFile("nnc", "o", objectPath))
-      return module.emitError("cannot create a temporary object file");
+  // Optimization and code generation take most of a compile and the kernels
+  // are independent functions: for a shared library, the functions are
+  // spread over one partition per core (largest first, to the lightest),
+  // each optimized and compiled on its own thread in its own LLVMContext (a
+  // context is single-threaded), while the weights and the descriptor stay
+  // in the original module, which only needs code generation; the objects
+  // are linked together. An object file (--emit=obj) stays one module.
+  unsigned functionParts = kind == ArtifactKind::SharedLibrary
+                               ? std::clamp(std::thread::hardware_concurrency(), 1u, 8u)
+                               : 1;
+  std::vector<SmallVector<char, 0>> bitcode;
+  if (functionParts > 1) {
+    // Symbols other partitions refer to become hidden externals (the
+    // library still exports only the descriptor).
+    for (llvm::GlobalValue &g : m->global_values())
+      if (g.hasLocalLinkage()) {
+        g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+        g.setVisibility(llvm::GlobalValue::HiddenVisibility);
+      }
+    SmallVector<llvm::Function *> functions;
+    for (llvm::Function &f : *m)
+      if (!f.isDeclaration())
+        functions.push_back(&f);
+    auto size = [](llvm::Function *f) { return f->getInstructionCount(); };
+    llvm::stable_sort(functions, [&](llvm::Function *a, llvm::Function *b) { return size(a) > size(b); });
+    llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
+    std::vector<uint64_t> load(functionParts, 0);
+    for (llvm::Function *f : functions) {
+      unsigned lightest = std::min_element(load.begin(), load.end()) - load.begin();
+      partOf[f] = lightest;
+      load[lightest] += size(f);
+    }
+    for (unsigned i = 0; i < functionParts; ++i) {
+      llvm::ValueToValueMapTy map;
+      std::unique_ptr<llvm::Module> part = llvm::CloneModule(
+          *m, map, [&](const llvm::GlobalValue *g) {
+            auto it = partOf.find(g);
+            return it != partOf.end() && it->second == i;
+          });
+      bitcode.emplace_back();
+      llvm::raw_svector_ostream os(bitcode.back());
+      llvm::WriteBitcodeToFile(*part, os);
+    }
+    // What stays: the weights, the descriptor and its strings.
+    for (llvm::Function *f : functions)
+      f->deleteBody();
   }
-  {
+  // Partition 0 is the original module; 1..functionParts the functions.
+  unsigned parts = functionParts > 1 ? functionParts + 1 : 1;
+  std::vector<std::string> objects(parts);
+  std::vector<std::string> errors(parts);
+  auto compile = [&](unsigned i) {
+    std::unique_ptr<llvm::LLVMContext> context;
+    std::unique_ptr<llvm::Module> partModule;
+    llvm::Module *part = m.get();
+    std::unique_ptr<llvm::TargetMachine> partTm;
+    llvm::TargetMachine *machine = tm.get();
+    if (i > 0) {
+      context = std::make_unique<llvm::LLVMContext>();
+      llvm::Expected<std::unique_ptr<llvm::Module>> parsed = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(StringRef(bitcode[i - 1].data(), bitcode[i - 1].size()), "part"),
+          *context);
+      if (!parsed) {
+        errors[i] = llvm::toString(parsed.takeError());
+        return;
+      }
+      partModule = std::move(*parsed);
+      part = partModule.get();
+      // Target machines are not shared between threads either.
+      partTm.reset(target->createTargetMachine(triple, cpu, features, targetOptions,
+                                               llvm::Reloc::PIC_, std::nullopt,
+                                               tm->getOptLevel()));
+      machine = partTm.get();
+      if (!machine) {
+        errors[i] = "cannot create a target machine for CPU '" + cpu + "'";
+        return;
+      }
+    }
+    optimize(*part, *machine, options.optLevel);
+    SmallString<128> objectPath(outputPath);
+    if (kind == ArtifactKind::SharedLibrary &&
+        llvm::sys::fs::createTemporaryFile("nnc", "o", objectPath)) {
+      errors[i] = "cannot create a temporary object file";
+      return;
+    }
+    objects[i] = objectPath.str().str();
     std::error_code ec;
     llvm::ToolOutputFile out(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return module.emitError("cannot write '") << objectPath << "': " << ec.message();
+    if (ec) {
+      errors[i] = "cannot write '" + objects[i] + "': " + ec.message();
+      return;
+    }
     llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile))
-      return module.emitError("the target cannot emit object files");
-    pm.run(*m);
+    if (machine->addPassesToEmitFile(pm, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile)) {
+      errors[i] = "the target cannot emit object files";
+      return;
+    }
+    pm.run(*part);
     out.keep();
-  }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < parts; ++i)
+    threads.emplace_back(compile, i);
+  compile(0);
+  for (std::thread &t : threads)
+    t.join();
+  auto removeObjects = [&] {
+    if (kind == ArtifactKind::SharedLibrary)
+      for (const std::string &object : objects)
+        if (!object.empty())
+          llvm::sys::fs::remove(object);
+  };
+  for (const std::string &e : errors)
+    if (!e.empty()) {
+      removeObjects();
+      return module.emitError(e);
+    }
   if (kind == ArtifactKind::Object)
     return success();
-  LogicalResult linked = link(module, objectPath, outputPath, triple, options.linker);
-  llvm::sys::fs::remove(objectPath);
+  LogicalResult linked = link(module, objects, outputPath, triple, options.linker);
+  removeObjects();
   return linked;
 }
