@@ -16,7 +16,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.nnc_obj_root, "bin"), config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file", "llvm-readobj"], tool_dirs)
+llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file", "llvm-readobj", "llvm-nm"], tool_dirs)
 # Codegen tests that run lowered IR link it with a C driver (LLVM 22's own tools).
 llvm_config.add_tool_substitutions(["mlir-translate", "clang"], [config.llvm_tools_dir])
 
