@@ -83,12 +83,16 @@ struct Worker {
 
 static double seconds(struct timespec t) { return t.tv_sec + t.tv_nsec * 1e-9; }
 
-static void *work(void *arg) {
-  struct Worker *w = arg;
+static void pin(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(w->cpu, &set);
+  CPU_SET(cpu, &set);
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *work(void *arg) {
+  struct Worker *w = arg;
+  pin(w->cpu);
   pthread_barrier_wait(w->start);
   clock_gettime(CLOCK_MONOTONIC, &w->begin);
   w->sink = w->isa->kernel(w->iterations);
@@ -128,13 +132,6 @@ struct PingPong {
   _Alignas(64) atomic_long turn; // odd: the partner's move, even: the caller's
   int cpu;
 };
-
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
 
 static void *partner(void *arg) {
   struct PingPong *p = arg;

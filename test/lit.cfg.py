@@ -16,7 +16,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.nnc_obj_root, "bin"), config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file", "llvm-readobj", "llvm-nm"], tool_dirs)
+llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file", "llvm-readobj", "llvm-nm", "nnc-peak"], tool_dirs)
 # Codegen tests that run lowered IR link it with a C driver (LLVM 22's own tools).
 llvm_config.add_tool_substitutions(["mlir-translate", "clang"], [config.llvm_tools_dir])
 
@@ -41,3 +41,6 @@ config.substitutions.append(("%conformance_cache", os.path.join(config.nnc_obj_r
 # run against the hand-written modules built in test/Runtime/modules/.
 llvm_config.add_tool_substitutions(["nnc-run", "nnc-runtime-tests", "run_model_c", "run_model_cpp"], tool_dirs)
 config.substitutions.append(("%runtime_modules", os.path.join(config.nnc_obj_root, "test", "Runtime", "modules")))
+# Tests between two cores need two this process may use.
+if len(os.sched_getaffinity(0)) >= 2:
+    config.available_features.add("two-cpus")
