@@ -764,6 +764,58 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
   }
 };
 
+/// A 2-D transposed convolution whose windows do not overlap (kernel equal to
+/// the strides, no pads or dilation, one group: UNet's 2x2 upsampling) as a
+/// matmul of the filter [M*kh*kw, C] by the input [C, H*W], each input pixel
+/// then becoming its own kh x kw block of the output (with the bias). Spread
+/// with zeros and padded, it would be a convolution doing kh*kw times the
+/// multiply-adds over a patch matrix as many times larger. Null otherwise.
+Value buildBlockConvTranspose(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
+                              nn::ConvTransposeOp op, RankedTensorType resultType) {
+  auto inType = tensorType(input), wType = tensorType(filter);
+  Type element = resultType.getElementType();
+  if (resultType.getRank() != 4 || op.getGroup() != 1 || !isMatmulConv(1, resultType) ||
+      !wType.hasStaticShape() || !inType.hasStaticShape() ||
+      llvm::any_of(op.getPads(), [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(op.getOutputPadding(), [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
+      op.getStrides()[0] != wType.getDimSize(2) || op.getStrides()[1] != wType.getDimSize(3))
+    return nullptr;
+  MLIRContext *ctx = b.getContext();
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1), h = inType.getDimSize(2),
+          w = inType.getDimSize(3), m = wType.getDimSize(1), kh = wType.getDimSize(2),
+          kw = wType.getDimSize(3);
+  // Filter [C, M, kh, kw] -> [M*kh*kw, C, 1, 1]: a transpose of a constant
+  // folds at compile time.
+  Value flat = reshapeTo(b, loc, filter, RankedTensorType::get({c, m * kh * kw}, element));
+  AffineMap swap = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
+  Value rows = buildMappedCopy(b, loc, flat, RankedTensorType::get({m * kh * kw, c}, element), swap);
+  rows = reshapeTo(b, loc, rows, RankedTensorType::get({m * kh * kw, c, 1, 1}, element));
+  Value blocks = buildConv(b, loc, input, rows, nullptr, {1, 1}, {1, 1}, 1,
+                           RankedTensorType::get({n, m * kh * kw, h, w}, element));
+  blocks = reshapeTo(b, loc, blocks, RankedTensorType::get({n, m, kh, kw, h, w}, element));
+  // out[n, m, y*kh + i, x*kw + j] = blocks[n, m, i, j, y, x] (+ bias[m]).
+  auto outType = RankedTensorType::get({n, m, h, kh, w, kw}, element);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<Value> inputs{blocks};
+  SmallVector<AffineMap> maps{AffineMap::get(6, 0, {d(0), d(1), d(3), d(5), d(2), d(4)}, ctx)};
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(AffineMap::get(6, 0, {d(1)}, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(6, ctx));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType}, inputs, ValueRange{emptyTensor(b, loc, outType)}, maps,
+      SmallVector<IteratorType>(6, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value v = args[0];
+        if (bias)
+          v = arith::AddFOp::create(nb, nl, v, args[1]);
+        linalg::YieldOp::create(nb, nl, v);
+      });
+  return reshapeTo(b, loc, generic.getResult(0), resultType);
+}
+
 struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ConvTransposeOp op, OpAdaptor adaptor,
@@ -776,6 +828,11 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
     auto inType = tensorType(input), wType = tensorType(filter);
     int64_t spatial = inType.getRank() - 2, group = op.getGroup();
     ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(), pads = op.getPads();
+    if (Value blocks = buildBlockConvTranspose(b, loc, input, filter, adaptor.getBias(), op,
+                                               resultType)) {
+      b.replaceOp(op, blocks);
+      return success();
+    }
 
     // 1. Spread the input: stride - 1 zeros between neighbours.
     SmallVector<int64_t> spreadShape{inType.getDimSize(0), inType.getDimSize(1)};

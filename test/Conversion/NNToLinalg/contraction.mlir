@@ -74,6 +74,28 @@ func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x3x3x3xf32>) -> t
 
 // -----
 
+// Kernel equal to the strides (no pads): each input pixel becomes its own
+// output block. A matmul of the transposed filter [M*kh*kw, C] by the input
+// [C, H*W], then one copy that places the blocks and adds the bias.
+// CHECK-DAG: #[[SWAP:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[PLACE:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d5, d2, d4)>
+// CHECK-DAG: #[[CHANNEL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1)>
+// CHECK-LABEL: func.func @conv_transpose_blocks
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x5xf32>, %[[W:.*]]: tensor<4x6x2x2xf32>, %[[B:.*]]: tensor<6xf32>)
+// CHECK: %[[WT:.*]] = linalg.generic {indexing_maps = [#[[SWAP]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<4x24xf32>) outs(%{{.*}} : tensor<24x4xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[R:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<24x4xf32>, tensor<4x15xf32>)
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 6, 2, 2, 3, 5]
+// CHECK: linalg.generic {indexing_maps = [#[[PLACE]], #[[CHANNEL]], #{{.*}}]{{.*}} ins(%[[BLOCKS]], %[[B]] : tensor<1x6x2x2x3x5xf32>, tensor<6xf32>) outs(%{{.*}} : tensor<1x6x3x2x5x2xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 6, 6, 10]
+func.func @conv_transpose_blocks(%x: tensor<1x4x3x5xf32>, %w: tensor<4x6x2x2xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x10xf32> {
+  %0 = nn.conv_transpose %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x3x5xf32>, tensor<4x6x2x2xf32>, tensor<6xf32>) -> tensor<1x6x6x10xf32>
+  return %0 : tensor<1x6x6x10xf32>
+}
+
+// -----
+
 // Max pool pads with -inf, including the extra row the ceil_mode window needs.
 // CHECK-LABEL: func.func @max_pool_ceil
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32

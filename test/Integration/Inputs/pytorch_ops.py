@@ -310,7 +310,10 @@ def export_all(out_dir, only, verbose, keep_going=False):
     case("conv3d", mod(nn.Conv3d, 2, 3, 3, padding=1), [randn(1, 2, 4, 5, 5)])
     case("conv_transpose2d", multi(
         stride_outpad_groups=nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2),
-        dilation=nn.ConvTranspose2d(4, 3, 3, stride=(1, 2), dilation=2, bias=False)), [x4])
+        dilation=nn.ConvTranspose2d(4, 3, 3, stride=(1, 2), dilation=2, bias=False),
+        # Kernel equal to the strides: non-overlapping blocks, a matmul.
+        blocks=nn.ConvTranspose2d(4, 5, 2, stride=2),
+        blocks_rect=nn.ConvTranspose2d(4, 3, (3, 2), stride=(3, 2), bias=False)), [x4])
 
     # ---- upsampling ----------------------------------------------------------
     # Resize takes scales or sizes; opset 11 has the roi input and other forms.
