@@ -4,6 +4,7 @@
 
 #include "runtime/src/Status.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -12,9 +13,11 @@ using namespace nnc::runtime;
 nnc_status_t ThreadPool::create(int32_t numThreads, std::unique_ptr<ThreadPool> &out) {
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
   pool->workers.reserve(numThreads - 1);
+  pool->shares.reset(new Share[numThreads]);
   for (int32_t i = 1; i < numThreads; ++i) {
+    pool->workerArgs.push_back(std::make_unique<Worker>(Worker{pool.get(), i}));
     pthread_t thread;
-    if (int error = pthread_create(&thread, nullptr, workerMain, pool.get()))
+    if (int error = pthread_create(&thread, nullptr, workerMain, pool->workerArgs.back().get()))
       return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
                         "cannot start thread " + std::to_string(i + 1) + " of " +
                             std::to_string(numThreads) + ": " + std::strerror(error));
@@ -59,7 +62,8 @@ template <typename Ready> bool spinUntil(Ready ready) {
 } // namespace
 
 void *ThreadPool::workerMain(void *opaque) {
-  auto *pool = static_cast<ThreadPool *>(opaque);
+  auto *worker = static_cast<Worker *>(opaque);
+  ThreadPool *pool = worker->pool;
   // Workers start before any loop (generation 0) but may first run after the
   // first loop was posted: they must not take its generation as seen.
   uint64_t seen = 0;
@@ -75,7 +79,7 @@ void *ThreadPool::workerMain(void *opaque) {
     if (pool->stopping.load(std::memory_order_acquire))
       return nullptr;
     seen = pool->generation.load(std::memory_order_acquire);
-    pool->runChunks();
+    pool->runChunks(worker->participant);
     if (pool->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // Under the mutex, so the caller cannot miss it between its check and its wait.
       std::lock_guard<std::mutex> lock(pool->mutex);
@@ -84,12 +88,16 @@ void *ThreadPool::workerMain(void *opaque) {
   }
 }
 
-void ThreadPool::runChunks() {
-  for (;;) {
-    int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
-    if (begin >= count)
-      return;
-    body(arg, begin, count - begin < chunk ? count : begin + chunk);
+void ThreadPool::runChunks(int participant) {
+  int32_t threads = numThreads();
+  for (int32_t i = 0; i < threads; ++i) {
+    Share &share = shares[(participant + i) % threads];
+    for (;;) {
+      int64_t begin = share.next.fetch_add(chunk, std::memory_order_relaxed);
+      if (begin >= share.end)
+        break;
+      body(arg, begin, std::min(begin + chunk, share.end));
+    }
   }
 }
 
@@ -110,13 +118,17 @@ void ThreadPool::parallelFor(int64_t n, Body fn, void *context) {
     // descheduled on a shared machine, at one atomic add per chunk.
     int64_t chunks = static_cast<int64_t>(numThreads()) * 4;
     chunk = (n + chunks - 1) / chunks;
-    next.store(0, std::memory_order_relaxed);
+    int32_t threads = numThreads();
+    for (int32_t t = 0; t < threads; ++t) {
+      shares[t].next.store(n * t / threads, std::memory_order_relaxed);
+      shares[t].end = n * (t + 1) / threads;
+    }
     pending.store(static_cast<int>(workers.size()), std::memory_order_relaxed);
     // Publishes the loop above to workers that see the new generation.
     generation.fetch_add(1, std::memory_order_release);
   }
   wake.notify_all();
-  runChunks();
+  runChunks(0);
   auto finished = [&] { return pending.load(std::memory_order_acquire) == 0; };
   if (!spinUntil(finished)) {
     std::unique_lock<std::mutex> lock(mutex);

@@ -40,10 +40,15 @@ public:
 
 private:
   ThreadPool() = default;
-  static void *workerMain(void *pool);
-  void runChunks();
+  struct Worker {
+    ThreadPool *pool;
+    int participant;
+  };
+  static void *workerMain(void *worker);
+  void runChunks(int participant);
 
   std::vector<pthread_t> workers;
+  std::vector<std::unique_ptr<Worker>> workerArgs;
   // Claimed by the one parallelFor call that may use the workers.
   std::atomic<bool> busy{false};
 
@@ -63,7 +68,17 @@ private:
   void *arg = nullptr;
   int64_t count = 0;
   int64_t chunk = 0;
-  std::atomic<int64_t> next{0};
+  // Participant t (0 is the caller) first takes the chunks of its own share,
+  // [count * t / T, count * (t + 1) / T), then what is left of the others'.
+  // Kernels that split their data alike then find on each core what that
+  // core wrote the kernel before, which matters where the cores are far
+  // apart; stealing keeps a late or descheduled thread from holding up the
+  // loop.
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::unique_ptr<Share[]> shares;
 };
 
 } // namespace nnc::runtime

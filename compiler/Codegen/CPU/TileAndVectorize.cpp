@@ -498,10 +498,11 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       split[b] = 1;
       chunks *= ranges[b];
     }
+    bool preferN = preferSplitN(op, dims);
     if (chunks < kChunks) {
       auto [partsN, partsM] = chooseChunks(ranges[n] % shapes.n ? 1 : ranges[n] / shapes.n,
                                            ranges[m] % shapes.m ? 1 : ranges[m] / shapes.m,
-                                           kChunks / chunks, preferSplitN(op, dims));
+                                           kChunks / chunks, preferN);
       if (partsN > 1)
         split[n] = ranges[n] / partsN;
       if (partsM > 1)
@@ -523,7 +524,12 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     if (chunks > 1) {
       // The chunk fills its own tile in parallel, and a zero tensor shared by
       // several ops (CSE merges them) is not copied for each.
-      FailureOr<FusedTiling> chunk = tileFusingInit(rewriter, op, split, {}, LoopType::ForallOp);
+      // The preferred dim outermost: the runtime gives each thread a
+      // contiguous share of the chunks first, so two threads split that dim.
+      SmallVector<int64_t> chunkOrder(dims.batch.begin(), dims.batch.end());
+      chunkOrder.append(preferN ? SmallVector<int64_t>{n, m} : SmallVector<int64_t>{m, n});
+      FailureOr<FusedTiling> chunk =
+          tileFusingInit(rewriter, op, split, chunkOrder, LoopType::ForallOp);
       if (failed(chunk))
         return failure();
       op = chunk->op;
