@@ -141,4 +141,25 @@ def VectorizeCopies : Pass<"nnc-cpu-vectorize-copies", "mlir::func::FuncOp"> {
                            "mlir::affine::AffineDialect", "mlir::memref::MemRefDialect"];
 }
 
+def PrefetchPanels : Pass<"nnc-cpu-prefetch-panels", "mlir::func::FuncOp"> {
+  let summary = "prefetch constant matmul panels too large to stay in cache";
+  let description = [{
+    A vector read of whole rows of a 2-D constant global (the packed panels of
+    a matmul's constant B, `[N/w * K, w]`) inside a loop, when the global
+    holds at least 2 MiB: such weights are evicted between runs by the rest
+    of the model and come from memory, where the register tile that first
+    reads each block stalls on them. Each row of the read gets a
+    `memref.prefetch` per 64-byte line, 128 rows ahead. Smaller panels stay
+    in cache, and their prefetches would cost issue slots for nothing.
+
+    ```mlir
+    %b = vector.transfer_read %panels[%k, %c0], %pad {in_bounds = [true, true]}
+        : memref<147456x32xf32>, vector<4x32xf32>
+    ```
+    gets, before it, `memref.prefetch %panels[%k + 128 + r, 16 * l], read,
+    locality<3>, data` for r in 0..3 and l in 0..1.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // NNC_COMPILER_CODEGEN_PASSES_TD

@@ -104,6 +104,8 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &opt
   // Every intermediate goes to the session's workspace; no malloc at run time.
   pm.addPass(createPlanMemory());
   pm.addNestedPass<func::FuncOp>(createVectorizeCopies({options.vectorBits}));
+  // Weights too large to stay cached are prefetched ahead of the matmuls.
+  pm.addNestedPass<func::FuncOp>(createPrefetchPanels());
 }
 
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
