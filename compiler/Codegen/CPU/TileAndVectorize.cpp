@@ -545,7 +545,14 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     reg[b] = 1;
     order.push_back(b);
   }
-  cache[m] = cacheSize(m, kCacheM);
+  // Rows of the register tile: one fewer when that divides m and the full
+  // count does not (49 or 196 pixels of a 7x7 or 14x14 image with channels
+  // on the vector): a ragged last tile of one row runs at a quarter of the
+  // speed, its two accumulators a latency-bound chain.
+  int64_t rowsM = shapes.m;
+  if (ranges[m] > shapes.m && ranges[m] % shapes.m != 0 && ranges[m] % (shapes.m - 1) == 0)
+    rowsM = shapes.m - 1;
+  cache[m] = cacheSize(m, kCacheM / rowsM * rowsM);
   cache[n] = cacheSize(n, kCacheN);
   // The k cache tile counts multiply-adds per output: a convolution's
   // channel tile shrinks by its number of taps.
@@ -601,7 +608,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   size_t cacheLoops = loops.size();
   // Register tile: a short m keeps all its rows (a batch-1 matmul is a row).
-  int64_t regM = std::min(ranges[m], shapes.m), regN = std::min(ranges[n], shapes.n);
+  int64_t regM = std::min(ranges[m], rowsM), regN = std::min(ranges[n], shapes.n);
   reg[m] = regM;
   reg[n] = regN;
   // The other reduction loops (a convolution's taps) step one at a time.

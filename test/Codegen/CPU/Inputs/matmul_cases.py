@@ -35,6 +35,8 @@ CASES = {
     "const_ragged_40x70x50": ((40, 70), (70, 50), False),
     "const_transb_64x256x10": ((64, 256), (10, 256), True),
     "const_classifier_1x1280x1000": ((1, 1280), (1000, 1280), True),
+    "rows7_196x64x96": ((196, 64), (64, 96), False),
+    "const_rows7_49x300x64": ((49, 300), (300, 64), False),
 }
 
 failed = 0
