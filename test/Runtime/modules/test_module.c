@@ -70,7 +70,8 @@ static int32_t scale_entry(void *const *inputs, void *const *outputs, void *work
 
 /*===- large: y = 2x + 1 over f32[4096] in parallel ----------------------===*
  * Also reports how many ranges parallel_for made and where the workspace is,
- * and fails if the ranges overlap or leave a gap. */
+ * and fails if the ranges overlap or leave a gap, here and in a loop of three
+ * iterations. */
 
 #define LARGE_N 4096
 static const int64_t kShapeLarge[] = {LARGE_N};
@@ -95,6 +96,12 @@ static void large_body(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+static void few_body(void *arg, int64_t begin, int64_t end) {
+  int32_t *visits = arg;
+  for (int64_t i = begin; i < end; ++i)
+    __atomic_fetch_add(&visits[i], 1, __ATOMIC_RELAXED);
+}
+
 static int32_t large_entry(void *const *inputs, void *const *outputs, void *workspace,
                            const nnc_abi_context_t *context) {
   struct large_args args = {inputs[0], outputs[0], workspace, 0};
@@ -102,6 +109,12 @@ static int32_t large_entry(void *const *inputs, void *const *outputs, void *work
   context->parallel_for(context->runtime, LARGE_N, large_body, &args);
   for (int i = 0; i < LARGE_N; ++i)
     if (args.visits[i] != 1)
+      return kBadRanges;
+  /* Fewer iterations than threads: some threads' shares are empty. */
+  int32_t few[3] = {0, 0, 0};
+  context->parallel_for(context->runtime, 3, few_body, few);
+  for (int i = 0; i < 3; ++i)
+    if (few[i] != 1)
       return kBadRanges;
   *(int32_t *)outputs[1] = args.ranges;
   *(uint64_t *)outputs[2] = (uint64_t)(uintptr_t)workspace;
