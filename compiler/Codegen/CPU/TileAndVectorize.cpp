@@ -176,7 +176,8 @@ using LoopType = scf::SCFTilingOptions::LoopType;
 FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
                                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
                                      LoopType loops = LoopType::ForOp);
-FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op);
+FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op,
+                                             int64_t lanes);
 
 /// B [K, N] copied to panels [N/w, K, w], w the register tile's columns: the
 /// columns a register tile reads at each k step become contiguous (one
@@ -206,7 +207,7 @@ Value packPanels(RewriterBase &b, Location loc, Value matrix, const RegisterShap
                                         });
   Value packed = pack.getResult(0);
   // Large packs are split into thread chunks like any elementwise op.
-  FailureOr<linalg::GenericOp> chunk = splitIntoChunks(b, pack);
+  FailureOr<linalg::GenericOp> chunk = splitIntoChunks(b, pack, reg.lanes);
   if (succeeded(chunk) && *chunk != pack) {
     packed = chunk->getOperation()->getParentOfType<scf::ForallOp>().getResult(0);
     pack = *chunk;
@@ -768,7 +769,8 @@ LogicalResult fuseElementwise(func::FuncOp func) {
 /// Splits a large generic into chunks along its outer parallel loops, exact
 /// divisors only so chunks keep static shapes; the chunks become an
 /// scf.forall that the runtime spreads over its threads.
-FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op) {
+FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op,
+                                             int64_t lanes) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1)
     return op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -777,15 +779,34 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   int64_t work = op.getBlock()->getOperations().size();
   for (int64_t r : ranges)
     work *= r;
-  if (work < kMinParallelWork / 8)
+  // Low: run serially, a small op reads on one core what both cores just
+  // wrote (a 14x14x256 transposed copy in ResNet-18: 18 us on one thread,
+  // 69 us serial between two-thread kernels where the cores are far apart).
+  if (work < kMinParallelWork / 32)
     return op;
+  // A loop an input is read across (its contiguous dim, not the innermost
+  // loop) keeps a vector's worth per chunk: scheduleElementwise transposes
+  // square tiles of it in registers, narrower chunks would be gathers.
+  int64_t inner = ranges.size() - 1;
+  SmallVector<int64_t> minChunk(ranges.size(), 1);
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 || !map.isFunctionOfDim(inner))
+      continue;
+    if (auto across = dyn_cast<AffineDimExpr>(map.getResults().back());
+        across && across.getPosition() != inner)
+      minChunk[across.getPosition()] = lanes;
+  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> split(ranges.size(), 0);
   int64_t chunks = 1;
   for (size_t d = 0; d < ranges.size() && chunks < kChunks; ++d) {
     if (iterators[d] != utils::IteratorType::parallel || ranges[d] == 1)
       continue;
-    int64_t parts = largestDivisorUpTo(ranges[d], kChunks / chunks);
+    int64_t parts =
+        largestDivisorUpTo(ranges[d], std::min(kChunks / chunks, ranges[d] / minChunk[d]));
+    if (parts == 1 && minChunk[d] > 1)
+      continue;
     if (parts == 1)
       break;
     split[d] = ranges[d] / parts;
@@ -1001,7 +1022,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       if (failed(scheduleMatmul(rewriter, op, dims, shapes)))
         return signalPassFailure();
     for (linalg::GenericOp op : others) {
-      FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op);
+      FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op, shapes.lanes);
       if (failed(chunk))
         return signalPassFailure();
       scheduleElementwise(rewriter, *chunk, shapes.lanes);
