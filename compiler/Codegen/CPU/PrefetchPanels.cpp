@@ -30,25 +30,23 @@ constexpr int64_t kStreamedBytes = 2 << 20;
 constexpr int64_t kRowsAhead = 128;
 constexpr int64_t kLineBytes = 64;
 
-/// The read's memref when it reads whole rows of a large 2-D constant
-/// global inside a loop, else null.
-Value streamedPanel(vector::TransferReadOp read) {
+/// Whether the read takes whole rows of a large 2-D constant global inside
+/// a loop.
+bool readsStreamedPanel(vector::TransferReadOp read) {
   auto type = dyn_cast<MemRefType>(read.getBase().getType());
   VectorType vector = read.getVectorType();
   if (!type || type.getRank() != 2 || !type.hasStaticShape() || vector.getRank() != 2 ||
       vector.getDimSize(1) != type.getDimSize(1) || !read->getParentOfType<scf::ForOp>())
-    return nullptr;
-  auto global = read.getBase().getDefiningOp<memref::GetGlobalOp>();
-  if (!global || type.getNumElements() * type.getElementTypeBitWidth() / 8 < kStreamedBytes)
-    return nullptr;
-  return read.getBase();
+    return false;
+  return read.getBase().getDefiningOp<memref::GetGlobalOp>() &&
+         type.getNumElements() * type.getElementTypeBitWidth() / 8 >= kStreamedBytes;
 }
 
 struct PrefetchPanelsPass : nnc::impl::PrefetchPanelsBase<PrefetchPanelsPass> {
   void runOnOperation() override {
     SmallVector<vector::TransferReadOp> reads;
     getOperation().walk([&](vector::TransferReadOp read) {
-      if (streamedPanel(read))
+      if (readsStreamedPanel(read))
         reads.push_back(read);
     });
     for (vector::TransferReadOp read : reads) {

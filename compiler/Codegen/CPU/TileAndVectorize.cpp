@@ -766,6 +766,23 @@ LogicalResult fuseElementwise(func::FuncOp func) {
   return success();
 }
 
+/// The loop the first input read across is contiguous along: an input that
+/// depends on the innermost loop but whose contiguous dim is another loop (the
+/// copy of a [P, M] matmul result to NCHW). scheduleElementwise transposes
+/// square tiles of it in registers.
+std::optional<unsigned> readAcrossLoop(linalg::GenericOp op) {
+  unsigned inner = op.getNumLoops() - 1;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 || !map.isFunctionOfDim(inner))
+      continue;
+    auto across = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (across && across.getPosition() != inner)
+      return across.getPosition();
+  }
+  return std::nullopt;
+}
+
 /// Splits a large generic into chunks along its outer parallel loops, exact
 /// divisors only so chunks keep static shapes; the chunks become an
 /// scf.forall that the runtime spreads over its threads.
@@ -784,19 +801,11 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   // 69 us serial between two-thread kernels where the cores are far apart).
   if (work < kMinParallelWork / 32)
     return op;
-  // A loop an input is read across (its contiguous dim, not the innermost
-  // loop) keeps a vector's worth per chunk: scheduleElementwise transposes
-  // square tiles of it in registers, narrower chunks would be gathers.
-  int64_t inner = ranges.size() - 1;
+  // The loop an input is read across keeps a vector's worth per chunk:
+  // narrower chunks would lose the register transposes to gathers.
   SmallVector<int64_t> minChunk(ranges.size(), 1);
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    if (map.getNumResults() == 0 || !map.isFunctionOfDim(inner))
-      continue;
-    if (auto across = dyn_cast<AffineDimExpr>(map.getResults().back());
-        across && across.getPosition() != inner)
-      minChunk[across.getPosition()] = lanes;
-  }
+  if (std::optional<unsigned> across = readAcrossLoop(op))
+    minChunk[*across] = lanes;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> split(ranges.size(), 0);
   int64_t chunks = 1;
@@ -855,25 +864,18 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t l
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t inner = ranges.size() - 1;
-  // An input read across (its contiguous dim is another loop, as in the copy
-  // of a [P, M] matmul result to NCHW): square tiles of `lanes` over that loop
-  // and the innermost one, which vectorize into register transposes instead
-  // of strided scalar reads.
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    if (map.getNumResults() == 0 || !map.isFunctionOfDim(inner))
-      continue;
-    auto across = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!across || across.getPosition() == inner || ranges[across.getPosition()] < lanes)
-      continue;
+  // An input read across: square tiles of `lanes` over that loop and the
+  // innermost one, which vectorize into register transposes instead of
+  // strided scalar reads.
+  if (std::optional<unsigned> across = readAcrossLoop(op); across && ranges[*across] >= lanes) {
     SmallVector<int64_t> sizes(ranges.size(), 1);
-    sizes[across.getPosition()] = lanes;
+    sizes[*across] = lanes;
     sizes[inner] = std::min(ranges[inner], lanes);
     SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, ranges.size()));
     FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, order);
     if (failed(tiled))
       return;
-    for (int64_t d : {int64_t(across.getPosition()), inner})
+    for (int64_t d : {int64_t(*across), inner})
       if (ranges[d] % sizes[d] != 0)
         tiled->loops[d]->setAttr(kPeel, rewriter.getUnitAttr());
     tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
