@@ -513,35 +513,23 @@ Value buildShiftedConv(OpBuilder &b, Location loc, Value input, Value filter, Va
 }
 
 /// The window of an already padded input that tap (i, j) of a 2-D
-/// windowed op reads for every output, `wide` columns wide (all columns under
-/// a column stride; the rows stride).
+/// windowed op reads for every output of `resultType`. A column stride of 2
+/// reads every other element of a row: the CPU schedule reads it as two
+/// contiguous vectors and a shuffle (StridedReadAsShuffle).
 Value tapWindow(OpBuilder &b, Location loc, Value input, int64_t i, int64_t j,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                RankedTensorType wideType) {
+                RankedTensorType resultType) {
   return tensor::ExtractSliceOp::create(
-      b, loc, wideType, input, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
-      indexAttrs(b, wideType.getShape()), indexAttrs(b, {1, 1, strides[0], 1}));
-}
-
-/// Every `stride`-th column of a result computed for all columns (as
-/// tapWindow reads them), as `resultType`.
-Value keepStridedColumns(OpBuilder &b, Location loc, Value wide, int64_t stride,
-                         RankedTensorType resultType) {
-  if (wide.getType() == resultType)
-    return wide;
-  return tensor::ExtractSliceOp::create(b, loc, resultType, wide, indexAttrs(b, {0, 0, 0, 0}),
-                                        indexAttrs(b, resultType.getShape()),
-                                        indexAttrs(b, {1, 1, 1, stride}));
+      b, loc, resultType, input, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
+      indexAttrs(b, resultType.getShape()), indexAttrs(b, {1, 1, strides[0], strides[1]}));
 }
 
 /// A 2-D depthwise f32 convolution (one filter per channel) of an already
 /// padded input as one elementwise op: the sum over taps of the input window
 /// at the tap's offset times that tap's per-channel weight. Every operand is
 /// read along the output's loops, so the CPU schedule vectorizes it along the
-/// row and fuses its activation. A row stride is a strided window; a column
-/// stride of 2 computes every column (contiguous windows, twice the
-/// multiply-adds, but vectors instead of scalar loads) and keeps every other
-/// one. Null when the convolution is not of that kind.
+/// row and fuses its activation. Strides are strided windows (tapWindow).
+/// Null when the convolution is not of that kind.
 Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                          ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
                          RankedTensorType resultType) {
@@ -552,18 +540,16 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
     return nullptr;
   int64_t n = resultType.getDimSize(0), c = group, oh = resultType.getDimSize(2),
           ow = resultType.getDimSize(3), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
-  // Column strides above 2 stay with the generic loops (not measured: each
-  // step up computes one more discarded column per kept one).
+  // Column strides above 2 stay with the generic loops: their windows would
+  // be read an element at a time.
   if (kh * kw > 25 || strides[1] > 2)
     return nullptr;
-  // Columns computed: all of them under a column stride.
-  int64_t wide = (ow - 1) * strides[1] + 1;
-  auto wideType = RankedTensorType::get({n, c, oh, wide}, element);
+  auto outType = RankedTensorType::get({n, c, oh, ow}, element);
   Value w2 = reshapeTo(b, loc, filter, RankedTensorType::get({c, kh * kw}, element));
   SmallVector<Value> operands;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
-      operands.push_back(tapWindow(b, loc, input, i, j, strides, dilations, wideType));
+      operands.push_back(tapWindow(b, loc, input, i, j, strides, dilations, outType));
       operands.push_back(tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, {0, i * kw + j}),
           indexAttrs(b, {c, 1}), indexAttrs(b, {1, 1})));
@@ -583,8 +569,8 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   int64_t taps = kh * kw;
   bool hasBias = bool(bias);
   Value sum = linalg::GenericOp::create(
-                  b, loc, TypeRange{wideType}, operands,
-                  ValueRange{emptyTensor(b, loc, wideType)}, maps, iterators,
+                  b, loc, TypeRange{outType}, operands,
+                  ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
                   [&](OpBuilder &nb, Location nl, ValueRange args) {
                     Value acc = hasBias ? args[2 * taps] : scalarConstant(nb, nl, element, 0);
                     for (int64_t t = 0; t < taps; ++t)
@@ -592,7 +578,7 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
                     linalg::YieldOp::create(nb, nl, acc);
                   })
                   .getResult(0);
-  return keepStridedColumns(b, loc, sum, strides[1], resultType);
+  return sum;
 }
 
 /// Grouped N-d convolution of an already padded input; the output starts
@@ -885,9 +871,8 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
 /// max (or sum) over taps of the input window at each tap's offset, the form
 /// of buildDepthwiseConv. The CPU schedule vectorizes it along the row, where
 /// the window loops of a reduction generic would run scalar per element
-/// (ResNet-18's 3x3 max pool: 760 us that way). A column stride of 2
-/// computes every column and keeps every other one. Null when the pooling is
-/// not of that kind.
+/// (ResNet-18's 3x3 max pool: 760 us that way). Null when the pooling is not
+/// of that kind.
 Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int64_t> kernel,
                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                    RankedTensorType resultType) {
@@ -897,12 +882,11 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
     return nullptr;
   int64_t n = resultType.getDimSize(0), c = resultType.getDimSize(1),
           oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
-  int64_t wide = (ow - 1) * strides[1] + 1;
-  auto wideType = RankedTensorType::get({n, c, oh, wide}, element);
+  auto outType = RankedTensorType::get({n, c, oh, ow}, element);
   SmallVector<Value> windows;
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j)
-      windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, wideType));
+      windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, outType));
   // Taps combined pairwise: a chain of nine NaN-propagating maxima (six
   // instructions each on AVX-512) is a long dependency chain.
   auto combine = [&](OpBuilder &nb, Location nl, ValueRange taps) -> Value {
@@ -918,8 +902,8 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
     }
     return level.front();
   };
-  Value pooled = buildElementwise(b, loc, wideType, windows, combine);
-  return keepStridedColumns(b, loc, pooled, strides[1], resultType);
+  Value pooled = buildElementwise(b, loc, outType, windows, combine);
+  return pooled;
 }
 
 /// Any pooling of an already padded input as a generic whose window loops

@@ -37,6 +37,7 @@ CASES = {
     "const_classifier_1x1280x1000": ((1, 1280), (1000, 1280), True),
     "rows7_196x64x96": ((196, 64), (64, 96), False),
     "const_rows7_49x300x64": ((49, 300), (300, 64), False),
+    "unpacked_24x144x256": ((24, 144), (144, 256), False),
 }
 
 failed = 0
