@@ -490,6 +490,13 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
           (isConstant(input->get()) || (ranges[n] % shapes.n == 0 && ranges[m] >= kPackMinM)))
         packOperand = input->getOperandNumber();
   }
+  // Rows of the register tile: one fewer when that divides m and the full
+  // count does not (49 or 196 pixels of a 7x7 or 14x14 image with channels
+  // on the vector): a ragged last tile of one row runs at a quarter of the
+  // speed, its two accumulators a latency-bound chain.
+  int64_t rowsM = shapes.m;
+  if (ranges[m] > shapes.m && ranges[m] % shapes.m != 0 && ranges[m] % (shapes.m - 1) == 0)
+    rowsM = shapes.m - 1;
   // Thread chunks: split m and n at register-tile multiples that divide them
   // exactly (every chunk keeps static shapes), batches one by one. The
   // runtime hands the chunks of the scf.forall to its threads.
@@ -505,7 +512,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     bool preferN = preferSplitN(op, dims);
     if (chunks < kChunks) {
       auto [partsN, partsM] = chooseChunks(ranges[n] % shapes.n ? 1 : ranges[n] / shapes.n,
-                                           ranges[m] % shapes.m ? 1 : ranges[m] / shapes.m,
+                                           ranges[m] % rowsM ? 1 : ranges[m] / rowsM,
                                            kChunks / chunks, preferN);
       if (partsN > 1)
         split[n] = ranges[n] / partsN;
@@ -549,13 +556,6 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     reg[b] = 1;
     order.push_back(b);
   }
-  // Rows of the register tile: one fewer when that divides m and the full
-  // count does not (49 or 196 pixels of a 7x7 or 14x14 image with channels
-  // on the vector): a ragged last tile of one row runs at a quarter of the
-  // speed, its two accumulators a latency-bound chain.
-  int64_t rowsM = shapes.m;
-  if (ranges[m] > shapes.m && ranges[m] % shapes.m != 0 && ranges[m] % (shapes.m - 1) == 0)
-    rowsM = shapes.m - 1;
   cache[m] = cacheSize(m, kCacheM / rowsM * rowsM);
   cache[n] = cacheSize(n, kCacheN);
   // The k cache tile counts multiply-adds per output: a convolution's
