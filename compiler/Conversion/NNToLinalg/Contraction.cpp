@@ -544,12 +544,11 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   // be read an element at a time.
   if (kh * kw > 25 || strides[1] > 2)
     return nullptr;
-  auto outType = RankedTensorType::get({n, c, oh, ow}, element);
   Value w2 = reshapeTo(b, loc, filter, RankedTensorType::get({c, kh * kw}, element));
   SmallVector<Value> operands;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
-      operands.push_back(tapWindow(b, loc, input, i, j, strides, dilations, outType));
+      operands.push_back(tapWindow(b, loc, input, i, j, strides, dilations, resultType));
       operands.push_back(tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, {0, i * kw + j}),
           indexAttrs(b, {c, 1}), indexAttrs(b, {1, 1})));
@@ -568,17 +567,16 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   SmallVector<IteratorType> iterators(4, IteratorType::parallel);
   int64_t taps = kh * kw;
   bool hasBias = bool(bias);
-  Value sum = linalg::GenericOp::create(
-                  b, loc, TypeRange{outType}, operands,
-                  ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
+  return linalg::GenericOp::create(
+                  b, loc, TypeRange{resultType}, operands,
+                  ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
                   [&](OpBuilder &nb, Location nl, ValueRange args) {
                     Value acc = hasBias ? args[2 * taps] : scalarConstant(nb, nl, element, 0);
                     for (int64_t t = 0; t < taps; ++t)
                       acc = multiplyAdd(nb, nl, args[2 * t], args[2 * t + 1], acc);
                     linalg::YieldOp::create(nb, nl, acc);
                   })
-                  .getResult(0);
-  return sum;
+      .getResult(0);
 }
 
 /// Grouped N-d convolution of an already padded input; the output starts
@@ -880,13 +878,10 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
   if (resultType.getRank() != 4 || !element.isF32() || kernel[0] * kernel[1] > 25 ||
       strides[1] > 2)
     return nullptr;
-  int64_t n = resultType.getDimSize(0), c = resultType.getDimSize(1),
-          oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
-  auto outType = RankedTensorType::get({n, c, oh, ow}, element);
   SmallVector<Value> windows;
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j)
-      windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, outType));
+      windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, resultType));
   // Taps combined pairwise: a chain of nine NaN-propagating maxima (six
   // instructions each on AVX-512) is a long dependency chain.
   auto combine = [&](OpBuilder &nb, Location nl, ValueRange taps) -> Value {
@@ -902,8 +897,7 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
     }
     return level.front();
   };
-  Value pooled = buildElementwise(b, loc, outType, windows, combine);
-  return pooled;
+  return buildElementwise(b, loc, resultType, windows, combine);
 }
 
 /// Any pooling of an already padded input as a generic whose window loops
