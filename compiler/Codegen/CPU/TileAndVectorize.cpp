@@ -503,7 +503,11 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t work = 1, chunks = 1;
   for (int64_t r : ranges)
     work *= r;
-  if (work >= kMinParallelWork) {
+  // A product of one row streams its weights, each read once: two cores
+  // stream them twice as fast, so it goes parallel with less work (a batch-1
+  // MLP's 784x512 and 512x512 layers: 23 us on one thread, 11 on two).
+  int64_t minWork = ranges[m] == 1 ? kMinParallelWork / 4 : kMinParallelWork;
+  if (work >= minWork) {
     SmallVector<int64_t> split(ranges.size(), 0);
     for (unsigned b : dims.batch) {
       split[b] = 1;
