@@ -258,7 +258,8 @@ LogicalResult link(Operation *op, ArrayRef<std::string> objects, StringRef outpu
 
 /// The CPU name and feature string to compile for: the named CPU with its
 /// own features, or the host's CPU with the features this machine has.
-std::pair<std::string, std::string> cpuAndFeatures(const nnc::ArtifactOptions &options) {
+std::pair<std::string, std::string> cpuAndFeatures(const nnc::ArtifactOptions &options,
+                                                   const llvm::Triple &triple) {
   std::string cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
   std::string features = options.features;
   if (options.cpu.empty() && features.empty()) {
@@ -270,7 +271,7 @@ std::pair<std::string, std::string> cpuAndFeatures(const nnc::ArtifactOptions &o
   // Strided scalar stores (a pad's border columns, one element per row) are
   // not worth a scatter: LLVM's vectorizer turned MobileNetV2's into about
   // 1% of its run time.
-  if (llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86())
+  if (triple.isX86())
     features += std::string(features.empty() ? "" : ",") + "+prefer-no-scatter";
   return {cpu, features};
 }
@@ -282,7 +283,7 @@ FailureOr<nnc::VectorUnit> nnc::vectorUnitOf(const ArtifactOptions &options, std
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return failure();
-  auto [cpu, features] = cpuAndFeatures(options);
+  auto [cpu, features] = cpuAndFeatures(options, triple);
   // Checked on a generic subtarget first: LLVM warns on stderr when it
   // makes one for a CPU it does not know.
   std::unique_ptr<llvm::MCSubtargetInfo> generic(
@@ -321,7 +322,7 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return module.emitError("no LLVM target for '") << triple.str() << "': " << error;
-  auto [cpu, features] = cpuAndFeatures(options);
+  auto [cpu, features] = cpuAndFeatures(options, triple);
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
