@@ -148,7 +148,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
   auto *functionTy = llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64});
-  auto *moduleTy = llvm::StructType::get(ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64});
+  auto *moduleTy =
+      llvm::StructType::get(ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr});
   auto global = [&](llvm::Constant *init, const llvm::Twine &name) -> llvm::Constant * {
     return new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
                                     init, name);
@@ -180,7 +181,11 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
           moduleTy, {llvm::ConstantInt::get(i32, NNC_ABI_VERSION), llvm::ConstantInt::get(i32, cpuFeatures),
                      stringConstant(m, "nnc 0.1", "nnc.producer"), stringConstant(m, options.target, "nnc.target"),
                      stringConstant(m, cpu, "nnc.cpu"), llvm::ConstantInt::get(i32, fns.size()), fnArray,
-                     llvm::ConstantInt::get(i64, constantsSize)}),
+                     llvm::ConstantInt::get(i64, constantsSize),
+                     // The CUDA fields: none on the CPU.
+                     llvm::ConstantPointerNull::get(ptr), llvm::ConstantInt::get(i32, 0),
+                     llvm::ConstantPointerNull::get(ptr), llvm::ConstantInt::get(i32, 0),
+                     llvm::ConstantPointerNull::get(ptr)}),
       "nnc.module");
   auto *accessor = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
                                           llvm::GlobalValue::ExternalLinkage, NNC_ABI_MODULE_SYMBOL, m);

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 1
+#define NNC_ABI_VERSION 2
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -50,8 +50,26 @@ typedef struct nnc_abi_tensor {
   const int64_t *shape;
 } nnc_abi_tensor_t;
 
-/* What the runtime offers compiled code during a call. May be NULL: compiled
- * code then runs serially. */
+/* What the runtime offers a CUDA module's host code during a call. The host
+ * code runs on the calling thread and only enqueues work: kernel launches on
+ * the session's stream, in program order. */
+typedef struct nnc_abi_cuda {
+  void *device; /* opaque, passed back to launch */
+  /* Device address of the module's constants (nnc_abi_module_t.constants,
+   * constants_size bytes), uploaded by the runtime once per session. */
+  const void *constants;
+  /* Enqueues kernel `kernel` (an index into nnc_abi_module_t.cuda_kernels)
+   * with the given grid and block sizes and dynamic shared memory bytes.
+   * params[i] points to the value of the kernel's i-th parameter (the
+   * convention of cuLaunchKernel). Returns 0, or nonzero when the launch
+   * failed: the entry function then stops and returns that value. */
+  int32_t (*launch)(void *device, int32_t kernel, uint32_t grid_x, uint32_t grid_y,
+                    uint32_t grid_z, uint32_t block_x, uint32_t block_y, uint32_t block_z,
+                    uint32_t shared_bytes, void **params);
+} nnc_abi_cuda_t;
+
+/* What the runtime offers compiled code during a call. May be NULL for a CPU
+ * module: its code then runs serially. */
 typedef struct nnc_abi_context {
   void *runtime; /* opaque, passed back to parallel_for */
   int32_t num_threads; /* parallel_for is not called when this is <= 1 */
@@ -61,12 +79,16 @@ typedef struct nnc_abi_context {
    * inside a body, and only with count > 1. */
   void (*parallel_for)(void *runtime, int64_t count,
                        void (*body)(void *arg, int64_t begin, int64_t end), void *arg);
+  /* Set for CUDA modules (never NULL there), NULL for CPU modules. */
+  const nnc_abi_cuda_t *cuda;
 } nnc_abi_context_t;
 
 /* Runs one function. inputs[i] and outputs[i] point to the tensors' data in
  * the descriptor's order; workspace points to workspace_size bytes aligned to
  * workspace_alignment, owned by the caller and not shared with a concurrent
- * call. Returns 0 on success. */
+ * call. Compiled code never writes an input. For a CUDA module all of these
+ * are device addresses and the call returns once the work is enqueued on the
+ * session's stream. Returns 0 on success. */
 typedef int32_t (*nnc_abi_entry_fn)(void *const *inputs, void *const *outputs, void *workspace,
                                     const nnc_abi_context_t *context);
 
@@ -96,6 +118,16 @@ typedef struct nnc_abi_function {
 #define NNC_CPU_AVX512VNNI (1u << 8)
 #define NNC_CPU_AVX512BF16 (1u << 9)
 
+/* The kernels of a CUDA module compiled for one chip: PTX text defining every
+ * name of nnc_abi_module_t.cuda_kernels as a .entry. The runtime loads the
+ * image for the newest chip the device runs ("sm_90a" only on compute
+ * capability 9.0 exactly, "sm_XY" on X.Y and newer). */
+typedef struct nnc_abi_cuda_image {
+  const char *chip; /* "sm_80", "sm_90", "sm_90a" */
+  const char *ptx;  /* NUL-terminated */
+  uint64_t ptx_size; /* bytes, without the NUL */
+} nnc_abi_cuda_image_t;
+
 typedef struct nnc_abi_module {
   uint32_t abi_version; /* NNC_ABI_VERSION of the compiler that wrote it */
   uint32_t cpu_features; /* NNC_CPU_* bits the code needs (0 on other targets) */
@@ -105,6 +137,14 @@ typedef struct nnc_abi_module {
   int32_t num_functions;
   const nnc_abi_function_t *functions;
   uint64_t constants_size; /* bytes of embedded weights */
+  /* CUDA modules only (zero and NULL otherwise): the weights as one host
+   * block of constants_size bytes, which the runtime copies to the device; the
+   * kernels' entry names; the PTX images, one per chip. */
+  const void *constants;
+  int32_t num_cuda_kernels;
+  const char *const *cuda_kernels;
+  int32_t num_cuda_images;
+  const nnc_abi_cuda_image_t *cuda_images;
 } nnc_abi_module_t;
 
 typedef const nnc_abi_module_t *(*nnc_abi_module_fn)(void);
