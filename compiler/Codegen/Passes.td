@@ -5,6 +5,29 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ReadOnlyInputs : Pass<"nnc-readonly-inputs", "mlir::ModuleOp"> {
+  let summary = "mark the tensor arguments of public functions read-only for bufferization";
+  let description = [{
+    The runtime binds a caller's buffers as a function's inputs and promises
+    that compiled code never writes them (runtime.h), so a run can be repeated
+    on the same inputs. One-shot bufferization takes function arguments as
+    writable unless told otherwise: an op that updates its operand in place
+    (a scatter into its data input) would write the caller's buffer. This
+    pass sets `bufferization.writable = false` on every tensor argument of
+    every public function; bufferization then copies such an operand into a
+    buffer of its own before writing it.
+
+    Before:
+    ```mlir
+    func.func @main(%data: tensor<5xf32>) -> tensor<5xf32>
+    ```
+    After:
+    ```mlir
+    func.func @main(%data: tensor<5xf32> {bufferization.writable = false}) -> tensor<5xf32>
+    ```
+  }];
+}
+
 def PlanMemory : Pass<"nnc-plan-memory", "mlir::ModuleOp"> {
   let summary = "place every intermediate buffer of @main in one workspace";
   let description = [{
@@ -160,6 +183,100 @@ def PrefetchPanels : Pass<"nnc-cpu-prefetch-panels", "mlir::func::FuncOp"> {
     locality<3>, data` for r in 0..3 and l in 0..1.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA
+//===----------------------------------------------------------------------===//
+
+def CUDAConstantsToArgument : Pass<"nnc-cuda-constants-to-argument", "mlir::ModuleOp"> {
+  let summary = "place @main's constants in one device buffer passed as an argument";
+  let description = [{
+    Kernels cannot read the host's globals: the runtime uploads all of a
+    module's constants to the device once per session, as one block. This
+    pass lays out every constant `memref.global` that a public function reads
+    in one byte block (each at a 64-byte aligned offset), replaces each
+    `memref.get_global` by a `memref.view` into a new trailing argument
+    `memref<Nxi8>`, records N as `nnc.constants_size` on the function, and
+    replaces the globals by one public `@nnc_constants` holding the block
+    (the artifact points the descriptor at it).
+
+    Before:
+    ```mlir
+    memref.global "private" constant @w : memref<2xf32> = dense<[1.0, 2.0]>
+    %w = memref.get_global @w : memref<2xf32>
+    ```
+    After (in `@main(..., %constants: memref<64xi8>)`):
+    ```mlir
+    %w = memref.view %constants[%c0][] : memref<64xi8> to memref<2xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
+def CUDAMapToGPU : Pass<"nnc-cuda-map-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "turn each linalg op of a bufferized function into one GPU kernel launch";
+  let description = [{
+    Named linalg ops are generalized and their loops reordered so that
+    reductions are innermost; each op then becomes a parallel loop nest whose
+    parallel iterations, linearized, are spread over a grid of 256-thread
+    blocks (consecutive threads take consecutive elements of the innermost
+    dim, so accesses coalesce), each thread running the reduction loops for
+    its output. Work that is not a parallel loop (scalar code, sequential
+    loops) runs as a one-thread kernel, so no compiled code on the host ever
+    touches device memory. Views and index arithmetic stay on the host.
+
+    After, for a 1024-element elementwise op:
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, ...) threads(%tx, %ty, %tz) in (%sx = %c256, ...) {
+      %id = ... %bx * 256 + %tx
+      scf.if (%id < 1024) { ... the op's body at %id ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "threads per block of mapped loops">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def CUDAMergeKernels : Pass<"nnc-cuda-merge-kernels", "mlir::ModuleOp"> {
+  let summary = "move every outlined kernel into one gpu.module with unique names";
+  let description = [{
+    Outlining makes one `gpu.module` per launch, whose kernels may share a
+    name. The artifact holds one PTX image per chip with all kernels, so this
+    pass moves them into one `gpu.module @nnc_kernels`, each kernel renamed to
+    its former module's (unique) name, and updates the launches.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModuleOp"> {
+  let summary = "expand math ops in kernels into arithmetic (no libdevice needed)";
+  let description = [{
+    The NVVM lowering turns math ops without a PTX instruction into calls to
+    libdevice, which only the CUDA toolkit ships and which nnc never needs:
+    exp, log, tanh, erf and the like become polynomial approximations accurate
+    to a few ulp in f32; what remains after `convert-gpu-to-nvvm` that still
+    calls libdevice is reported by `nnc-cuda-lower-launches`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def CUDALowerLaunches : Pass<"nnc-cuda-lower-launches", "mlir::ModuleOp"> {
+  let summary = "lower kernel launches to calls of the runtime's launch hook";
+  let description = [{
+    Takes the PTX of the serialized `gpu.binary @nnc_kernels` into module
+    attributes (`nnc.cuda_images`: chip -> PTX text; `nnc.cuda_kernels`: the
+    kernel names in launch order), and replaces each `gpu.launch_func` by a
+    call of `context->cuda->launch(device, kernel index, grid, block, 0,
+    params)` with the thread-local context (see RuntimeContext.h); memref
+    operands are passed expanded, as the NVVM kernels take them (allocated
+    and aligned pointer, offset, sizes, strides).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
 }
 
 #endif // NNC_COMPILER_CODEGEN_PASSES_TD

@@ -7,8 +7,21 @@
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
@@ -72,16 +85,17 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createCSEPass());
 }
 
-void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &options) {
-  // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
-  pm.addNestedPass<func::FuncOp>(
-      createTileAndVectorize({options.vectorBits, options.vectorRegisters}));
-  // No CSE here: it would merge the empty tensors the schedule gave each
-  // destination of its own.
-  pm.addPass(createCanonicalizerPass());
+/// Tensors to buffers: @main's arguments become the caller's buffers (inputs
+/// read-only), its results out-params, every intermediate a view of the
+/// workspace. The same for every target.
+static void addBufferization(OpPassManager &pm,
+                             llvm::function_ref<void(OpPassManager &)> beforePlan = {}) {
   // Ops whose result is inserted into a larger tensor (a pad's interior)
   // compute it in place there.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  // The caller's input buffers are read-only: an op updating its operand in
+  // place works on a copy.
+  pm.addPass(nnc::createReadOnlyInputs());
   bufferization::OneShotBufferizePassOptions bufferize;
   // @main's arguments become plain contiguous memrefs, as the ABI hands them over.
   bufferize.bufferizeFunctionBoundaries = true;
@@ -99,13 +113,92 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &opt
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // A pad's border is filled by the thread chunks that write its interior.
-  pm.addNestedPass<func::FuncOp>(createSinkBorderFills());
+  if (beforePlan)
+    beforePlan(pm);
   // Every intermediate goes to the session's workspace; no malloc at run time.
-  pm.addPass(createPlanMemory());
+  pm.addPass(nnc::createPlanMemory());
+}
+
+void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
+  pm.addNestedPass<func::FuncOp>(
+      createTileAndVectorize({options.vectorBits, options.vectorRegisters}));
+  // No CSE here: it would merge the empty tensors the schedule gave each
+  // destination of its own.
+  pm.addPass(createCanonicalizerPass());
+  addBufferization(pm, /*beforePlan=*/[](OpPassManager &pm) {
+    // A pad's border is filled by the thread chunks that write its interior.
+    pm.addNestedPass<func::FuncOp>(createSinkBorderFills());
+  });
   pm.addNestedPass<func::FuncOp>(createVectorizeCopies({options.vectorBits}));
   // Weights too large to stay cached are prefetched ahead of the matmuls.
   pm.addNestedPass<func::FuncOp>(createPrefetchPanels());
+}
+
+void nnc::buildCUDABufferizePipeline(OpPassManager &pm, const CompileOptions &) {
+  // Chains of elementwise ops become one op, hence one kernel.
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  addBufferization(pm);
+}
+
+void nnc::buildCUDAKernelPipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Kernels read the weights from the device block the runtime uploads.
+  pm.addPass(createCUDAConstantsToArgument());
+  // One launch per linalg op; what is not a parallel loop runs in one thread.
+  pm.addNestedPass<func::FuncOp>(createCUDAMapToGPU());
+  pm.addPass(createCanonicalizerPass());
+  // Constants and index arithmetic move into the kernels rather than
+  // becoming kernel parameters.
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // All kernels in one module: one PTX image per chip.
+  pm.addPass(createCUDAMergeKernels());
+  for (const std::string &chip : options.cudaChips) {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = chip;
+    // MLIR's default PTX version (6.0) is older than sm_90 allows.
+    target.features = "+ptx80";
+    target.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // No libdevice: math becomes arithmetic first.
+  kernels.addPass(createCUDAApproximateMath());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  // Block arguments of the loops must be LLVM types before the GPU ops are
+  // converted (as in MLIR's own NVVM pipeline).
+  kernels.addPass(createArithToLLVMConversionPass());
+  kernels.addPass(createConvertIndexToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  // PTX text: the driver compiles it for the GPU it runs on.
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {
+  // Launches become calls of the runtime's hook; the PTX moves to attributes.
+  pm.addPass(createCUDALowerLaunches());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
@@ -146,7 +239,22 @@ void nnc::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<nn::NNDialect, func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
                   bufferization::BufferizationDialect, LLVM::LLVMDialect, vector::VectorDialect,
-                  affine::AffineDialect>();
+                  affine::AffineDialect, gpu::GPUDialect, NVVM::NVVMDialect>();
+  // The CUDA target: PTX through MLIR's NVVM target.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  // convert-gpu-to-nvvm takes the patterns for the ops in kernels from these.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
@@ -178,4 +286,10 @@ void nnc::registerPipelines() {
                              [=](OpPassManager &pm) { buildCPUBufferizePipeline(pm, options); });
   PassPipelineRegistration<>("nnc-cpu-llvm", "CPU codegen: buffers to the LLVM dialect",
                              [=](OpPassManager &pm) { buildCPULLVMPipeline(pm, options); });
+  PassPipelineRegistration<>("nnc-cuda-bufferize", "CUDA codegen: tensors to planned buffers",
+                             [=](OpPassManager &pm) { buildCUDABufferizePipeline(pm, options); });
+  PassPipelineRegistration<>("nnc-cuda-kernels", "CUDA codegen: buffers to launches and PTX",
+                             [=](OpPassManager &pm) { buildCUDAKernelPipeline(pm, options); });
+  PassPipelineRegistration<>("nnc-cuda-host", "CUDA codegen: host code to the LLVM dialect",
+                             [=](OpPassManager &pm) { buildCUDAHostLLVMPipeline(pm, options); });
 }

@@ -19,6 +19,8 @@ struct CompileOptions {
   /// The CPU's vector registers (nnc::vectorUnitOf): width in bits, number.
   int64_t vectorBits = 512;
   int64_t vectorRegisters = 32;
+  /// CUDA: the chips to emit PTX for, one image each.
+  std::vector<std::string> cudaChips = {"sm_80", "sm_90"};
 };
 
 /// Graph stage: `nn` in, `nn` out, with static shapes wherever the inputs allow.
@@ -32,6 +34,14 @@ void buildCPUBufferizePipeline(mlir::OpPassManager &pm, const CompileOptions &op
 
 /// CPU codegen, second half: buffers and loops to the LLVM dialect.
 void buildCPULLVMPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// CUDA codegen, first half: tensors to buffers in one planned workspace.
+void buildCUDABufferizePipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// CUDA codegen, second half: buffers to kernel launches and PTX (in module
+/// attributes), host code in the LLVM dialect.
+void buildCUDAKernelPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+void buildCUDAHostLLVMPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
 /// Registers the dialects nnc's pipelines produce, with the interface
 /// implementations (bufferization) they rely on.

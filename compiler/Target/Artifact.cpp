@@ -12,7 +12,8 @@
 
 #include "compiler/Target/Artifact.h"
 
-#include "compiler/Codegen/CPU/RuntimeContext.h"
+#include "compiler/Codegen/CUDA/CUDA.h"
+#include "compiler/Codegen/Common/RuntimeContext.h"
 
 #include "runtime/include/nnc/abi.h"
 
@@ -71,8 +72,15 @@ llvm::Constant *stringConstant(llvm::Module &m, llvm::StringRef s, const llvm::T
                                   llvm::GlobalValue::PrivateLinkage, init, name);
 }
 
+/// What a CUDA module's descriptor holds beyond a CPU module's.
+struct CUDAParts {
+  std::vector<std::string> kernels;
+  std::vector<std::pair<std::string, std::string>> images; // chip, PTX
+  uint64_t constantsSize = 0;
+};
+
 /// Adds `i32 nnc_entry_<name>(ptr inputs, ptr outputs, ptr workspace, ptr ctx)`.
-llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info) {
+llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, bool cuda) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Function *impl = m.getFunction(info.name);
   auto *ptr = llvm::PointerType::get(ctx, 0);
@@ -105,8 +113,18 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info) 
   pushTensors(entry->getArg(0), info.inputs);
   pushTensors(entry->getArg(1), info.outputs);
   pushMemref(entry->getArg(2), {(int64_t)info.workspaceSize});
+  if (cuda) {
+    // The device constants: context->cuda->constants (nnc_abi_context_t is
+    // {runtime, num_threads, parallel_for, cuda}; nnc_abi_cuda_t is
+    // {device, constants, launch}).
+    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr});
+    auto *cudaTy = llvm::StructType::get(ctx, {ptr, ptr, ptr});
+    llvm::Value *cudaPtr = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, entry->getArg(3), 3));
+    llvm::Value *constants = b.CreateLoad(ptr, b.CreateStructGEP(cudaTy, cudaPtr, 1));
+    pushMemref(constants, {(int64_t)info.constantsSize});
+  }
   // Parallel loops find the runtime's context in a thread-local (see
-  // compiler/Codegen/CPU/RuntimeContext.h); a module without one has none.
+  // compiler/Codegen/Common/RuntimeContext.h); a module without one has none.
   llvm::GlobalVariable *slot = m.getGlobalVariable(nnc::kRuntimeContextGlobal, true);
   llvm::Value *slotAddr = nullptr, *saved = nullptr;
   if (slot) {
@@ -141,7 +159,8 @@ uint32_t cpuFeatureBits(const llvm::MCSubtargetInfo &subtarget) {
 /// Emits the nnc_abi_module_t descriptor and its accessor.
 void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functions,
                    ArrayRef<llvm::Function *> entries, const nnc::ArtifactOptions &options,
-                   llvm::StringRef cpu, uint32_t cpuFeatures, uint64_t constantsSize) {
+                   llvm::StringRef cpu, uint32_t cpuFeatures, uint64_t constantsSize,
+                   const CUDAParts *cuda) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::get(ctx, 0);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
@@ -174,6 +193,26 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                      tensors(f.inputs, "nnc.in." + f.name), tensors(f.outputs, "nnc.out." + f.name),
                      llvm::ConstantInt::get(i64, f.workspaceSize), llvm::ConstantInt::get(i64, 64)}));
   }
+  // The CUDA fields: none on the CPU.
+  llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
+  llvm::Constant *cudaConstants = null, *kernelArray = null, *imageArray = null;
+  if (cuda) {
+    if (llvm::GlobalVariable *block = m.getGlobalVariable(nnc::kConstantsGlobal, true))
+      cudaConstants = block;
+    SmallVector<llvm::Constant *> names;
+    for (auto [i, name] : llvm::enumerate(cuda->kernels))
+      names.push_back(stringConstant(m, name, "nnc.kernel" + llvm::Twine(i)));
+    kernelArray = global(llvm::ConstantArray::get(llvm::ArrayType::get(ptr, names.size()), names),
+                         "nnc.kernels");
+    auto *imageTy = llvm::StructType::get(ctx, {ptr, ptr, i64});
+    SmallVector<llvm::Constant *> images;
+    for (auto [chip, ptx] : cuda->images)
+      images.push_back(llvm::ConstantStruct::get(
+          imageTy, {stringConstant(m, chip, "nnc.chip." + chip),
+                    stringConstant(m, ptx, "nnc.ptx." + chip), llvm::ConstantInt::get(i64, ptx.size())}));
+    imageArray = global(llvm::ConstantArray::get(llvm::ArrayType::get(imageTy, images.size()), images),
+                        "nnc.images");
+  }
   llvm::Constant *fnArray = global(llvm::ConstantArray::get(llvm::ArrayType::get(functionTy, fns.size()), fns),
                                    "nnc.functions");
   llvm::Constant *descriptor = global(
@@ -181,11 +220,9 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
           moduleTy, {llvm::ConstantInt::get(i32, NNC_ABI_VERSION), llvm::ConstantInt::get(i32, cpuFeatures),
                      stringConstant(m, "nnc 0.1", "nnc.producer"), stringConstant(m, options.target, "nnc.target"),
                      stringConstant(m, cpu, "nnc.cpu"), llvm::ConstantInt::get(i32, fns.size()), fnArray,
-                     llvm::ConstantInt::get(i64, constantsSize),
-                     // The CUDA fields: none on the CPU.
-                     llvm::ConstantPointerNull::get(ptr), llvm::ConstantInt::get(i32, 0),
-                     llvm::ConstantPointerNull::get(ptr), llvm::ConstantInt::get(i32, 0),
-                     llvm::ConstantPointerNull::get(ptr)}),
+                     llvm::ConstantInt::get(i64, constantsSize), cudaConstants,
+                     llvm::ConstantInt::get(i32, cuda ? cuda->kernels.size() : 0), kernelArray,
+                     llvm::ConstantInt::get(i32, cuda ? cuda->images.size() : 0), imageArray}),
       "nnc.module");
   auto *accessor = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
                                           llvm::GlobalValue::ExternalLinkage, NNC_ABI_MODULE_SYMBOL, m);
@@ -262,12 +299,17 @@ LogicalResult link(Operation *op, ArrayRef<std::string> objects, StringRef outpu
 }
 
 /// The CPU name and feature string to compile for: the named CPU with its
-/// own features, or the host's CPU with the features this machine has.
+/// own features, or the host's CPU with the features this machine has. A
+/// CUDA module's host code only enqueues kernels: it is compiled for the
+/// architecture's baseline, so that it loads on any host.
 std::pair<std::string, std::string> cpuAndFeatures(const nnc::ArtifactOptions &options,
                                                    const llvm::Triple &triple) {
-  std::string cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  bool baseline = options.target == "cuda" && options.cpu.empty();
+  std::string cpu = !options.cpu.empty() ? options.cpu
+                    : baseline           ? std::string(triple.isX86() ? "x86-64" : "generic")
+                                         : llvm::sys::getHostCPUName().str();
   std::string features = options.features;
-  if (options.cpu.empty() && features.empty()) {
+  if (options.cpu.empty() && features.empty() && !baseline) {
     SmallVector<std::string> list;
     for (auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
       list.push_back((enabled ? "+" : "-") + name.str());
@@ -317,6 +359,26 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
 
+  // A CUDA module's kernels travel in module attributes (compiler/Codegen/CUDA/CUDA.h).
+  std::optional<CUDAParts> cuda;
+  if (options.target == "cuda") {
+    cuda.emplace();
+    auto images = module->getAttrOfType<DictionaryAttr>(kCUDAImagesAttr);
+    auto kernels = module->getAttrOfType<ArrayAttr>(kCUDAKernelsAttr);
+    if (!images || !kernels)
+      return module.emitError("expected the CUDA kernels as the attributes '")
+             << kCUDAImagesAttr << "' and '" << kCUDAKernelsAttr << "'";
+    for (NamedAttribute image : images)
+      cuda->images.emplace_back(image.getName().str(),
+                                cast<StringAttr>(image.getValue()).getValue().str());
+    for (Attribute kernel : kernels)
+      cuda->kernels.push_back(cast<StringAttr>(kernel).getValue().str());
+    for (const FunctionInfo &f : functions)
+      cuda->constantsSize = std::max(cuda->constantsSize, f.constantsSize);
+    module->removeAttr(kCUDAImagesAttr);
+    module->removeAttr(kCUDAKernelsAttr);
+  }
+
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, llvmContext, "nnc_module");
   if (!m)
@@ -347,10 +409,12 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   for (const FunctionInfo &f : functions) {
     if (!m->getFunction(f.name))
       return module.emitError("no function '") << f.name << "' to export";
-    entries.push_back(addEntryWrapper(*m, f));
+    entries.push_back(addEntryWrapper(*m, f, cuda.has_value()));
   }
+  if (llvm::GlobalVariable *block = m->getGlobalVariable(kConstantsGlobal, true))
+    block->setLinkage(llvm::GlobalValue::InternalLinkage);
   addDescriptor(*m, functions, entries, options, cpu, cpuFeatureBits(*tm->getMCSubtargetInfo()),
-                constantBytes(*m));
+                cuda ? cuda->constantsSize : constantBytes(*m), cuda ? &*cuda : nullptr);
   if (kind == ArtifactKind::LLVMIR) {
     optimize(*m, *tm, options.optLevel);
     auto out = openOutputFile(outputPath, &error);

@@ -24,11 +24,13 @@ struct TensorInfo {
 };
 
 /// An entry function of the module: `@<name>` in the LLVM-dialect module, whose
-/// memref arguments are the inputs, then the outputs, then the workspace.
+/// memref arguments are the inputs, then the outputs, then the workspace, and
+/// for the CUDA target the device constants (constantsSize bytes).
 struct FunctionInfo {
   std::string name;
   std::vector<TensorInfo> inputs, outputs;
   uint64_t workspaceSize = 0;
+  uint64_t constantsSize = 0;
 };
 
 struct ArtifactOptions {
@@ -54,7 +56,9 @@ enum class ArtifactKind { LLVMIR, Object, SharedLibrary };
 int32_t abiDtype(mlir::Type element, bool isUnsigned);
 
 /// Writes `module` (LLVM dialect) with the entry functions in `functions`.
-/// Errors are emitted on the module.
+/// For the CUDA target the module carries its kernels' PTX and names as the
+/// attributes nnc-cuda-lower-launches sets, and its constants in the global
+/// `@nnc_constants`. Errors are emitted on the module.
 llvm::LogicalResult writeArtifact(mlir::ModuleOp module, const std::vector<FunctionInfo> &functions,
                                   const ArtifactOptions &options, ArtifactKind kind,
                                   const std::string &outputPath);

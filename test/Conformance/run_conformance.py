@@ -4,7 +4,9 @@
 Each test directory holds a model.onnx and test_data_set_*/ with input_N.pb and
 output_N.pb. A test passes when `nnc model.onnx -o model.so` compiles it and
 `nnc-run model.so --test-data DIR` matches every data set within ONNX's own
-default tolerances (rtol 1e-3, atol 1e-7; integers exactly).
+default tolerances (rtol 1e-3, atol 1e-7; integers exactly), and nnc-run's
+second run of each data set leaves the inputs unchanged and repeats the outputs
+bit for bit.
 
 expected.txt lists every test that does not pass, with its reason. The run
 fails when a listed test passes or an unlisted one fails, so the list stays
@@ -29,6 +31,7 @@ from pathlib import Path
 import onnx
 
 RTOL, ATOL = "1e-3", "1e-7"
+REPEAT_OK = "repeat run: outputs identical, inputs unchanged"
 COMPILE_TIMEOUT, RUN_TIMEOUT = 300, 120
 
 
@@ -109,6 +112,9 @@ def run_test(test_dir, nnc, nnc_run, cache, compiler_key):
             if r.returncode < 0:
                 detail = f"crashed (signal {-r.returncode})"
             return "mismatch", f"{data.name}: {detail.strip()}"
+        # nnc-run checks every run twice; a pass must show that it did.
+        if REPEAT_OK not in r.stdout:
+            return "mismatch", f"{data.name}: nnc-run did not report its repeat-run check"
     return "pass", ""
 
 

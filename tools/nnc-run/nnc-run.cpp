@@ -3,7 +3,10 @@
 // Loads a module with the runtime, binds inputs (an ONNX test data set, .pb
 // files, or seeded random data), runs one function, compares its outputs with
 // the reference outputs of the test data set, and optionally benchmarks it.
-// Exit codes: 0 success, 1 outputs out of tolerance, 2 any other error.
+// Every invocation runs the function twice and checks that the second run
+// gives bit-identical outputs and that neither run wrote an input.
+// Exit codes: 0 success, 1 outputs out of tolerance (or differing between
+// runs, or an input written), 2 any other error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +52,12 @@ Runs one function of a module compiled by nnc and checks or times it.
   --print-outputs       print the output values
   --help                print this help
 
-Inputs are bound by position. Exit code 0: success; 1: an output is out of
-tolerance; 2: any other error.
+Inputs are bound by position. The function always runs twice: the second
+run's outputs must equal the first's bit for bit, and the input buffers must
+be unchanged after both (compiled code never writes its inputs).
+
+Exit code 0: success; 1: an output is out of tolerance, differs between the
+two runs, or an input was written; 2: any other error.
 )";
 
 struct Options {
@@ -259,6 +266,65 @@ bool compareOutput(int32_t index, const nnc_tensor_info_t &info, const nnc_tenso
   return false;
 }
 
+/// The index of the first byte where a and b differ, or -1.
+int64_t firstDifference(const unsigned char *a, const unsigned char *b, size_t size) {
+  for (size_t i = 0; i < size; ++i)
+    if (a[i] != b[i])
+      return static_cast<int64_t>(i);
+  return -1;
+}
+
+/// Runs the session a second time and checks it against the first: the
+/// outputs must be bit-identical (compiled code is deterministic) and no input
+/// byte may have changed (compiled code never writes its inputs; a scatter
+/// that updated its data input in place gave different results on each run).
+/// `pristine` holds the inputs' bytes from before the first run and `first`
+/// the first run's outputs. Returns the number of problems, printed.
+int checkRepeatRun(nnc::Session &session, const nnc::Function &function,
+                   const std::vector<HostTensor> &inputs,
+                   const std::vector<std::vector<unsigned char>> &pristine,
+                   const std::vector<std::vector<unsigned char>> &first, std::string &failure) {
+  if (nnc::Status status = session.run(); !status.ok()) {
+    failure = std::string("second run: ") + status.message();
+    return 0;
+  }
+  int problems = 0;
+  for (int32_t i = 0; i < function.outputCount(); ++i) {
+    nnc::Result<nnc_tensor_view_t> view = session.output(i);
+    if (!view.ok()) {
+      failure = view.status().message();
+      return problems;
+    }
+    const nnc_tensor_info_t &info = *function.output(i);
+    int64_t at = firstDifference(static_cast<const unsigned char *>(view->data),
+                                 first[i].data(), info.byte_size);
+    if (at >= 0) {
+      int64_t element = at / static_cast<int64_t>(nnc_dtype_size(info.dtype));
+      std::printf("output %d '%s': FAIL: the second run differs from the first at %s: %s, "
+                  "then %s\n",
+                  i, info.name, indexString(element, info.rank, info.shape).c_str(),
+                  elementString(info.dtype, first[i].data(), element).c_str(),
+                  elementString(info.dtype, view->data, element).c_str());
+      ++problems;
+    }
+  }
+  for (int32_t i = 0; i < function.inputCount(); ++i) {
+    const nnc_tensor_info_t &info = *function.input(i);
+    int64_t at = firstDifference(inputs[i].bytes.data(), pristine[i].data(), pristine[i].size());
+    if (at >= 0) {
+      int64_t element = at / static_cast<int64_t>(nnc_dtype_size(info.dtype));
+      std::printf("input %d '%s': FAIL: written by the compiled code at %s: was %s, now %s\n", i,
+                  info.name, indexString(element, info.rank, info.shape).c_str(),
+                  elementString(info.dtype, pristine[i].data(), element).c_str(),
+                  elementString(info.dtype, inputs[i].bytes.data(), element).c_str());
+      ++problems;
+    }
+  }
+  if (problems == 0)
+    std::printf("repeat run: outputs identical, inputs unchanged\n");
+  return problems;
+}
+
 /// All values, one line per innermost row.
 void printValues(int32_t index, const nnc_tensor_info_t &info, const nnc_tensor_view_t &view) {
   std::printf("output %d '%s' (%s):\n", index, info.name,
@@ -385,10 +451,14 @@ int runModule(const Options &options) {
   std::printf("nnc-run: '%s' function '%s' on cpu, %d thread%s, inputs: %s\n",
               options.module.c_str(), name, runtime->numThreads(),
               runtime->numThreads() == 1 ? "" : "s", source.c_str());
+  std::vector<std::vector<unsigned char>> pristine;
+  for (const HostTensor &input : inputs)
+    pristine.push_back(input.bytes);
   if (nnc::Status status = session->run(); !status.ok())
     return error(status.message());
 
   int32_t failures = 0;
+  std::vector<std::vector<unsigned char>> first;
   for (int32_t i = 0; i < function.outputCount(); ++i) {
     nnc::Result<nnc_tensor_view_t> view = session->output(i);
     if (!view.ok())
@@ -397,17 +467,23 @@ int runModule(const Options &options) {
       printValues(i, *function.output(i), *view);
     if (!expected.empty() && !compareOutput(i, *function.output(i), *view, expected[i], options))
       ++failures;
+    auto *bytes = static_cast<const unsigned char *>(view->data);
+    first.emplace_back(bytes, bytes + function.output(i)->byte_size);
   }
+  std::string failure;
+  int problems = checkRepeatRun(*session, function, inputs, pristine, first, failure);
+  if (!failure.empty())
+    return error(failure);
   if (options.bench) {
     std::string message = bench(*session, options);
     if (!message.empty())
       return error(message);
   }
-  if (failures) {
+  if (failures)
     std::printf("nnc-run: %d of %d outputs out of tolerance\n", failures, function.outputCount());
-    return kOutOfTolerance;
-  }
-  return 0;
+  if (problems)
+    std::printf("nnc-run: %d output(s) or input(s) changed on a second run\n", problems);
+  return failures || problems ? kOutOfTolerance : 0;
 }
 
 } // namespace

@@ -158,11 +158,6 @@ int main(int argc, char **argv) {
 
   nnc::CompileOptions compileOptions;
   compileOptions.target = target;
-  if (target == "cuda" && emit > Emit::NN) {
-    llvm::WithColor::error(llvm::errs(), "nnc")
-        << "the CUDA target is not implemented yet; use -target=cpu\n";
-    return 1;
-  }
   nnc::ArtifactOptions artifactOptions;
   artifactOptions.target = target;
   artifactOptions.cpu = cpu;
@@ -194,7 +189,7 @@ int main(int argc, char **argv) {
   std::vector<nnc::FunctionInfo> functions;
   if (emit >= Emit::Linalg) {
     auto main = module->lookupSymbol<func::FuncOp>("main");
-    nnc::FunctionInfo info{"main", {}, {}, 0};
+    nnc::FunctionInfo info{"main", {}, {}, 0, 0};
     auto describe = [](Type type, DictionaryAttr attrs, std::vector<nnc::TensorInfo> &list) {
       auto tensor = cast<RankedTensorType>(type);
       auto name = attrs ? attrs.getAs<StringAttr>("nn.name") : StringAttr();
@@ -209,8 +204,9 @@ int main(int argc, char **argv) {
     if (failed(runStage(nnc::buildLowerPipeline)))
       return 1;
   }
+  bool cuda = target == "cuda";
   if (emit >= Emit::Buffers) {
-    if (failed(runStage(nnc::buildCPUBufferizePipeline)))
+    if (failed(runStage(cuda ? nnc::buildCUDABufferizePipeline : nnc::buildCPUBufferizePipeline)))
       return 1;
     auto main = module->lookupSymbol<func::FuncOp>("main");
     if (auto size = main->getAttrOfType<IntegerAttr>("nnc.workspace_size"))
@@ -224,8 +220,19 @@ int main(int argc, char **argv) {
                                    all / 1048576.0, all ? 100.0 * (all - planned) / all : 0.0);
     }
   }
-  if (emit >= Emit::LLVMDialect && failed(runStage(nnc::buildCPULLVMPipeline)))
-    return 1;
+  if (emit >= Emit::LLVMDialect) {
+    if (cuda) {
+      if (failed(runStage(nnc::buildCUDAKernelPipeline)))
+        return 1;
+      auto main = module->lookupSymbol<func::FuncOp>("main");
+      if (auto size = main->getAttrOfType<IntegerAttr>("nnc.constants_size"))
+        functions[0].constantsSize = size.getInt();
+      if (failed(runStage(nnc::buildCUDAHostLLVMPipeline)))
+        return 1;
+    } else if (failed(runStage(nnc::buildCPULLVMPipeline))) {
+      return 1;
+    }
+  }
 
   std::string error;
   if (emit >= Emit::LLVMIR) {

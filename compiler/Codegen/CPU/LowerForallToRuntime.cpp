@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Codegen/CPU/RuntimeContext.h"
+#include "compiler/Codegen/Common/RuntimeContext.h"
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -134,37 +134,13 @@ struct LowerForallToRuntimePass
     if (outermost.empty())
       return;
 
-    LLVM::GlobalOp slot = contextSlot(module);
+    LLVM::GlobalOp slot = nnc::getOrCreateContextSlot(module);
     if (!slot)
       return signalPassFailure();
     LLVMTypeConverter converter(&getContext());
     for (scf::ForallOp forall : outermost)
       if (failed(outline(forall, converter)))
         return signalPassFailure();
-  }
-
-  /// The module's thread-local `nnc_context` pointer, created on first use.
-  LLVM::GlobalOp contextSlot(ModuleOp module) {
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    if (Operation *existing = SymbolTable::lookupSymbolIn(module, nnc::kRuntimeContextGlobal)) {
-      auto global = dyn_cast<LLVM::GlobalOp>(existing);
-      if (!global || !global.getThreadLocal_() || global.getGlobalType() != ptr) {
-        existing->emitOpError("expected '") << nnc::kRuntimeContextGlobal
-                                            << "' to be a thread-local 'llvm.ptr' global";
-        return nullptr;
-      }
-      return global;
-    }
-    // External so a test driver can set it; the artifact makes it internal.
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto global = LLVM::GlobalOp::create(b, module.getLoc(), ptr, /*isConstant=*/false,
-                                         LLVM::Linkage::External, nnc::kRuntimeContextGlobal,
-                                         Attribute(), /*alignment=*/0, /*addrSpace=*/0,
-                                         /*dsoLocal=*/false, /*thread_local_=*/true);
-    b.createBlock(&global.getInitializerRegion());
-    LLVM::ReturnOp::create(b, module.getLoc(),
-                           LLVM::ZeroOp::create(b, module.getLoc(), ptr).getResult());
-    return global;
   }
 
   LogicalResult outline(scf::ForallOp forall, LLVMTypeConverter &converter) {

@@ -200,6 +200,38 @@ static int32_t fail_entry(void *const *inputs, void *const *outputs, void *works
 static const int64_t kShapeDynamic[] = {-1, 3};
 static const nnc_abi_tensor_t kDynamicInputs[] = {{"x", NNC_DTYPE_F32, 2, kShapeDynamic}};
 
+/*===- writes_input, unsteady: break what nnc-run's repeat-run check guards ===*
+ * writes_input: y = x + 1, and x[1] += 1 (compiled code must never write an
+ * input). unsteady: y = x + the number of earlier runs (outputs must repeat). */
+
+static const int64_t kShape3[] = {3};
+static const nnc_abi_tensor_t kVec3[] = {{"x", NNC_DTYPE_F32, 1, kShape3}};
+static const nnc_abi_tensor_t kVec3Out[] = {{"y", NNC_DTYPE_F32, 1, kShape3}};
+
+static int32_t writes_input_entry(void *const *inputs, void *const *outputs, void *workspace,
+                                  const nnc_abi_context_t *context) {
+  (void)workspace;
+  (void)context;
+  float *x = inputs[0], *y = outputs[0];
+  for (int i = 0; i < 3; ++i)
+    y[i] = x[i] + 1;
+  x[1] += 1;
+  return 0;
+}
+
+static int32_t unsteady_entry(void *const *inputs, void *const *outputs, void *workspace,
+                              const nnc_abi_context_t *context) {
+  (void)workspace;
+  (void)context;
+  static int runs;
+  const float *x = inputs[0];
+  float *y = outputs[0];
+  for (int i = 0; i < 3; ++i)
+    y[i] = x[i] + (float)runs;
+  ++runs;
+  return 0;
+}
+
 /*===- the descriptor ----------------------------------------------------===*/
 
 static const nnc_abi_function_t kFunctions[] = {
@@ -212,6 +244,8 @@ static const nnc_abi_function_t kFunctions[] = {
     {"fail", fail_entry, 0, 1, NULL, kFailOutputs, 0, 0},
     /* Never run: sessions refuse dynamic shapes. */
     {"dynamic", fail_entry, 1, 1, kDynamicInputs, kDynamicInputs, 0, 0},
+    {"writes_input", writes_input_entry, 1, 1, kVec3, kVec3Out, 0, 0},
+    {"unsteady", unsteady_entry, 1, 1, kVec3, kVec3Out, 0, 0},
 };
 
 static const nnc_abi_module_t kModule = {

@@ -1,4 +1,4 @@
-//===- RuntimeContext.h - how compiled CPU code finds the runtime -*- C++ -*-===//
+//===- RuntimeContext.h - how compiled code finds the runtime -----*- C++ -*-===//
 //
 // The entry wrapper (compiler/Target/Artifact.cpp) stores the call's
 // `const nnc_abi_context_t *` in a thread-local global of the module for the
@@ -14,14 +14,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NNC_COMPILER_CODEGEN_CPU_RUNTIMECONTEXT_H
-#define NNC_COMPILER_CODEGEN_CPU_RUNTIMECONTEXT_H
+#ifndef NNC_COMPILER_CODEGEN_COMMON_RUNTIMECONTEXT_H
+#define NNC_COMPILER_CODEGEN_COMMON_RUNTIMECONTEXT_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 
 namespace nnc {
 
-/// The symbol of the thread-local `const nnc_abi_context_t *` of a CPU module.
+/// The symbol of the thread-local `const nnc_abi_context_t *` of a module.
 inline constexpr char kRuntimeContextGlobal[] = "nnc_context";
+
+/// The module's thread-local context slot, created on first use; null (after
+/// an error on the clashing symbol) when the name is taken by something else.
+mlir::LLVM::GlobalOp getOrCreateContextSlot(mlir::ModuleOp module);
+
+/// Loads the context pointer from the slot at the builder's position.
+mlir::Value loadContext(mlir::OpBuilder &b, mlir::Location loc);
 
 } // namespace nnc
 
-#endif // NNC_COMPILER_CODEGEN_CPU_RUNTIMECONTEXT_H
+#endif // NNC_COMPILER_CODEGEN_COMMON_RUNTIMECONTEXT_H

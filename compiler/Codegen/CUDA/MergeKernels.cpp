@@ -1,0 +1,71 @@
+//===- MergeKernels.cpp - every kernel in one gpu.module ------------------===//
+//
+// One gpu.module serializes to one PTX image per chip, which the runtime
+// loads once per session.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/CUDA/CUDA.h"
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_CUDAMERGEKERNELS
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+struct MergeKernels : nnc::impl::CUDAMergeKernelsBase<MergeKernels> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::GPUModuleOp> outlined(module.getOps<gpu::GPUModuleOp>());
+    if (outlined.empty())
+      return;
+    if (module.lookupSymbol(nnc::kKernelModule)) {
+      module.emitOpError("expected no symbol named '") << nnc::kKernelModule << "' yet";
+      return signalPassFailure();
+    }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto merged = gpu::GPUModuleOp::create(b, module.getLoc(), nnc::kKernelModule);
+    SymbolTable mergedSymbols(merged);
+    // Kernel (old module, old name) -> new name.
+    llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
+    for (gpu::GPUModuleOp old : outlined) {
+      for (Operation &op : llvm::make_early_inc_range(old.getBody()->getOperations())) {
+        auto symbol = dyn_cast<SymbolOpInterface>(op);
+        if (!symbol) {
+          op.emitOpError("unexpected op in an outlined kernel module");
+          return signalPassFailure();
+        }
+        StringAttr oldName = symbol.getNameAttr();
+        // Outlining names each module after its launch, uniquely; a module of
+        // one kernel gives the kernel its name.
+        std::string name = old.getName().str();
+        if (!llvm::hasSingleElement(old.getOps<gpu::GPUFuncOp>()) || !isa<gpu::GPUFuncOp>(op))
+          name += "_" + oldName.str();
+        op.remove();
+        symbol.setName(name);
+        mergedSymbols.insert(&op);
+        renamed[{old.getNameAttr(), oldName}] = symbol.getNameAttr();
+      }
+      old.erase();
+    }
+    WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
+      StringAttr name =
+          renamed.lookup({launch.getKernelModuleName(), launch.getKernelName()});
+      if (!name) {
+        launch.emitOpError("launches an unknown kernel");
+        return WalkResult::interrupt();
+      }
+      launch.setKernelAttr(SymbolRefAttr::get(merged.getNameAttr(),
+                                              {FlatSymbolRefAttr::get(name)}));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace
