@@ -288,8 +288,9 @@ void testModuleLoadErrors() {
                 ("'" + plain + "' is not an nnc module: it does not export 'nnc_module_v1'").c_str());
   EXPECT_STATUS(nnc_module_load(modulePath("bad_version.so").c_str(), &module),
                 NNC_STATUS_FAILED_PRECONDITION,
-                "bad_version.so' was built for ABI version 99, this runtime supports 1 "
-                "(recompile it with a matching nnc)");
+                ("bad_version.so' was built for ABI version 99, this runtime supports " +
+                 std::to_string(NNC_ABI_VERSION) + " (recompile it with a matching nnc)")
+                    .c_str());
   EXPECT_STATUS(nnc_module_load(modulePath("bad_unresolved.so").c_str(), &module),
                 NNC_STATUS_INVALID_ARGUMENT, "undefined symbol: nnc_test_undefined_symbol");
   EXPECT_STATUS(nnc_module_load(modulePath("bad_null_descriptor.so").c_str(), &module),
