@@ -29,6 +29,8 @@
 namespace {
 
 std::atomic<bool> testOk{true}; // checks may fail on several threads at once
+/// Set by a test that found nothing to check on this machine, saying why.
+std::string skipped;
 
 void check(bool condition, const char *text, const char *file, int line) {
   if (!condition) {
@@ -708,6 +710,30 @@ void testConcurrentSessions() {
 // The CUDA device, against the fake driver (fake_cuda/) and cuda_module.c
 //===----------------------------------------------------------------------===//
 
+/// Environment variables set for a test's duration, restored at the end.
+struct Environment {
+  ~Environment() {
+    for (auto saved = values.rbegin(); saved != values.rend(); ++saved) {
+      if (saved->second.first)
+        setenv(saved->first.c_str(), saved->second.second.c_str(), 1);
+      else
+        unsetenv(saved->first.c_str());
+    }
+  }
+  /// Sets (or with NULL, removes) name until the end.
+  void set(const char *name, const char *value) {
+    if (!values.count(name)) {
+      const char *old = std::getenv(name);
+      values[name] = {old != nullptr, old ? old : ""};
+    }
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  std::map<std::string, std::pair<bool, std::string>> values; // name: (was set, old value)
+};
+
 /// The fake CUDA driver, in use while the object lives: NNC_CUDA_DRIVER
 /// points at it and NNC_FAKE_CUDA_KERNELS at cuda_module.so's host kernels;
 /// its other settings start cleared; its log starts empty. The environment
@@ -733,26 +759,11 @@ struct FakeCuda {
     reset();
   }
   ~FakeCuda() {
-    for (auto saved = environment.rbegin(); saved != environment.rend(); ++saved) {
-      if (saved->second.first)
-        setenv(saved->first.c_str(), saved->second.second.c_str(), 1);
-      else
-        unsetenv(saved->first.c_str());
-    }
     if (handle)
       dlclose(handle);
   }
   /// Sets (or with NULL, removes) an environment variable until the end.
-  void set(const char *name, const char *value) {
-    if (!environment.count(name)) {
-      const char *old = std::getenv(name);
-      environment[name] = {old != nullptr, old ? old : ""};
-    }
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
+  void set(const char *name, const char *value) { environment.set(name, value); }
   void reset() {
     if (resetLog)
       resetLog();
@@ -787,7 +798,7 @@ struct FakeCuda {
   decltype(&nnc_fake_cuda_log) readLog = nullptr;
   decltype(&nnc_fake_cuda_calls) countCalls = nullptr;
   decltype(&nnc_fake_cuda_live) countLive = nullptr;
-  std::map<std::string, std::pair<bool, std::string>> environment;
+  Environment environment;
 };
 
 constexpr int kCudaN = 1000; // cuda_module.c's N
@@ -1296,6 +1307,47 @@ void testCudaWithoutGraphs() {
   }
 }
 
+void testCudaRealDriver() {
+  // The same module on this machine's driver and GPU, where there is one:
+  // the PTX kernels compute what the host versions do.
+  Environment environment;
+  environment.set("NNC_CUDA_DRIVER", nullptr);
+  Objects objects;
+  nnc_status_t status = objects.open("main", 1, "cuda_module.so", "cuda");
+  if (nnc_status_code(status) == NNC_STATUS_UNAVAILABLE) {
+    skipped = nnc_status_message(status);
+    nnc_status_free(status);
+    return;
+  }
+  REQUIRE_OK(status);
+  std::string device = nnc_session_device(objects.session);
+  std::printf("  %s\n", device.c_str());
+  CHECK(device.compare(0, 6, "cuda '") == 0 && device.find(", image sm_") != std::string::npos);
+  CHECK(runCudaMainFourTimes(objects)); // eager, captured, replayed twice
+
+  Objects shared;
+  REQUIRE_OK(shared.open("shared", 1, "cuda_module.so", "cuda"));
+  for (int run = 0; run < 3; ++run) {
+    REQUIRE_OK(nnc_session_run(shared.session));
+    nnc_tensor_view_t y;
+    REQUIRE_OK(nnc_session_output(shared.session, 0, &y));
+    CHECK(static_cast<const float *>(y.data)[0] == 2.5f &&
+          static_cast<const float *>(y.data)[3] == 2.5f);
+  }
+  Objects badLaunch;
+  REQUIRE_OK(badLaunch.open("bad_launch", 1, "cuda_module.so", "cuda"));
+  EXPECT_STATUS(nnc_session_run(badLaunch.session), NNC_STATUS_INTERNAL,
+                "cuLaunchKernel failed for kernel 'fill' (grid 1x1x1, block 2048x1x1, 0 dynamic "
+                "shared bytes): CUDA_ERROR_INVALID_VALUE");
+  Objects badKernel;
+  REQUIRE_OK(badKernel.open("bad_kernel", 1, "cuda_module.so", "cuda"));
+  EXPECT_STATUS(nnc_session_run(badKernel.session), NNC_STATUS_INTERNAL,
+                "kernel index 4 is out of range (the module has 4 kernels)");
+  Objects missing;
+  EXPECT_STATUS(missing.open("main", 1, "cuda_module.so", "cuda:64"), NNC_STATUS_UNAVAILABLE,
+                "device 'cuda:64': there is no CUDA device 64");
+}
+
 void testCudaConcurrentSessions() {
   // Sessions on several threads share the driver and the primary context;
   // each makes it current around its own calls.
@@ -1415,19 +1467,32 @@ const Test kTests[] = {
     {"cuda-launches", testCudaLaunches},
     {"cuda-without-graphs", testCudaWithoutGraphs},
     {"cuda-concurrent-sessions", testCudaConcurrentSessions},
+    {"cuda-real-driver", testCudaRealDriver},
     {"cpp-wrapper", testCppWrapper},
 };
 
 } // namespace
 
-int main() {
-  int passed = 0, failed = 0;
+/// Runs every test, or those named on the command line.
+int main(int argc, char **argv) {
+  int passed = 0, failed = 0, skips = 0;
   for (const Test &test : kTests) {
+    bool named = argc == 1;
+    for (int i = 1; i < argc; ++i)
+      named |= std::strcmp(argv[i], test.name) == 0;
+    if (!named)
+      continue;
     testOk = true;
+    skipped.clear();
     test.run();
+    if (testOk && !skipped.empty()) {
+      std::printf("SKIP: %s (%s)\n", test.name, skipped.c_str());
+      ++skips;
+      continue;
+    }
     std::printf("%s: %s\n", testOk ? "PASS" : "FAIL", test.name);
     ++(testOk ? passed : failed);
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
+  std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skips);
   return failed ? 1 : 0;
 }

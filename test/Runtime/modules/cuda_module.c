@@ -4,9 +4,9 @@
  * launches kernels through context->cuda with device addresses, constants,
  * PTX images for three chips, and host versions of the kernels
  * (nnc_fake_kernel_<name>) that the fake driver runs in place of the PTX, so
- * that real numbers flow from input to output. Built a second time with
- * MISLABELED_IMAGE: its sm_80 image holds sm_90 PTX, which a JIT for an
- * sm_8x device rejects.
+ * that real numbers flow from input to output without a GPU, and the same
+ * numbers come out of a GPU. Built a second time with MISLABELED_IMAGE: its
+ * sm_80 image holds sm_90 PTX, which a JIT for an sm_8x device rejects.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -28,21 +28,139 @@ enum { kBadWorkspace = 2, kBadConstants = 3, kFailed = 7 };
 enum { kZeroCount, kAffine, kReluCount, kFill, kNumKernels };
 static const char *const kKernels[] = {"zero_count", "affine", "relu_count", "fill"};
 
-/* One PTX text per chip; the fake driver reads the .target and each .entry
- * with its parameters. The bodies do nothing: the fake runs the host
- * versions below. */
-#define PTX(target)                                                                            \
-  "//\n// nnc-test: stands in for compiled kernels\n//\n"                                      \
-  ".version 8.0\n.target " target "\n.address_size 64\n\n"                                     \
-  ".visible .entry zero_count(\n\t.param .u64 zero_count_param_0\n)\n{\n\tret;\n}\n\n"         \
-  ".visible .entry affine(\n\t.param .u64 affine_param_0,\n\t.param .u64 affine_param_1,\n"    \
-  "\t.param .u64 affine_param_2,\n\t.param .u64 affine_param_3,\n"                             \
-  "\t.param .u64 affine_param_4,\n\t.param .u32 affine_param_5\n)\n{\n\tret;\n}\n\n"           \
-  ".visible .entry relu_count(\n\t.param .u64 relu_count_param_0,\n"                           \
-  "\t.param .u64 relu_count_param_1,\n\t.param .u64 relu_count_param_2,\n"                     \
-  "\t.param .u32 relu_count_param_3\n)\n{\n\tret;\n}\n\n"                                      \
-  ".visible .entry fill(\n\t.param .u64 fill_param_0,\n\t.param .u32 fill_param_1,\n"          \
-  "\t.param .f32 fill_param_2\n)\n{\n\tret;\n}\n"
+/* One PTX text per chip, the same kernels for each (checked with ptxas
+ * -arch=sm_80/sm_90/sm_90a -Werror): a GPU runs them, the fake driver reads
+ * the .target and each .entry's parameters and runs the host versions below
+ * instead. */
+#define PTX(target)                                                                              \
+  ".version 8.0\n.target " target "\n.address_size 64\n\n"                                       \
+  ".visible .entry zero_count(\n"                                                                \
+  "\t.param .u64 zero_count_param_0\n"                                                           \
+  ")\n"                                                                                          \
+  "{\n"                                                                                          \
+  "\t.reg .b32 \t%r<2>;\n"                                                                       \
+  "\t.reg .b64 \t%rd<3>;\n"                                                                      \
+  "\n"                                                                                           \
+  "\tld.param.u64 \t%rd1, [zero_count_param_0];\n"                                               \
+  "\tcvta.to.global.u64 \t%rd2, %rd1;\n"                                                         \
+  "\tmov.u32 \t%r1, 0;\n"                                                                        \
+  "\tst.global.u32 \t[%rd2], %r1;\n"                                                             \
+  "\tret;\n"                                                                                     \
+  "}\n"                                                                                          \
+  "\n"                                                                                           \
+  ".visible .entry affine(\n"                                                                    \
+  "\t.param .u64 affine_param_0,\n"                                                              \
+  "\t.param .u64 affine_param_1,\n"                                                              \
+  "\t.param .u64 affine_param_2,\n"                                                              \
+  "\t.param .u64 affine_param_3,\n"                                                              \
+  "\t.param .u64 affine_param_4,\n"                                                              \
+  "\t.param .u32 affine_param_5\n"                                                               \
+  ")\n"                                                                                          \
+  "{\n"                                                                                          \
+  "\t.reg .pred \t%p<2>;\n"                                                                      \
+  "\t.reg .b32 \t%r<6>;\n"                                                                       \
+  "\t.reg .f32 \t%f<7>;\n"                                                                       \
+  "\t.reg .b64 \t%rd<16>;\n"                                                                     \
+  "\n"                                                                                           \
+  "\tld.param.u32 \t%r1, [affine_param_5];\n"                                                    \
+  "\tmov.u32 \t%r2, %ctaid.x;\n"                                                                 \
+  "\tmov.u32 \t%r3, %ntid.x;\n"                                                                  \
+  "\tmov.u32 \t%r4, %tid.x;\n"                                                                   \
+  "\tmad.lo.s32 \t%r5, %r2, %r3, %r4;\n"                                                         \
+  "\tsetp.ge.u32 \t%p1, %r5, %r1;\n"                                                             \
+  "\t@%p1 bra \t$affine_done;\n"                                                                 \
+  "\tld.param.u64 \t%rd1, [affine_param_0];\n"                                                   \
+  "\tld.param.u64 \t%rd2, [affine_param_1];\n"                                                   \
+  "\tld.param.u64 \t%rd3, [affine_param_2];\n"                                                   \
+  "\tld.param.u64 \t%rd4, [affine_param_3];\n"                                                   \
+  "\tld.param.u64 \t%rd5, [affine_param_4];\n"                                                   \
+  "\tcvta.to.global.u64 \t%rd6, %rd1;\n"                                                         \
+  "\tcvta.to.global.u64 \t%rd7, %rd2;\n"                                                         \
+  "\tcvta.to.global.u64 \t%rd8, %rd3;\n"                                                         \
+  "\tcvta.to.global.u64 \t%rd9, %rd4;\n"                                                         \
+  "\tcvta.to.global.u64 \t%rd10, %rd5;\n"                                                        \
+  "\tmul.wide.u32 \t%rd11, %r5, 4;\n"                                                            \
+  "\tadd.s64 \t%rd12, %rd6, %rd11;\n"                                                            \
+  "\tld.global.f32 \t%f1, [%rd12];\n"                                                            \
+  "\tld.global.f32 \t%f2, [%rd7];\n"                                                             \
+  "\tadd.s64 \t%rd13, %rd8, %rd11;\n"                                                            \
+  "\tld.global.f32 \t%f3, [%rd13];\n"                                                            \
+  "\tadd.s64 \t%rd14, %rd9, %rd11;\n"                                                            \
+  "\tld.global.f32 \t%f4, [%rd14];\n"                                                            \
+  "\tmul.rn.f32 \t%f5, %f2, %f1;\n"                                                              \
+  "\tmul.rn.f32 \t%f6, %f5, %f3;\n"                                                              \
+  "\tadd.rn.f32 \t%f6, %f6, %f4;\n"                                                              \
+  "\tadd.s64 \t%rd15, %rd10, %rd11;\n"                                                           \
+  "\tst.global.f32 \t[%rd15], %f6;\n"                                                            \
+  "$affine_done:\n"                                                                              \
+  "\tret;\n"                                                                                     \
+  "}\n"                                                                                          \
+  "\n"                                                                                           \
+  ".visible .entry relu_count(\n"                                                                \
+  "\t.param .u64 relu_count_param_0,\n"                                                          \
+  "\t.param .u64 relu_count_param_1,\n"                                                          \
+  "\t.param .u64 relu_count_param_2,\n"                                                          \
+  "\t.param .u32 relu_count_param_3\n"                                                           \
+  ")\n"                                                                                          \
+  "{\n"                                                                                          \
+  "\t.reg .pred \t%p<3>;\n"                                                                      \
+  "\t.reg .b32 \t%r<7>;\n"                                                                       \
+  "\t.reg .f32 \t%f<3>;\n"                                                                       \
+  "\t.reg .b64 \t%rd<10>;\n"                                                                     \
+  "\n"                                                                                           \
+  "\tld.param.u32 \t%r1, [relu_count_param_3];\n"                                                \
+  "\tmov.u32 \t%r2, %ctaid.x;\n"                                                                 \
+  "\tmov.u32 \t%r3, %ntid.x;\n"                                                                  \
+  "\tmov.u32 \t%r4, %tid.x;\n"                                                                   \
+  "\tmad.lo.s32 \t%r5, %r2, %r3, %r4;\n"                                                         \
+  "\tsetp.ge.u32 \t%p1, %r5, %r1;\n"                                                             \
+  "\t@%p1 bra \t$relu_done;\n"                                                                   \
+  "\tld.param.u64 \t%rd1, [relu_count_param_0];\n"                                               \
+  "\tld.param.u64 \t%rd2, [relu_count_param_1];\n"                                               \
+  "\tld.param.u64 \t%rd3, [relu_count_param_2];\n"                                               \
+  "\tcvta.to.global.u64 \t%rd4, %rd1;\n"                                                         \
+  "\tcvta.to.global.u64 \t%rd5, %rd2;\n"                                                         \
+  "\tcvta.to.global.u64 \t%rd6, %rd3;\n"                                                         \
+  "\tmul.wide.u32 \t%rd7, %r5, 4;\n"                                                             \
+  "\tadd.s64 \t%rd8, %rd4, %rd7;\n"                                                              \
+  "\tld.global.f32 \t%f1, [%rd8];\n"                                                             \
+  "\tsetp.gt.f32 \t%p2, %f1, 0f00000000;\n"                                                      \
+  "\tselp.f32 \t%f2, %f1, 0f00000000, %p2;\n"                                                    \
+  "\tadd.s64 \t%rd9, %rd5, %rd7;\n"                                                              \
+  "\tst.global.f32 \t[%rd9], %f2;\n"                                                             \
+  "\t@!%p2 bra \t$relu_done;\n"                                                                  \
+  "\tatom.global.add.u32 \t%r6, [%rd6], 1;\n"                                                    \
+  "$relu_done:\n"                                                                                \
+  "\tret;\n"                                                                                     \
+  "}\n"                                                                                          \
+  "\n"                                                                                           \
+  ".visible .entry fill(\n"                                                                      \
+  "\t.param .u64 fill_param_0,\n"                                                                \
+  "\t.param .u32 fill_param_1,\n"                                                                \
+  "\t.param .f32 fill_param_2\n"                                                                 \
+  ")\n"                                                                                          \
+  "{\n"                                                                                          \
+  "\t.reg .pred \t%p<2>;\n"                                                                      \
+  "\t.reg .b32 \t%r<6>;\n"                                                                       \
+  "\t.reg .f32 \t%f<2>;\n"                                                                       \
+  "\t.reg .b64 \t%rd<5>;\n"                                                                      \
+  "\n"                                                                                           \
+  "\tld.param.u32 \t%r1, [fill_param_1];\n"                                                      \
+  "\tmov.u32 \t%r2, %ctaid.x;\n"                                                                 \
+  "\tmov.u32 \t%r3, %ntid.x;\n"                                                                  \
+  "\tmov.u32 \t%r4, %tid.x;\n"                                                                   \
+  "\tmad.lo.s32 \t%r5, %r2, %r3, %r4;\n"                                                         \
+  "\tsetp.ge.u32 \t%p1, %r5, %r1;\n"                                                             \
+  "\t@%p1 bra \t$fill_done;\n"                                                                   \
+  "\tld.param.u64 \t%rd1, [fill_param_0];\n"                                                     \
+  "\tld.param.f32 \t%f1, [fill_param_2];\n"                                                      \
+  "\tcvta.to.global.u64 \t%rd2, %rd1;\n"                                                         \
+  "\tmul.wide.u32 \t%rd3, %r5, 4;\n"                                                             \
+  "\tadd.s64 \t%rd4, %rd2, %rd3;\n"                                                              \
+  "\tst.global.f32 \t[%rd4], %f1;\n"                                                             \
+  "$fill_done:\n"                                                                                \
+  "\tret;\n"                                                                                     \
+  "}\n"
 
 static const char kPtx80[] = PTX(
 #if defined(MISLABELED_IMAGE)
