@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/src/CudaDevice.h"
 #include "runtime/src/Objects.h"
 #include "runtime/src/Status.h"
 
@@ -118,6 +119,35 @@ std::string missingCpuFeatures(uint32_t features) {
   return missing;
 }
 
+/// Checks what a CUDA module adds: constants, kernel names and PTX images;
+/// returns an error text or "".
+std::string readCuda(const nnc_abi_module_t &abi) {
+  if (abi.constants_size > 0 && !abi.constants)
+    return "has " + std::to_string(abi.constants_size) + " bytes of constants but no data";
+  if (abi.num_cuda_kernels < 0 || (abi.num_cuda_kernels > 0 && !abi.cuda_kernels))
+    return "invalid CUDA kernel list (count " + std::to_string(abi.num_cuda_kernels) + ")";
+  for (int32_t i = 0; i < abi.num_cuda_kernels; ++i)
+    if (!abi.cuda_kernels[i])
+      return "CUDA kernel " + std::to_string(i) + " has no name";
+  if (abi.num_cuda_images <= 0 || !abi.cuda_images)
+    return "no CUDA image (count " + std::to_string(abi.num_cuda_images) + ")";
+  for (int32_t i = 0; i < abi.num_cuda_images; ++i) {
+    const nnc_abi_cuda_image_t &image = abi.cuda_images[i];
+    std::string what = "CUDA image " + std::to_string(i);
+    int number;
+    bool specific;
+    if (!image.chip)
+      return what + " has no chip";
+    if (!cuda::parseChip(image.chip, number, specific))
+      return what + " has chip '" + image.chip + "', expected sm_<digits> or sm_<digits>a";
+    // The driver reads the PTX up to its NUL.
+    if (!image.ptx || image.ptx[image.ptx_size] != '\0')
+      return what + " ('" + image.chip + "') has no NUL-terminated PTX of " +
+             std::to_string(image.ptx_size) + " bytes";
+  }
+  return "";
+}
+
 /// Checks the descriptor's module-level fields and functions; returns an
 /// error text or "".
 std::string readDescriptor(nnc_module &module) {
@@ -126,6 +156,11 @@ std::string readDescriptor(nnc_module &module) {
     return "producer, target or target_cpu is NULL";
   if (abi.num_functions < 0 || (abi.num_functions > 0 && !abi.functions))
     return "invalid function list (count " + std::to_string(abi.num_functions) + ")";
+  if (std::strcmp(abi.target, "cuda") == 0) {
+    std::string error = readCuda(abi);
+    if (!error.empty())
+      return error;
+  }
   module.functions.resize(abi.num_functions);
   for (int32_t i = 0; i < abi.num_functions; ++i) {
     module.functions[i].module = &module;

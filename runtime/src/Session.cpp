@@ -1,11 +1,13 @@
 //===- Session.cpp - binding buffers and running one function ------------===//
 //
 // Everything a run needs is allocated at creation (workspace, owned outputs,
-// the pointer arrays handed to the entry point), so a run allocates nothing
-// and memory stays flat however many times a session runs.
+// the pointer arrays handed to the entry point, and on a GPU every device
+// buffer), so a run allocates nothing and memory stays flat however many
+// times a session runs.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/src/CudaDevice.h"
 #include "runtime/src/Objects.h"
 #include "runtime/src/Status.h"
 
@@ -44,10 +46,45 @@ nnc_status_t allocate(size_t bytes, size_t alignment, const std::string &what, B
 std::string quote(const char *kind, const nnc_tensor_info_t &info) {
   return std::string(kind) + " '" + info.name + "'";
 }
+
+/// What a session's device option names.
+struct Device {
+  std::string target; // the module target it runs: "cpu" or "cuda"
+  int ordinal = 0;     // which GPU, for "cuda:N"
+};
+
+nnc_status_t parseDevice(const std::string &text, Device &out) {
+  if (text == "cpu") {
+    out = {"cpu", 0};
+    return nullptr;
+  }
+  if (text == "cuda") {
+    out = {"cuda", 0};
+    return nullptr;
+  }
+  if (text.compare(0, 5, "cuda:") == 0) {
+    std::string digits = text.substr(5);
+    bool number = !digits.empty() && digits.size() <= 6 &&
+                  digits.find_first_not_of("0123456789") == std::string::npos;
+    if (!number)
+      return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                        "device '" + text + "': expected 'cuda:' followed by a device ordinal");
+    out = {"cuda", std::stoi(digits)};
+    return nullptr;
+  }
+  if (text == "cuda-emulated")
+    return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                      "device 'cuda-emulated' is not implemented yet (use 'cuda' on a machine "
+                      "with a GPU)");
+  return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                    "unknown device '" + text +
+                        "' (devices: 'cpu', 'cuda', 'cuda:<ordinal>', 'cuda-emulated')");
+}
 } // namespace
 
 struct nnc_session {
   ~nnc_session() {
+    cuda.reset(); // the device first: its kernels and buffers belong to the module
     module->release();
     runtime->release();
   }
@@ -59,7 +96,9 @@ struct nnc_session {
   std::vector<void *> inputs;  // NULL until bound (and for empty tensors)
   std::vector<void *> outputs; // owned or bound buffers
   bool hasResults = false;     // the outputs hold the last successful run's values
-  std::vector<bool> inputBound = std::vector<bool>(inputs.size(), false);
+  std::vector<bool> inputBound;
+  std::unique_ptr<nnc::runtime::cuda::CudaDevice> cuda; // set for CUDA modules
+  std::string device;                                   // nnc_session_device
 };
 
 namespace {
@@ -154,18 +193,17 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                       "nnc_session_create: options.function and options.device must not be NULL");
 
-  std::string device = options->device;
-  if (device.compare(0, 4, "cuda") == 0)
-    return makeStatus(NNC_STATUS_UNAVAILABLE,
-                      "device '" + device +
-                          "': CUDA device not available in this build/runtime yet");
-  if (device != "cpu")
-    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
-                      "unknown device '" + device + "' (devices: 'cpu', 'cuda')");
-  if (std::strcmp(module->abi->target, "cpu") != 0)
+  std::string deviceName = options->device;
+  Device device;
+  if (nnc_status_t status = parseDevice(deviceName, device))
+    return status;
+  // Never a silent fallback: a module runs on the device family it was
+  // compiled for, or not at all.
+  if (device.target != module->abi->target)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                       "module '" + module->path + "' was compiled for target '" +
-                          module->abi->target + "' and cannot run on device 'cpu'");
+                          module->abi->target + "' and cannot run on device '" + deviceName +
+                          "'");
 
   const nnc_function_t *function;
   if (nnc_status_t status = nnc_module_find_function(module, options->function, &function))
@@ -185,14 +223,23 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
 
   Buffer workspace;
   std::string name = function->abi->name;
-  size_t alignment = std::max<size_t>(kMinAlignment, function->abi->workspace_alignment);
   if (function->abi->workspace_size > SIZE_MAX)
     return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
                       "workspace of " + std::to_string(function->abi->workspace_size) +
                           " bytes for function '" + name + "' exceeds the address space");
-  if (nnc_status_t status = allocate(function->abi->workspace_size, alignment,
-                                     "the workspace of function '" + name + "'", workspace))
-    return status;
+  // On a GPU the workspace is device memory, and the host keeps only the
+  // buffers the outputs are copied back into.
+  std::unique_ptr<nnc::runtime::cuda::CudaDevice> cuda;
+  if (device.target == "cuda") {
+    if (nnc_status_t status = nnc::runtime::cuda::CudaDevice::create(
+            deviceName, device.ordinal, *module, *function, runtime->context, cuda))
+      return status;
+  } else {
+    size_t alignment = std::max<size_t>(kMinAlignment, function->abi->workspace_alignment);
+    if (nnc_status_t status = allocate(function->abi->workspace_size, alignment,
+                                       "the workspace of function '" + name + "'", workspace))
+      return status;
+  }
   std::vector<Buffer> ownedOutputs(function->outputs.size());
   std::vector<void *> outputs(function->outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -204,13 +251,18 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
 
   runtime->retain();
   module->retain();
+  std::string description = cuda ? cuda->description() : "cpu";
   *out_session = new nnc_session{runtime,
                                  module,
                                  function,
                                  std::move(workspace),
                                  std::move(ownedOutputs),
                                  std::vector<void *>(function->inputs.size()),
-                                 std::move(outputs)};
+                                 std::move(outputs),
+                                 /*hasResults=*/false,
+                                 std::vector<bool>(function->inputs.size(), false),
+                                 std::move(cuda),
+                                 std::move(description)};
   return nullptr;
 }
 
@@ -219,6 +271,8 @@ void nnc_session_release(nnc_session_t *session) { delete session; }
 const nnc_function_t *nnc_session_function(const nnc_session_t *session) {
   return session->function;
 }
+
+const char *nnc_session_device(const nnc_session_t *session) { return session->device.c_str(); }
 
 nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
                                     const nnc_tensor_view_t *view) {
@@ -251,6 +305,12 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
                             ") of function '" + function.abi->name + "' is not bound");
   }
   session->hasResults = false;
+  if (session->cuda) {
+    if (nnc_status_t status = session->cuda->run(session->inputs.data(), session->outputs.data()))
+      return status;
+    session->hasResults = true;
+    return nullptr;
+  }
   int32_t result = function.abi->entry(session->inputs.data(), session->outputs.data(),
                                        session->workspace.get(), &session->runtime->context);
   if (result != 0)

@@ -1,7 +1,7 @@
 //===- RuntimeTest.cpp - unit tests of the runtime C API and C++ wrapper ---===//
 //
 // Runs without the compiler: the modules are hand-written C (modules/), built
-// next to this test. Every API function and every error status is exercised;
+// next to this test, and CUDA runs against a fake driver (fake_cuda/). Every API function and every error status is exercised;
 // the last line reads "N passed, M failed" and the exit code is non-zero on
 // any failure.
 //
@@ -10,6 +10,9 @@
 #include "nnc/runtime.h"
 #include "nnc/runtime.hpp"
 
+#include "fake_cuda/fake_cuda.h"
+
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +29,8 @@
 namespace {
 
 std::atomic<bool> testOk{true}; // checks may fail on several threads at once
+/// Set by a test that found nothing to check on this machine, saying why.
+std::string skipped;
 
 void check(bool condition, const char *text, const char *file, int line) {
   if (!condition) {
@@ -73,18 +80,20 @@ struct Objects {
     nnc_module_release(module);
     nnc_runtime_release(runtime);
   }
-  /// Creates a runtime, loads test_module.so and opens a session on function.
-  nnc_status_t open(const char *function, int32_t threads = 2) {
+  /// Creates a runtime, loads a test module and opens a session on function.
+  nnc_status_t open(const char *function, int32_t threads = 2,
+                    const char *file = "test_module.so", const char *device = "cpu") {
     nnc_runtime_options_t options;
     nnc_runtime_options_initialize(&options);
     options.num_threads = threads;
     if (nnc_status_t status = nnc_runtime_create(&options, &runtime))
       return status;
-    if (nnc_status_t status = nnc_module_load(modulePath("test_module.so").c_str(), &module))
+    if (nnc_status_t status = nnc_module_load(modulePath(file).c_str(), &module))
       return status;
     nnc_session_options_t sessionOptions;
     nnc_session_options_initialize(&sessionOptions);
     sessionOptions.function = function;
+    sessionOptions.device = device;
     return nnc_session_create(runtime, module, &sessionOptions, &session);
   }
   const nnc_tensor_info_t *input(int32_t i) {
@@ -288,8 +297,9 @@ void testModuleLoadErrors() {
                 ("'" + plain + "' is not an nnc module: it does not export 'nnc_module_v1'").c_str());
   EXPECT_STATUS(nnc_module_load(modulePath("bad_version.so").c_str(), &module),
                 NNC_STATUS_FAILED_PRECONDITION,
-                "bad_version.so' was built for ABI version 99, this runtime supports 2 "
-                "(recompile it with a matching nnc)");
+                ("bad_version.so' was built for ABI version 99, this runtime supports " +
+                 std::to_string(NNC_ABI_VERSION) + " (recompile it with a matching nnc)")
+                    .c_str());
   EXPECT_STATUS(nnc_module_load(modulePath("bad_unresolved.so").c_str(), &module),
                 NNC_STATUS_INVALID_ARGUMENT, "undefined symbol: nnc_test_undefined_symbol");
   EXPECT_STATUS(nnc_module_load(modulePath("bad_null_descriptor.so").c_str(), &module),
@@ -308,6 +318,9 @@ void testModuleLoadErrors() {
       {"bad_alignment.so", "function 'main' has workspace alignment 48, not a power of two"},
       {"bad_dtype.so", "function 'main' input 0 'x' has unknown dtype 42"},
       {"bad_dim.so", "function 'main' input 0 'x' has invalid dim -5"},
+      {"bad_cuda_no_image.so", "no CUDA image (count 0)"},
+      {"bad_cuda_chip.so",
+       "CUDA image 0 has chip 'compute_90', expected sm_<digits> or sm_<digits>a"},
   };
   for (const auto &bad : malformed) {
     std::string message = bad.file + std::string("' has a malformed descriptor: ") + bad.message;
@@ -357,17 +370,22 @@ void testSessionCreate() {
   EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
                 NNC_STATUS_INVALID_ARGUMENT,
                 "options.function and options.device must not be NULL");
+  // A CPU module runs on the CPU or not at all (the CUDA tests cover the
+  // other way round).
   for (const char *cuda : {"cuda", "cuda:0"}) {
     options.device = cuda;
     EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
-                  NNC_STATUS_UNAVAILABLE,
-                  (std::string("device '") + cuda +
-                   "': CUDA device not available in this build/runtime yet")
+                  NNC_STATUS_INVALID_ARGUMENT,
+                  (std::string("test_module.so' was compiled for target 'cpu' and cannot run on "
+                               "device '") +
+                   cuda + "'")
                       .c_str());
   }
   options.device = "tpu";
   EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
-                NNC_STATUS_INVALID_ARGUMENT, "unknown device 'tpu' (devices: 'cpu', 'cuda')");
+                NNC_STATUS_INVALID_ARGUMENT,
+                "unknown device 'tpu' (devices: 'cpu', 'cuda', 'cuda:<ordinal>', "
+                "'cuda-emulated')");
   options.device = "cpu";
   options.function = "eval";
   EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
@@ -378,15 +396,6 @@ void testSessionCreate() {
                 "function 'dynamic': input 'x' has dynamic shape ?x3; this runtime runs static "
                 "shapes only");
   CHECK(session == nullptr);
-
-  nnc_module_t *cuda = nullptr;
-  REQUIRE_OK(nnc_module_load(modulePath("bad_cuda_target.so").c_str(), &cuda));
-  CHECK(std::strcmp(nnc_module_target(cuda), "cuda") == 0);
-  EXPECT_STATUS(nnc_session_create(objects.runtime, cuda, nullptr, &session),
-                NNC_STATUS_INVALID_ARGUMENT,
-                "bad_cuda_target.so' was compiled for target 'cuda' and cannot run on device "
-                "'cpu'");
-  nnc_module_release(cuda);
 
   nnc_module_t *huge = nullptr;
   REQUIRE_OK(nnc_module_load(modulePath("bad_huge_workspace.so").c_str(), &huge));
@@ -698,6 +707,679 @@ void testConcurrentSessions() {
 }
 
 //===----------------------------------------------------------------------===//
+// The CUDA device, against the fake driver (fake_cuda/) and cuda_module.c
+//===----------------------------------------------------------------------===//
+
+/// Environment variables set for a test's duration, restored at the end.
+struct Environment {
+  ~Environment() {
+    for (auto saved = values.rbegin(); saved != values.rend(); ++saved) {
+      if (saved->second.first)
+        setenv(saved->first.c_str(), saved->second.second.c_str(), 1);
+      else
+        unsetenv(saved->first.c_str());
+    }
+  }
+  /// Sets (or with NULL, removes) name until the end.
+  void set(const char *name, const char *value) {
+    if (!values.count(name)) {
+      const char *old = std::getenv(name);
+      values[name] = {old != nullptr, old ? old : ""};
+    }
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  std::map<std::string, std::pair<bool, std::string>> values; // name: (was set, old value)
+};
+
+/// The fake CUDA driver, in use while the object lives: NNC_CUDA_DRIVER
+/// points at it and NNC_FAKE_CUDA_KERNELS at cuda_module.so's host kernels;
+/// its other settings start cleared; its log starts empty. The environment
+/// is restored at the end.
+struct FakeCuda {
+  explicit FakeCuda(const char *library = "libfakecuda.so")
+      : path(std::string(NNC_FAKE_CUDA_DIR "/") + library) {
+    set("NNC_CUDA_DRIVER", path.c_str());
+    set("NNC_FAKE_CUDA_KERNELS", modulePath("cuda_module.so").c_str());
+    for (const char *name :
+         {"NNC_FAKE_CUDA_FAIL", "NNC_FAKE_CUDA_CC", "NNC_FAKE_CUDA_DEVICES", "NNC_FAKE_CUDA_LOG"})
+      set(name, nullptr);
+    // The same library instance as the runtime's: dlopen finds it loaded.
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    CHECK(handle != nullptr);
+    if (handle) {
+      resetLog = reinterpret_cast<decltype(resetLog)>(dlsym(handle, "nnc_fake_cuda_reset"));
+      readLog = reinterpret_cast<decltype(readLog)>(dlsym(handle, "nnc_fake_cuda_log"));
+      countCalls = reinterpret_cast<decltype(countCalls)>(dlsym(handle, "nnc_fake_cuda_calls"));
+      countLive = reinterpret_cast<decltype(countLive)>(dlsym(handle, "nnc_fake_cuda_live"));
+    }
+    CHECK(resetLog && readLog && countCalls && countLive);
+    reset();
+  }
+  ~FakeCuda() {
+    if (handle)
+      dlclose(handle);
+  }
+  /// Sets (or with NULL, removes) an environment variable until the end.
+  void set(const char *name, const char *value) { environment.set(name, value); }
+  void reset() {
+    if (resetLog)
+      resetLog();
+  }
+  std::string log() const { return readLog ? readLog() : ""; }
+  long calls(const char *call) const { return countCalls ? countCalls(call) : -1; }
+  long live(const char *kind) const { return countLive ? countLive(kind) : -1; }
+  /// True when every driver object the runtime made has been released.
+  bool released() const {
+    for (const char *kind :
+         {"allocations", "streams", "modules", "contexts", "graphs", "graph_execs"})
+      if (live(kind) != 0)
+        return false;
+    return true;
+  }
+  /// How many lines of the log contain text.
+  int lines(const std::string &text) const {
+    int count = 0;
+    std::string all = log();
+    for (size_t start = 0, end; start < all.size(); start = end + 1) {
+      end = all.find('\n', start);
+      if (end == std::string::npos)
+        end = all.size();
+      count += all.substr(start, end - start).find(text) != std::string::npos;
+    }
+    return count;
+  }
+
+  std::string path;
+  void *handle = nullptr;
+  decltype(&nnc_fake_cuda_reset) resetLog = nullptr;
+  decltype(&nnc_fake_cuda_log) readLog = nullptr;
+  decltype(&nnc_fake_cuda_calls) countCalls = nullptr;
+  decltype(&nnc_fake_cuda_live) countLive = nullptr;
+  Environment environment;
+};
+
+constexpr int kCudaN = 1000; // cuda_module.c's N
+
+/// cuda_module.c's main on the host: y = relu(scale * x * w + b) with its
+/// constants w and b, and the count of positive y. The test's values are
+/// exact in f32 (halves and quarters), so the comparison is exact.
+void cudaMainReference(const std::vector<float> &x, float scale, std::vector<float> &y,
+                       int32_t &positives) {
+  y.resize(x.size());
+  positives = 0;
+  for (int i = 0; i < kCudaN; ++i) {
+    float w = static_cast<float>(i % 7 - 3), b = 0.25f * static_cast<float>(i % 5) - 0.5f;
+    float t = scale * x[i] * w + b;
+    y[i] = t > 0 ? t : 0;
+    positives += t > 0;
+  }
+}
+
+/// Inputs and outputs of cuda_module.c's main, bound to a session.
+struct CudaMain {
+  std::vector<float> x = std::vector<float>(kCudaN);
+  float scale = 2;
+  bool bind(Objects &objects) {
+    for (int i = 0; i < kCudaN; ++i)
+      x[i] = 0.5f * static_cast<float>(i % 11 - 5);
+    nnc_tensor_view_t viewX = viewOf(objects.input(0), x.data());
+    nnc_tensor_view_t viewScale = viewOf(objects.input(1), &scale);
+    return EXPECT_OK(nnc_session_bind_input(objects.session, 0, &viewX)) &&
+           EXPECT_OK(nnc_session_bind_input(objects.session, 1, &viewScale));
+  }
+  /// True when the session's outputs are main's for the bound inputs.
+  bool matches(Objects &objects) {
+    std::vector<float> y;
+    int32_t positives;
+    cudaMainReference(x, scale, y, positives);
+    nnc_tensor_view_t outY, outPositives;
+    if (!EXPECT_OK(nnc_session_output(objects.session, 0, &outY)) ||
+        !EXPECT_OK(nnc_session_output(objects.session, 1, &outPositives)))
+      return false;
+    bool same = outY.byte_size == kCudaN * sizeof(float) &&
+                std::memcmp(outY.data, y.data(), outY.byte_size) == 0 &&
+                *static_cast<const int32_t *>(outPositives.data) == positives;
+    CHECK(same);
+    return same;
+  }
+};
+
+void testCudaRun() {
+  FakeCuda fake;
+  {
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 1, "cuda_module.so", "cuda"));
+    CHECK(std::string(nnc_session_device(objects.session)) ==
+          "cuda 'Fake CUDA Device' (compute capability 9.0, image sm_90a, driver 13.0)");
+    // Everything at creation: the constants uploaded, the workspace, two
+    // inputs and two outputs on the device, one stream, one context.
+    CHECK(fake.live("allocations") == 6 && fake.live("streams") == 1);
+    CHECK(fake.live("modules") == 1 && fake.live("contexts") == 1);
+    CHECK(fake.lines("cuModuleLoadDataEx target=sm_90a -> 0") == 1);
+    CHECK(fake.lines("cuMemcpyHtoDAsync_v2 8000 -> 0") == 1); // the constants
+    for (const char *kernel : {"zero_count", "affine", "relu_count", "fill"})
+      CHECK(fake.lines(std::string("cuModuleGetFunction ") + kernel + " -> 0") == 1);
+
+    CudaMain main;
+    if (!main.bind(objects))
+      return;
+    fake.reset();
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    // Inputs in, three launches in program order, outputs out, one wait.
+    std::string first = fake.log();
+    size_t zero = first.find("cuLaunchKernel zero_count grid=1,1,1 block=1,1,1 shared=0 -> 0");
+    size_t affine = first.find("cuLaunchKernel affine grid=8,1,1 block=128,1,1 shared=0 -> 0");
+    size_t relu = first.find("cuLaunchKernel relu_count grid=8,1,1 block=128,1,1 shared=0 -> 0");
+    CHECK(zero != std::string::npos && zero < affine && affine < relu &&
+          relu != std::string::npos);
+    CHECK(fake.lines("cuMemcpyHtoDAsync_v2 4000 -> 0") == 1 &&
+          fake.lines("cuMemcpyHtoDAsync_v2 4 -> 0") == 1);
+    CHECK(fake.lines("cuMemcpyDtoHAsync_v2") == 2 && fake.calls("cuStreamSynchronize") == 1);
+
+    // The second run captures the launches into a graph and replays it:
+    // same outputs, inputs untouched.
+    std::vector<float> x = main.x;
+    fake.reset();
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    CHECK(main.x == x && main.scale == 2);
+    CHECK(fake.calls("cuStreamBeginCapture_v2") == 1 && fake.lines(" captured -> 0") == 3);
+    CHECK(fake.calls("cuGraphInstantiateWithFlags") == 1);
+    CHECK(fake.lines("cuGraphLaunch 3 launches -> 0") == 1);
+
+    // Later runs replay it alone, on the new input values.
+    fake.reset();
+    main.scale = -1.5f;
+    for (int i = 0; i < kCudaN; i += 3)
+      main.x[i] = 4;
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    CHECK(fake.calls("cuGraphLaunch") == 1 && fake.calls("cuLaunchKernel") == 0 &&
+          fake.calls("cuStreamBeginCapture_v2") == 0);
+
+    // A bound output receives the copy instead of the session's buffer.
+    std::vector<float> mine(kCudaN, -1);
+    nnc_tensor_view_t viewY = viewOf(objects.output(0), mine.data());
+    REQUIRE_OK(nnc_session_bind_output(objects.session, 0, &viewY));
+    REQUIRE_OK(nnc_session_run(objects.session));
+    nnc_tensor_view_t outY;
+    REQUIRE_OK(nnc_session_output(objects.session, 0, &outY));
+    CHECK(outY.data == mine.data());
+    main.matches(objects);
+
+    // Runs allocated nothing, on the device or for graphs beyond the one.
+    CHECK(fake.calls("cuMemAlloc_v2") == 0 && fake.live("allocations") == 6);
+    CHECK(fake.live("graph_execs") == 1 && fake.live("graphs") == 0);
+
+    // Release frees all of it, the context reference included.
+    fake.reset();
+    nnc_session_release(objects.session);
+    objects.session = nullptr;
+    CHECK(fake.released());
+    CHECK(fake.calls("cuModuleUnload") == 1 && fake.calls("cuMemFree_v2") == 6 &&
+          fake.calls("cuStreamDestroy_v2") == 1 && fake.calls("cuGraphExecDestroy") == 1 &&
+          fake.calls("cuDevicePrimaryCtxRelease_v2") == 1);
+    std::string release = fake.log();
+    CHECK(release.find("cuModuleUnload") < release.find("cuMemFree_v2") &&
+          release.find("cuMemFree_v2") < release.find("cuStreamDestroy_v2") &&
+          release.find("cuStreamDestroy_v2") < release.find("cuDevicePrimaryCtxRelease_v2"));
+  }
+  CHECK(fake.released());
+}
+
+void testCudaImageChoice() {
+  FakeCuda fake;
+  struct {
+    const char *capability, *image;
+  } cases[] = {{"8.0", "sm_80"}, {"8.6", "sm_80"},  {"8.9", "sm_80"},
+               {"9.0", "sm_90a"}, {"10.0", "sm_90"}, {"12.0", "sm_90"}};
+  for (const auto &c : cases) {
+    fake.set("NNC_FAKE_CUDA_CC", c.capability);
+    fake.reset();
+    Objects objects;
+    // The fake's JIT also refuses PTX for a newer chip than the device's.
+    if (!EXPECT_OK(objects.open("main", 1, "cuda_module.so", "cuda")))
+      continue;
+    std::string device = nnc_session_device(objects.session);
+    CHECK(device.find(std::string("compute capability ") + c.capability + ", image " + c.image +
+                      ",") != std::string::npos);
+    CHECK(fake.lines(std::string("cuModuleLoadDataEx target=") + c.image + " -> 0") == 1);
+    CudaMain main;
+    if (main.bind(objects) && EXPECT_OK(nnc_session_run(objects.session)))
+      main.matches(objects);
+  }
+
+  // Too old for every image: named with the device and the images, before
+  // anything is taken from the driver.
+  fake.set("NNC_FAKE_CUDA_CC", "7.5");
+  Objects objects;
+  EXPECT_STATUS(objects.open("main", 1, "cuda_module.so", "cuda"),
+                NNC_STATUS_FAILED_PRECONDITION,
+                "cuda_module.so' has no CUDA image for device 'cuda' ('Fake CUDA Device', "
+                "compute capability 7.5): its images are for 'sm_80', 'sm_90', 'sm_90a' "
+                "(recompile it for this GPU's chip)");
+  CHECK(fake.released());
+}
+
+void testCudaUnavailable() {
+  FakeCuda fake;
+  nnc_runtime_t *runtime = nullptr;
+  nnc_module_t *module = nullptr;
+  REQUIRE_OK(nnc_runtime_create(nullptr, &runtime));
+  std::unique_ptr<nnc_runtime_t, void (*)(nnc_runtime_t *)> runtimeOwner(runtime,
+                                                                          nnc_runtime_release);
+  REQUIRE_OK(nnc_module_load(modulePath("cuda_module.so").c_str(), &module));
+  std::unique_ptr<nnc_module_t, void (*)(nnc_module_t *)> moduleOwner(module,
+                                                                      nnc_module_release);
+  nnc_session_options_t options;
+  nnc_session_options_initialize(&options);
+  options.device = "cuda";
+  nnc_session_t *session = nullptr;
+  auto create = [&] { return nnc_session_create(runtime, module, &options, &session); };
+
+  // No driver library: never a fallback to the CPU.
+  fake.set("NNC_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+  EXPECT_STATUS(create(), NNC_STATUS_UNAVAILABLE,
+                "device 'cuda': cannot load the CUDA driver /nonexistent/libcuda.so.1: "
+                "/nonexistent/libcuda.so.1: cannot open shared object file");
+  // A library that is not a CUDA driver.
+  std::string plain = modulePath("not_nnc.so");
+  fake.set("NNC_CUDA_DRIVER", plain.c_str());
+  EXPECT_STATUS(create(), NNC_STATUS_UNAVAILABLE,
+                ("device 'cuda': the CUDA driver " + plain +
+                 " does not export 'cuInit' (this runtime needs a driver for CUDA 11 or newer)")
+                    .c_str());
+
+  // cuInit failing, as on a machine with a driver and no GPU. Loaded under
+  // another path, since a driver that initialized is kept for the process.
+  TempDir temp;
+  std::string link = temp.path + "/libcuda.so.1";
+  CHECK(symlink(fake.path.c_str(), link.c_str()) == 0);
+  temp.files.push_back(link);
+  fake.set("NNC_CUDA_DRIVER", link.c_str());
+  fake.set("NNC_FAKE_CUDA_FAIL", "cuInit:100");
+  EXPECT_STATUS(create(), NNC_STATUS_UNAVAILABLE,
+                "device 'cuda': cuInit failed: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is "
+                "detected)");
+  // A failed initialization is not kept: the next session tries again.
+  fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+  if (EXPECT_OK(create()))
+    nnc_session_release(session);
+  fake.set("NNC_CUDA_DRIVER", fake.path.c_str());
+
+  // A driver and no GPU.
+  fake.set("NNC_FAKE_CUDA_DEVICES", "0");
+  EXPECT_STATUS(create(), NNC_STATUS_UNAVAILABLE,
+                ("device 'cuda': no CUDA device found (driver " + fake.path + ")").c_str());
+
+  // Device ordinals.
+  fake.set("NNC_FAKE_CUDA_DEVICES", "2");
+  options.device = "cuda:2";
+  EXPECT_STATUS(create(), NNC_STATUS_UNAVAILABLE,
+                "device 'cuda:2': there is no CUDA device 2 (this machine has 2)");
+  options.device = "cuda:1";
+  if (EXPECT_OK(create())) {
+    CHECK(std::strncmp(nnc_session_device(session), "cuda:1 'Fake CUDA Device'", 25) == 0);
+    CHECK(fake.lines("cuDevicePrimaryCtxRetain 1 -> 0") == 1);
+    nnc_session_release(session);
+  }
+  for (const char *bad : {"cuda:", "cuda:x", "cuda:-1", "cuda:1234567"}) {
+    options.device = bad;
+    EXPECT_STATUS(create(), NNC_STATUS_INVALID_ARGUMENT,
+                  (std::string("device '") + bad +
+                   "': expected 'cuda:' followed by a device ordinal")
+                      .c_str());
+  }
+  CHECK(fake.released());
+}
+
+void testCudaDeviceMismatch() {
+  FakeCuda fake;
+  nnc_runtime_t *runtime = nullptr;
+  nnc_module_t *cpu = nullptr, *cuda = nullptr;
+  REQUIRE_OK(nnc_runtime_create(nullptr, &runtime));
+  EXPECT_OK(nnc_module_load(modulePath("test_module.so").c_str(), &cpu));
+  EXPECT_OK(nnc_module_load(modulePath("cuda_module.so").c_str(), &cuda));
+  nnc_session_options_t options;
+  nnc_session_options_initialize(&options);
+  nnc_session_t *session = nullptr;
+  if (cpu && cuda) {
+    CHECK(std::strcmp(nnc_module_target(cuda), "cuda") == 0);
+    EXPECT_STATUS(nnc_session_create(runtime, cuda, nullptr, &session),
+                  NNC_STATUS_INVALID_ARGUMENT,
+                  "cuda_module.so' was compiled for target 'cuda' and cannot run on device "
+                  "'cpu'");
+    options.device = "cuda";
+    EXPECT_STATUS(nnc_session_create(runtime, cpu, &options, &session),
+                  NNC_STATUS_INVALID_ARGUMENT,
+                  "test_module.so' was compiled for target 'cpu' and cannot run on device "
+                  "'cuda'");
+    options.device = "cuda-emulated";
+    for (nnc_module_t *module : {cpu, cuda})
+      EXPECT_STATUS(nnc_session_create(runtime, module, &options, &session),
+                    NNC_STATUS_UNIMPLEMENTED,
+                    "device 'cuda-emulated' is not implemented yet (use 'cuda' on a machine "
+                    "with a GPU)");
+    // Decided from the options and the module alone: the driver is not asked.
+    CHECK(fake.log().empty());
+  }
+  CHECK(session == nullptr);
+  nnc_module_release(cpu);
+  nnc_module_release(cuda);
+  nnc_runtime_release(runtime);
+}
+
+void testCudaDriverFailures() {
+  FakeCuda fake;
+  // Failures while a session is created: each names the call and the
+  // driver's error, and leaves nothing behind.
+  struct {
+    const char *failure;
+    nnc_status_code_t code;
+    const char *message;
+  } creation[] = {
+      {"cuDevicePrimaryCtxRetain:2", NNC_STATUS_RESOURCE_EXHAUSTED,
+       "device 'cuda': cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"},
+      {"cuCtxPushCurrent_v2:201", NNC_STATUS_INTERNAL,
+       "device 'cuda': cuCtxPushCurrent_v2 failed: CUDA_ERROR_INVALID_CONTEXT (invalid device "
+       "context)"},
+      {"cuStreamCreate", NNC_STATUS_INTERNAL,
+       "device 'cuda': cuStreamCreate failed: CUDA_ERROR_UNKNOWN (unknown error)"},
+      {"cuModuleGetFunction:500@3", NNC_STATUS_INVALID_ARGUMENT,
+       "cuda_module.so', image sm_90a, kernel 'relu_count': cuModuleGetFunction failed: "
+       "CUDA_ERROR_NOT_FOUND (named symbol not found)"},
+      {"cuMemAlloc_v2:2@3", NNC_STATUS_RESOURCE_EXHAUSTED,
+       "device 'cuda': cannot allocate 4000 bytes for input 'x': cuMemAlloc_v2 failed: "
+       "CUDA_ERROR_OUT_OF_MEMORY (out of memory)"},
+      {"cuMemcpyHtoDAsync_v2", NNC_STATUS_INTERNAL,
+       "device 'cuda', uploading the constants: cuMemcpyHtoDAsync_v2 failed: CUDA_ERROR_UNKNOWN"},
+      {"cuStreamSynchronize:700", NNC_STATUS_INTERNAL,
+       "device 'cuda', uploading the constants: cuStreamSynchronize failed: "
+       "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)"},
+  };
+  for (const auto &c : creation) {
+    fake.reset();
+    fake.set("NNC_FAKE_CUDA_FAIL", c.failure);
+    Objects objects;
+    EXPECT_STATUS(objects.open("main", 1, "cuda_module.so", "cuda"), c.code, c.message);
+    CHECK(objects.session == nullptr);
+    if (!fake.released())
+      std::fprintf(stderr, "driver objects left after failing %s\n", c.failure);
+    CHECK(fake.released());
+  }
+
+  // Failures during a run: the run reports the call, has no outputs, and the
+  // session runs again once the driver recovers.
+  struct {
+    const char *failure, *message;
+  } running[] = {
+      {"cuMemcpyHtoDAsync_v2:1",
+       "device 'cuda', input 'x': cuMemcpyHtoDAsync_v2 failed: CUDA_ERROR_INVALID_VALUE "
+       "(invalid argument)"},
+      {"cuLaunchKernel:719@2",
+       "function 'main' of module '" NNC_TEST_MODULE_DIR "/cuda_module.so' failed with code "
+       "719: cuLaunchKernel failed for kernel 'affine' (grid 8x1x1, block 128x1x1, 0 dynamic "
+       "shared bytes): CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)"},
+      {"cuMemcpyDtoHAsync_v2@2",
+       "device 'cuda', output 'positives': cuMemcpyDtoHAsync_v2 failed: CUDA_ERROR_UNKNOWN"},
+      {"cuStreamSynchronize:700",
+       "device 'cuda', function 'main': cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS"},
+  };
+  fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+  Objects objects;
+  REQUIRE_OK(objects.open("main", 1, "cuda_module.so", "cuda"));
+  CudaMain main;
+  if (!main.bind(objects))
+    return;
+  for (const auto &c : running) {
+    fake.reset();
+    fake.set("NNC_FAKE_CUDA_FAIL", c.failure);
+    EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL, c.message);
+    nnc_tensor_view_t out;
+    EXPECT_STATUS(nnc_session_output(objects.session, 0, &out), NNC_STATUS_FAILED_PRECONDITION,
+                  "output 'y' has no value");
+    // The stream was drained before the error was returned.
+    CHECK(fake.calls("cuStreamSynchronize") == 1);
+    fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+  }
+  // No run succeeded yet, so none captured a graph.
+  CHECK(fake.live("graphs") == 0 && fake.live("graph_execs") == 0);
+  REQUIRE_OK(nnc_session_run(objects.session));
+  main.matches(objects);
+
+  // Failures while capturing (the second successful run) and replaying.
+  struct {
+    const char *failure, *message;
+  } capturing[] = {
+      {"cuStreamBeginCapture_v2",
+       "device 'cuda', function 'main', capturing a graph: cuStreamBeginCapture_v2 failed: "
+       "CUDA_ERROR_UNKNOWN"},
+      {"cuLaunchKernel:1@2",
+       "failed with code 1: cuLaunchKernel failed for kernel 'affine' (grid 8x1x1, block "
+       "128x1x1, 0 dynamic shared bytes): CUDA_ERROR_INVALID_VALUE (invalid argument)"},
+      {"cuStreamEndCapture",
+       "device 'cuda', function 'main', capturing a graph: cuStreamEndCapture failed: "
+       "CUDA_ERROR_UNKNOWN"},
+      {"cuGraphInstantiateWithFlags",
+       "device 'cuda', function 'main', capturing a graph: cuGraphInstantiateWithFlags failed: "
+       "CUDA_ERROR_UNKNOWN"},
+  };
+  for (const auto &c : capturing) {
+    fake.reset();
+    fake.set("NNC_FAKE_CUDA_FAIL", c.failure);
+    EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL, c.message);
+    // No graph is left over, and the stream left capture mode (it synchronized).
+    CHECK(fake.live("graphs") == 0 && fake.live("graph_execs") == 0);
+    CHECK(fake.lines("cuStreamSynchronize -> 0") == 1);
+    fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+  }
+  fake.reset();
+  REQUIRE_OK(nnc_session_run(objects.session)); // captures now
+  main.matches(objects);
+  CHECK(fake.calls("cuGraphLaunch") == 1 && fake.live("graph_execs") == 1);
+  fake.set("NNC_FAKE_CUDA_FAIL", "cuGraphLaunch:719");
+  EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL,
+                "device 'cuda', function 'main': cuGraphLaunch failed: CUDA_ERROR_LAUNCH_FAILED");
+  fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+  REQUIRE_OK(nnc_session_run(objects.session));
+  main.matches(objects);
+}
+
+void testCudaJitLog() {
+  FakeCuda fake;
+  // The sm_80 image of cuda_mislabeled.so holds sm_90 PTX: the JIT of an
+  // sm_86 device refuses it, and its log is in the status.
+  fake.set("NNC_FAKE_CUDA_CC", "8.6");
+  {
+    Objects objects;
+    EXPECT_STATUS(objects.open("main", 1, "cuda_mislabeled.so", "cuda"),
+                  NNC_STATUS_INVALID_ARGUMENT,
+                  "device 'cuda', module '" NNC_TEST_MODULE_DIR "/cuda_mislabeled.so', image "
+                  "sm_80: cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX (a PTX JIT "
+                  "compilation failed); JIT log:\nptxas application ptx input, line 1; fatal   "
+                  ": SM version specified by .target (sm_90) is higher than default SM version "
+                  "assumed (sm_86)");
+  }
+  CHECK(fake.released());
+  // Any failure of the JIT carries its log.
+  fake.set("NNC_FAKE_CUDA_CC", nullptr);
+  fake.set("NNC_FAKE_CUDA_FAIL", "cuModuleLoadDataEx:218");
+  {
+    Objects objects;
+    EXPECT_STATUS(objects.open("main", 1, "cuda_module.so", "cuda"),
+                  NNC_STATUS_INVALID_ARGUMENT,
+                  "image sm_90a: cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX (a PTX JIT "
+                  "compilation failed); JIT log:\nptxas application ptx input, line 1; fatal   "
+                  ": simulated failure (NNC_FAKE_CUDA_FAIL)");
+  }
+  CHECK(fake.released());
+}
+
+void testCudaLaunches() {
+  FakeCuda fake;
+  {
+    // More than 48 KiB of dynamic shared memory: the kernel is opted in once.
+    Objects objects;
+    REQUIRE_OK(objects.open("shared", 1, "cuda_module.so", "cuda"));
+    for (int run = 0; run < 3; ++run) { // eager, captured, replayed
+      REQUIRE_OK(nnc_session_run(objects.session));
+      nnc_tensor_view_t y;
+      REQUIRE_OK(nnc_session_output(objects.session, 0, &y));
+      const float *values = static_cast<const float *>(y.data);
+      CHECK(values[0] == 2.5f && values[3] == 2.5f);
+    }
+    CHECK(fake.lines("cuFuncSetAttribute fill 8=65536 -> 0") == 1);
+    CHECK(fake.lines("cuLaunchKernel fill grid=1,1,1 block=32,1,1 shared=65536") == 2);
+  }
+  struct {
+    const char *function, *message;
+  } failing[] = {
+      {"bad_kernel", "failed with code 1: kernel index 4 is out of range (the module has 4 "
+                     "kernels)"},
+      {"bad_launch", "failed with code 1: cuLaunchKernel failed for kernel 'fill' (grid 1x1x1, "
+                     "block 2048x1x1, 0 dynamic shared bytes): CUDA_ERROR_INVALID_VALUE "
+                     "(invalid argument)"},
+      {"fail", "function 'fail' of module '" NNC_TEST_MODULE_DIR "/cuda_module.so' failed with "
+               "code 7"},
+  };
+  fake.reset();
+  for (const auto &f : failing) {
+    Objects objects;
+    if (!EXPECT_OK(objects.open(f.function, 1, "cuda_module.so", "cuda")))
+      continue;
+    for (int run = 0; run < 2; ++run) // failed runs never lead to a capture
+      EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL, f.message);
+  }
+  CHECK(fake.calls("cuStreamBeginCapture_v2") == 0);
+  CHECK(fake.released());
+}
+
+/// Runs main four times and checks each result; returns false on a failure.
+bool runCudaMainFourTimes(Objects &objects) {
+  CudaMain main;
+  if (!main.bind(objects))
+    return false;
+  for (int run = 0; run < 4; ++run) {
+    main.scale = static_cast<float>(run) - 1.5f;
+    if (!EXPECT_OK(nnc_session_run(objects.session)) || !main.matches(objects))
+      return false;
+  }
+  return true;
+}
+
+void testCudaWithoutGraphs() {
+  {
+    // The driver cannot capture this stream: runs go on launching.
+    FakeCuda fake;
+    fake.set("NNC_FAKE_CUDA_FAIL", "cuStreamBeginCapture_v2:801");
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 1, "cuda_module.so", "cuda"));
+    CHECK(runCudaMainFourTimes(objects));
+    CHECK(fake.calls("cuStreamBeginCapture_v2") == 1 && fake.calls("cuGraphLaunch") == 0);
+    CHECK(fake.lines(" captured") == 0 && fake.calls("cuLaunchKernel") == 12);
+  }
+  {
+    // A launch the driver cannot capture (the fourth launch, the second
+    // run's first): that run goes on without a graph.
+    FakeCuda fake;
+    fake.set("NNC_FAKE_CUDA_FAIL", "cuLaunchKernel:900@4");
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 1, "cuda_module.so", "cuda"));
+    CHECK(runCudaMainFourTimes(objects));
+    CHECK(fake.calls("cuStreamBeginCapture_v2") == 1 && fake.calls("cuStreamEndCapture") == 1);
+    CHECK(fake.calls("cuGraphLaunch") == 0 && fake.calls("cuLaunchKernel") == 13);
+    CHECK(fake.live("graphs") == 0);
+  }
+  {
+    // A driver without the graph entry points at all.
+    FakeCuda fake("libfakecuda-nographs.so");
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 1, "cuda_module.so", "cuda"));
+    CHECK(runCudaMainFourTimes(objects));
+    CHECK(fake.calls("cuLaunchKernel") == 12);
+    nnc_session_release(objects.session);
+    objects.session = nullptr;
+    CHECK(fake.released());
+  }
+}
+
+void testCudaRealDriver() {
+  // The same module on this machine's driver and GPU, where there is one:
+  // the PTX kernels compute what the host versions do.
+  Environment environment;
+  environment.set("NNC_CUDA_DRIVER", nullptr);
+  Objects objects;
+  nnc_status_t status = objects.open("main", 1, "cuda_module.so", "cuda");
+  if (nnc_status_code(status) == NNC_STATUS_UNAVAILABLE) {
+    skipped = nnc_status_message(status);
+    nnc_status_free(status);
+    return;
+  }
+  REQUIRE_OK(status);
+  std::string device = nnc_session_device(objects.session);
+  std::printf("  %s\n", device.c_str());
+  CHECK(device.compare(0, 6, "cuda '") == 0 && device.find(", image sm_") != std::string::npos);
+  CHECK(runCudaMainFourTimes(objects)); // eager, captured, replayed twice
+
+  Objects shared;
+  REQUIRE_OK(shared.open("shared", 1, "cuda_module.so", "cuda"));
+  for (int run = 0; run < 3; ++run) {
+    REQUIRE_OK(nnc_session_run(shared.session));
+    nnc_tensor_view_t y;
+    REQUIRE_OK(nnc_session_output(shared.session, 0, &y));
+    CHECK(static_cast<const float *>(y.data)[0] == 2.5f &&
+          static_cast<const float *>(y.data)[3] == 2.5f);
+  }
+  Objects badLaunch;
+  REQUIRE_OK(badLaunch.open("bad_launch", 1, "cuda_module.so", "cuda"));
+  EXPECT_STATUS(nnc_session_run(badLaunch.session), NNC_STATUS_INTERNAL,
+                "cuLaunchKernel failed for kernel 'fill' (grid 1x1x1, block 2048x1x1, 0 dynamic "
+                "shared bytes): CUDA_ERROR_INVALID_VALUE");
+  Objects badKernel;
+  REQUIRE_OK(badKernel.open("bad_kernel", 1, "cuda_module.so", "cuda"));
+  EXPECT_STATUS(nnc_session_run(badKernel.session), NNC_STATUS_INTERNAL,
+                "kernel index 4 is out of range (the module has 4 kernels)");
+  Objects missing;
+  EXPECT_STATUS(missing.open("main", 1, "cuda_module.so", "cuda:64"), NNC_STATUS_UNAVAILABLE,
+                "device 'cuda:64': there is no CUDA device 64");
+}
+
+void testCudaConcurrentSessions() {
+  // Sessions on several threads share the driver and the primary context;
+  // each makes it current around its own calls.
+  FakeCuda fake;
+  Objects shared;
+  REQUIRE_OK(shared.open("main", 1, "cuda_module.so", "cuda"));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&shared] {
+      Objects objects;
+      objects.runtime = shared.runtime;
+      objects.module = shared.module;
+      nnc_runtime_t *runtime = shared.runtime;
+      nnc_module_t *module = shared.module;
+      nnc_session_options_t options;
+      nnc_session_options_initialize(&options);
+      options.device = "cuda";
+      EXPECT_OK(nnc_session_create(runtime, module, &options, &objects.session));
+      if (objects.session)
+        for (int round = 0; round < 5 && runCudaMainFourTimes(objects); ++round) {
+        }
+      // shared owns the runtime and module.
+      objects.runtime = nullptr;
+      objects.module = nullptr;
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  CHECK(fake.live("contexts") == 1); // shared's session only
+}
+
+//===----------------------------------------------------------------------===//
 // The C++ wrapper
 //===----------------------------------------------------------------------===//
 
@@ -732,13 +1414,14 @@ void testCppWrapper() {
   CHECK(module->findFunction("nope").status().code() == NNC_STATUS_NOT_FOUND);
 
   nnc::Result<nnc::Session> cuda = nnc::Session::create(*runtime, *module, "main", "cuda");
-  CHECK(cuda.status().code() == NNC_STATUS_UNAVAILABLE);
+  CHECK(cuda.status().code() == NNC_STATUS_INVALID_ARGUMENT);
 
   nnc::Result<nnc::Session> session = nnc::Session::create(*runtime, *module, "scale");
   if (!session.ok())
     return;
   nnc::Session moved = std::move(*session); // handles are move-only
   CHECK(session->get() == nullptr && moved.get() != nullptr);
+  CHECK(std::strcmp(moved.device(), "cpu") == 0);
   nnc::Function function = moved.function();
   float x[4] = {1, 2, 3, 4}, y[4] = {};
   int32_t k = 2;
@@ -775,19 +1458,41 @@ const Test kTests[] = {
     {"parallel-for", testParallelFor},
     {"release-order", testReleaseOrder},
     {"concurrent-sessions", testConcurrentSessions},
+    {"cuda-run", testCudaRun},
+    {"cuda-image-choice", testCudaImageChoice},
+    {"cuda-unavailable", testCudaUnavailable},
+    {"cuda-device-mismatch", testCudaDeviceMismatch},
+    {"cuda-driver-failures", testCudaDriverFailures},
+    {"cuda-jit-log", testCudaJitLog},
+    {"cuda-launches", testCudaLaunches},
+    {"cuda-without-graphs", testCudaWithoutGraphs},
+    {"cuda-concurrent-sessions", testCudaConcurrentSessions},
+    {"cuda-real-driver", testCudaRealDriver},
     {"cpp-wrapper", testCppWrapper},
 };
 
 } // namespace
 
-int main() {
-  int passed = 0, failed = 0;
+/// Runs every test, or those named on the command line.
+int main(int argc, char **argv) {
+  int passed = 0, failed = 0, skips = 0;
   for (const Test &test : kTests) {
+    bool named = argc == 1;
+    for (int i = 1; i < argc; ++i)
+      named |= std::strcmp(argv[i], test.name) == 0;
+    if (!named)
+      continue;
     testOk = true;
+    skipped.clear();
     test.run();
+    if (testOk && !skipped.empty()) {
+      std::printf("SKIP: %s (%s)\n", test.name, skipped.c_str());
+      ++skips;
+      continue;
+    }
     std::printf("%s: %s\n", testOk ? "PASS" : "FAIL", test.name);
     ++(testOk ? passed : failed);
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
+  std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skips);
   return failed ? 1 : 0;
 }

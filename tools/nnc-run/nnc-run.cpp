@@ -49,6 +49,9 @@ Runs one function of a module compiled by nnc and checks or times it.
   --bench N             time N runs and print the median and minimum latency
   --warmup W            untimed runs before the timed ones (default 3)
   --threads T           threads of the runtime (default 0: one per core)
+  --device D            where the function runs: cpu (default) for modules
+                        compiled for the CPU, cuda or cuda:<ordinal> for
+                        modules compiled for CUDA
   --print-outputs       print the output values
   --help                print this help
 
@@ -63,6 +66,7 @@ two runs, or an input was written; 2: any other error.
 struct Options {
   std::string module;
   std::string function = "main";
+  std::string device = "cpu";
   std::string testData;
   std::vector<std::string> inputs;
   double rtol = 1e-4, atol = 1e-5;
@@ -151,6 +155,8 @@ Options parseOptions(int argc, char **argv) {
     } else if (name == "--warmup") {
       if (!parseLong(value, 0, options.warmup))
         invalid("a number of runs >= 0");
+    } else if (name == "--device") {
+      options.device = value; // the runtime checks it and explains a bad one
     } else if (name == "--threads") {
       if (!parseLong(value, 0, options.threads) || options.threads > NNC_RUNTIME_MAX_THREADS)
         invalid("a thread count in [0, 1024]; 0: one per core");
@@ -389,8 +395,8 @@ int runModule(const Options &options) {
   nnc::Result<nnc::Module> module = nnc::Module::load(options.module.c_str());
   if (!module.ok())
     return error(module.status().message());
-  nnc::Result<nnc::Session> session =
-      nnc::Session::create(*runtime, *module, options.function.c_str());
+  nnc::Result<nnc::Session> session = nnc::Session::create(
+      *runtime, *module, options.function.c_str(), options.device.c_str());
   if (!session.ok())
     return error(session.status().message());
   nnc::Function function = session->function();
@@ -448,8 +454,8 @@ int runModule(const Options &options) {
   std::string source = !options.testData.empty() ? "test data '" + options.testData + "'"
                        : !options.inputs.empty() ? "input files"
                                                  : "random (seed " + std::to_string(kSeed) + ")";
-  std::printf("nnc-run: '%s' function '%s' on cpu, %d thread%s, inputs: %s\n",
-              options.module.c_str(), name, runtime->numThreads(),
+  std::printf("nnc-run: '%s' function '%s' on %s, %d thread%s, inputs: %s\n",
+              options.module.c_str(), name, session->device(), runtime->numThreads(),
               runtime->numThreads() == 1 ? "" : "s", source.c_str());
   std::vector<std::vector<unsigned char>> pristine;
   for (const HostTensor &input : inputs)

@@ -52,17 +52,25 @@ typedef struct nnc_abi_tensor {
 
 /* What the runtime offers a CUDA module's host code during a call. The host
  * code runs on the calling thread and only enqueues work: kernel launches on
- * the session's stream, in program order. */
+ * the session's stream, in program order. It must enqueue the same launches,
+ * with the same arguments, on every call of a session (the device addresses
+ * it receives do not change): the runtime records them once into a CUDA graph
+ * and replays that graph instead of calling the entry again. */
 typedef struct nnc_abi_cuda {
   void *device; /* opaque, passed back to launch */
   /* Device address of the module's constants (nnc_abi_module_t.constants,
-   * constants_size bytes), uploaded by the runtime once per session. */
+   * constants_size bytes, aligned to 256), uploaded by the runtime once per
+   * session; NULL when constants_size is 0. */
   const void *constants;
   /* Enqueues kernel `kernel` (an index into nnc_abi_module_t.cuda_kernels)
    * with the given grid and block sizes and dynamic shared memory bytes.
    * params[i] points to the value of the kernel's i-th parameter (the
-   * convention of cuLaunchKernel). Returns 0, or nonzero when the launch
-   * failed: the entry function then stops and returns that value. */
+   * convention of cuLaunchKernel); the values are copied during the call, so
+   * they may live on the caller's stack. More than 48 KiB of dynamic shared
+   * memory is allowed (the runtime opts the kernel in). Returns 0, or nonzero
+   * (the driver's CUresult, or 1, its invalid-value code, for a kernel index
+   * out of range) when the launch failed: the entry function then stops and
+   * returns that value, and the runtime reports the launch's error. */
   int32_t (*launch)(void *device, int32_t kernel, uint32_t grid_x, uint32_t grid_y,
                     uint32_t grid_z, uint32_t block_x, uint32_t block_y, uint32_t block_z,
                     uint32_t shared_bytes, void **params);
@@ -87,8 +95,10 @@ typedef struct nnc_abi_context {
  * the descriptor's order; workspace points to workspace_size bytes aligned to
  * workspace_alignment, owned by the caller and not shared with a concurrent
  * call. Compiled code never writes an input. For a CUDA module all of these
- * are device addresses and the call returns once the work is enqueued on the
- * session's stream. Returns 0 on success. */
+ * are device addresses (at least 256-byte aligned; NULL for a tensor or
+ * workspace of no bytes), the same on every call of a session, and the call
+ * returns once the work is enqueued on the session's stream. Returns 0 on
+ * success. */
 typedef int32_t (*nnc_abi_entry_fn)(void *const *inputs, void *const *outputs, void *workspace,
                                     const nnc_abi_context_t *context);
 

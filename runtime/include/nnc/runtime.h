@@ -1,6 +1,7 @@
 /*===- runtime.h - the nnc runtime C API ----------------------------------===*
  *
- * Loads modules compiled by nnc and runs their functions on the host:
+ * Loads modules compiled by nnc and runs their functions on the host's CPU
+ * or, for modules compiled for CUDA, on an NVIDIA GPU:
  *
  *   nnc_runtime_create -> nnc_module_load -> nnc_session_create
  *     -> nnc_session_bind_input (zero-copy) -> nnc_session_run
@@ -56,18 +57,23 @@ typedef enum nnc_status_code {
   NNC_STATUS_INVALID_ARGUMENT = 3,
   /* A module file, function, input or output that does not exist. */
   NNC_STATUS_NOT_FOUND = 5,
-  /* Memory for a workspace or output, or a thread, could not be obtained. */
+  /* Memory for a workspace or output (host or device), or a thread, could not
+   * be obtained. */
   NNC_STATUS_RESOURCE_EXHAUSTED = 8,
   /* The call is valid but the state is not: a module built for another ABI
-   * version, an input not bound before run, an output read before run. */
+   * version or for a CPU or GPU this machine does not have, an input not bound
+   * before run, an output read before run. */
   NNC_STATUS_FAILED_PRECONDITION = 9,
   /* An input or output index outside the function's list. */
   NNC_STATUS_OUT_OF_RANGE = 11,
-  /* A feature this runtime does not have yet (dynamic shapes). */
+  /* A feature this runtime does not have yet (dynamic shapes, the
+   * cuda-emulated device). */
   NNC_STATUS_UNIMPLEMENTED = 12,
-  /* The compiled function reported a failure. */
+  /* The compiled function reported a failure, or the GPU or its driver failed
+   * during a run (a launch, a copy). */
   NNC_STATUS_INTERNAL = 13,
-  /* A device that this build or machine cannot provide (CUDA). */
+  /* A device that this machine cannot provide: no CUDA driver, no GPU, a
+   * driver that does not initialize. */
   NNC_STATUS_UNAVAILABLE = 14,
 } nnc_status_code_t;
 
@@ -180,7 +186,8 @@ NNC_API const char *nnc_module_path(const nnc_module_t *module);
 /* Who wrote the module, e.g. "nnc 0.1". Thread-safe. */
 NNC_API const char *nnc_module_producer(const nnc_module_t *module);
 
-/* The device family the module was compiled for: "cpu" or "cuda". Thread-safe. */
+/* The device family the module was compiled for: "cpu" or "cuda". A session
+ * must run it on that family's device. Thread-safe. */
 NNC_API const char *nnc_module_target(const nnc_module_t *module);
 
 /* The CPU the code was tuned for, e.g. "znver5". Thread-safe. */
@@ -230,8 +237,16 @@ typedef struct nnc_session nnc_session_t;
 
 typedef struct nnc_session_options {
   const char *function; /* default "main" */
-  /* "cpu" (the default). "cuda" is recognised but not available yet: it is an
-   * error, never a silent fallback to the CPU. */
+  /* Where the function runs; it must be the module's target family (else
+   * NNC_STATUS_INVALID_ARGUMENT), and is never silently replaced by another:
+   * - "cpu" (the default): modules compiled for the CPU.
+   * - "cuda" or "cuda:<ordinal>" (GPU 0, or the given one): modules compiled
+   *   for CUDA. The driver is libcuda.so.1, loaded at the first such session
+   *   (the environment variable NNC_CUDA_DRIVER names another library); no
+   *   driver, no GPU or a driver that fails to initialize is
+   *   NNC_STATUS_UNAVAILABLE.
+   * - "cuda-emulated": reserved for running CUDA modules on the CPU;
+   *   NNC_STATUS_UNIMPLEMENTED for now. */
   const char *device;
 } nnc_session_options_t;
 
@@ -244,17 +259,34 @@ NNC_API void nnc_session_options_initialize(nnc_session_options_t *options);
  * runs allocate nothing. options may be NULL for the defaults; its strings are
  * not kept. The session holds references to runtime and module. The caller
  * owns *out_session and releases it with nnc_session_release.
+ * On a CUDA device the session also retains the GPU's primary context (shared
+ * with other CUDA users of the process), creates a stream, JIT-compiles the
+ * module's PTX image for the newest chip the GPU runs ("sm_90a" only on
+ * compute capability 9.0, "sm_XY" on X.Y and newer; none is
+ * NNC_STATUS_FAILED_PRECONDITION naming the GPU and the images), uploads the
+ * module's constants and allocates the workspace and one device buffer per
+ * input and output; the host keeps the output buffers. A failed driver call
+ * is a status naming the call and the driver's error (and for a failed JIT
+ * compilation, its log).
  * Thread-safe (runtime and module may be shared by concurrent calls). */
 NNC_API nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                                         const nnc_session_options_t *options,
                                         nnc_session_t **out_session);
 
-/* Frees the session, its workspace and the output buffers it owns, and drops
- * its references to the runtime and module. NULL is a no-op. Not thread-safe. */
+/* Frees the session, its workspace and the output buffers it owns (on a GPU:
+ * its kernels, device memory and stream, and its reference to the primary
+ * context), and drops its references to the runtime and module. NULL is a
+ * no-op. Not thread-safe. */
 NNC_API void nnc_session_release(nnc_session_t *session);
 
 /* The function the session runs. Thread-safe. */
 NNC_API const nnc_function_t *nnc_session_function(const nnc_session_t *session);
+
+/* What the session runs on, for people: "cpu", or for a GPU its ordinal, name,
+ * compute capability, the module image loaded and the driver version, e.g.
+ * "cuda:0 'NVIDIA H100 80GB HBM3' (compute capability 9.0, image sm_90a,
+ * driver 13.0)". Owned by the session. Thread-safe. */
+NNC_API const char *nnc_session_device(const nnc_session_t *session);
 
 /* Binds the caller's buffer as input index (zero-copy: the session keeps the
  * pointer, never a copy, and the compiled code reads it during each run and
@@ -277,7 +309,13 @@ NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, con
 
 /* Runs the function once. Every input must be bound. Parallel loops use the
  * runtime's threads; while another session holds them, this run's loops execute
- * on the calling thread instead (same results, no deadlock). Not thread-safe. */
+ * on the calling thread instead (same results, no deadlock).
+ * On a CUDA device a run copies the bound inputs to the device, enqueues the
+ * function's kernels, copies the outputs back into the host buffers and waits
+ * for the GPU, so results are read exactly as on the CPU. The first successful
+ * run launches the kernels one by one; the next captures them into a CUDA
+ * graph, which later runs replay (where the driver cannot capture, runs keep
+ * launching one by one). Not thread-safe. */
 NNC_API nnc_status_t nnc_session_run(nnc_session_t *session);
 
 /* Describes output index as written by the last successful run: data points to

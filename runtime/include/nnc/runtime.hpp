@@ -183,6 +183,8 @@ public:
   }
 
   Function function() const { return Function(nnc_session_function(get())); }
+  /// What the session runs on: "cpu", or the GPU and the image loaded.
+  const char *device() const { return nnc_session_device(get()); }
   Status bindInput(int32_t index, const nnc_tensor_view_t &view) {
     return Status(nnc_session_bind_input(get(), index, &view));
   }

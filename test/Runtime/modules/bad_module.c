@@ -59,6 +59,10 @@ static const nnc_abi_function_t kFunctions[] = {{"main",
 #endif
 }};
 
+#if defined(BAD_CUDA_CHIP)
+static const nnc_abi_cuda_image_t kImages[] = {{"compute_90", ".version 8.0\n", 13}};
+#endif
+
 static const nnc_abi_module_t kModule = {
 #if defined(BAD_VERSION)
     99,
@@ -74,12 +78,17 @@ static const nnc_abi_module_t kModule = {
     "nnc-test 1.0",
 #if defined(BAD_NO_TARGET)
     NULL,
-#elif defined(BAD_CUDA_TARGET)
+#elif defined(BAD_CUDA_NO_IMAGE) || defined(BAD_CUDA_CHIP)
     "cuda",
 #else
     "cpu",
 #endif
-    "generic", 1, kFunctions, 0};
+    "generic", 1, kFunctions, 0,
+#if defined(BAD_CUDA_CHIP)
+    /* A virtual architecture's name, not a chip's. */
+    NULL, 0, NULL, 1, kImages,
+#endif
+};
 
 __attribute__((visibility("default"))) const nnc_abi_module_t *nnc_module_v1(void) {
 #if defined(BAD_NULL_DESCRIPTOR)

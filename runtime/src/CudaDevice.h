@@ -1,0 +1,104 @@
+//===- CudaDevice.h - a CUDA GPU as one session holds it --------*- C++ -*-===//
+//
+// The device side of a session running a CUDA module: the primary context,
+// a stream, the module's kernels JIT-compiled from the PTX image that suits
+// the GPU, and every device buffer a run uses, all made at creation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_RUNTIME_SRC_CUDADEVICE_H
+#define NNC_RUNTIME_SRC_CUDADEVICE_H
+
+#include "runtime/src/CudaDriver.h"
+#include "runtime/src/Objects.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nnc::runtime::cuda {
+
+/// Reads a CUDA image's chip name: "sm_<digits>", or "sm_<digits>a" for the
+/// architecture-specific features of exactly that chip (sm_90a's wgmma).
+/// False for anything else.
+bool parseChip(const char *chip, int &number, bool &specific);
+
+class CudaDevice {
+public:
+  /// Opens GPU `ordinal` for `function` of `module` (a CUDA module): loads the
+  /// driver, retains the device's primary context, creates a stream, loads the
+  /// newest PTX image the device runs and its kernels, uploads the module's
+  /// constants, and allocates the workspace and a device buffer per input and
+  /// output. `device` is the session option's text, for messages; `host` is
+  /// what the runtime offers compiled code on the CPU (its thread pool).
+  static nnc_status_t create(const std::string &device, int ordinal, const nnc_module &module,
+                             const nnc_function &function, const nnc_abi_context_t &host,
+                             std::unique_ptr<CudaDevice> &out);
+
+  /// Frees everything create made, in reverse dependency order.
+  ~CudaDevice();
+
+  /// Copies the inputs from the host, runs the function's kernels, copies
+  /// the outputs to the host and waits for all of it. From the second run on
+  /// the kernels replay as a CUDA graph captured from the entry function,
+  /// where the driver supports capture.
+  nnc_status_t run(void *const *hostInputs, void *const *hostOutputs);
+
+  /// "cuda:0 'NVIDIA H100 80GB HBM3' (compute capability 9.0, image sm_90a,
+  /// driver 13.0)".
+  const std::string &description() const { return summary; }
+
+private:
+  CudaDevice() = default;
+  CudaDevice(const CudaDevice &) = delete;
+  CudaDevice &operator=(const CudaDevice &) = delete;
+
+  nnc_status_t open(int ordinal, const nnc_abi_context_t &host);
+  nnc_status_t loadKernels(int image);
+  nnc_status_t allocate(size_t bytes, size_t alignment, const std::string &what,
+                        CUdeviceptr &out);
+  nnc_status_t enqueue(void *const *hostInputs, void *const *hostOutputs);
+  nnc_status_t enqueueKernels();
+  nnc_status_t capture();
+  int32_t callEntry();
+  nnc_status_t entryFailure(int32_t code) const;
+  nnc_status_t fail(const std::string &what, const char *call, CUresult result) const;
+
+  static int32_t launch(void *device, int32_t kernel, uint32_t grid_x, uint32_t grid_y,
+                        uint32_t grid_z, uint32_t block_x, uint32_t block_y, uint32_t block_z,
+                        uint32_t shared_bytes, void **params);
+
+  const Driver *driver = nullptr;
+  std::string name; // "cuda:0"
+  std::string summary;
+  const nnc_module *module = nullptr;
+  const nnc_function *function = nullptr;
+
+  CUdevice device = 0;
+  CUcontext context = nullptr; // the primary context, retained when set
+  CUstream stream = nullptr;
+  CUmodule kernelModule = nullptr;
+  std::vector<CUfunction> kernels; // by index into the module's cuda_kernels
+  /// Dynamic shared memory each kernel was allowed beyond the default 48 KiB.
+  std::vector<uint32_t> sharedOptIn;
+
+  std::vector<CUdeviceptr> allocations; // everything cuMemAlloc gave, freed at release
+  CUdeviceptr constants = 0, workspace = 0;
+  std::vector<void *> inputs, outputs; // device addresses, as the entry receives them
+
+  nnc_abi_cuda_t cuda{}; // callContext.cuda
+  nnc_abi_context_t callContext{}; // what the entry function receives
+
+  /// Runs go eager until one succeeds, then the next one captures the
+  /// entry's launches into a graph that later runs replay.
+  enum class Graph { Eager, Capture, Replay, Unsupported } graphState = Graph::Eager;
+  CUgraphExec graph = nullptr;
+
+  /// The first launch failure of the current entry call, for its status.
+  std::string launchError;
+  CUresult launchResult = CUDA_SUCCESS;
+};
+
+} // namespace nnc::runtime::cuda
+
+#endif // NNC_RUNTIME_SRC_CUDADEVICE_H
