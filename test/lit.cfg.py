@@ -46,3 +46,20 @@ config.substitutions.append(("%fake_cuda", os.path.join(config.nnc_obj_root, "te
 # Tests between two cores need two this process may use.
 if len(os.sched_getaffinity(0)) >= 2:
     config.available_features.add("two-cpus")
+
+# The CUDA target's ptxas gate needs the CUDA toolkit, which nnc itself never
+# needs: found through CUDA_PATH, /usr/local/cuda or PATH; without it the gate
+# is reported as unsupported, and said here.
+def find_ptxas():
+    for root in (os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return os.path.join(root, "bin", "ptxas")
+    return shutil.which("ptxas")
+
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.warning("ptxas not found (CUDA_PATH, /usr/local/cuda/bin, PATH): "
+                       "the CUDA ptxas gate is SKIPPED")

@@ -255,11 +255,13 @@ def CUDAMergeKernels : Pass<"nnc-cuda-merge-kernels", "mlir::ModuleOp"> {
 def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModuleOp"> {
   let summary = "expand math ops in kernels into arithmetic (no libdevice needed)";
   let description = [{
-    The NVVM lowering turns math ops without a PTX instruction into calls to
-    libdevice, which only the CUDA toolkit ships and which nnc never needs:
-    exp, log, tanh, erf and the like become polynomial approximations accurate
-    to a few ulp in f32; what remains after `convert-gpu-to-nvvm` that still
-    calls libdevice is reported by `nnc-cuda-lower-launches`.
+    The NVVM lowering turns most math ops into calls to libdevice, which only
+    the CUDA toolkit ships and which nnc never needs: sqrt, floor, ceil, trunc
+    and roundeven become NVVM intrinsics (correctly rounded PTX
+    instructions), rsqrt 1 / sqrt, and exp, log, tanh, erf and the like
+    polynomial approximations accurate to a few ulp in f32. A math op left
+    over is an error naming it; `nnc-cuda-lower-launches` still rejects PTX
+    that calls an external function.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];

@@ -164,6 +164,8 @@ void nnc::buildCUDAKernelPipeline(OpPassManager &pm, const CompileOptions &optio
   }
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // No libdevice: math becomes arithmetic first.
+  // (convert-gpu-to-nvvm has both intrinsic and libdevice patterns for some
+  // math ops, and its choice between them was not deterministic.)
   kernels.addPass(createCUDAApproximateMath());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());

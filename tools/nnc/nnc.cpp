@@ -19,6 +19,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -35,7 +37,7 @@ static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdo
                                        cl::value_desc("path"));
 
 // The stages in pipeline order: --emit stops after one and prints it.
-enum class Emit { Import, NN, Linalg, Buffers, LLVMDialect, LLVMIR, Object, Library };
+enum class Emit { Import, NN, Linalg, Buffers, LLVMDialect, PTX, LLVMIR, Object, Library };
 static cl::opt<Emit> emit(
     "emit", cl::desc("the stage to stop after (default: the shared library)"),
     cl::init(Emit::Library),
@@ -44,10 +46,15 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Linalg, "linalg", "linalg/tensor/arith/math on tensors"),
                clEnumValN(Emit::Buffers, "buffers", "bufferized, intermediates in the workspace"),
                clEnumValN(Emit::LLVMDialect, "llvm-dialect", "MLIR's LLVM dialect"),
+               clEnumValN(Emit::PTX, "ptx", "CUDA: the kernels' PTX, one <chip>.ptx per chip "
+                                            "in the directory -o names"),
                clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR with the ABI wrappers and descriptor"),
                clEnumValN(Emit::Object, "obj", "an object file"),
                clEnumValN(Emit::Library, "so", "the shared library the runtime loads")));
 static cl::opt<std::string> target("target", cl::desc("cpu or cuda"), cl::init("cpu"));
+static cl::list<std::string> cudaArch(
+    "cuda-arch", cl::desc("CUDA: the chips to emit PTX for (default sm_80,sm_90; sm_90a accepted)"),
+    cl::CommaSeparated, cl::value_desc("sm_XY,..."));
 static cl::opt<std::string> linker("linker",
                                    cl::desc("the ELF linker to use (default: ld.lld of LLVM 22)"),
                                    cl::value_desc("path"));
@@ -89,6 +96,32 @@ static void printDiagnostic(Diagnostic &diag) {
     os << "  note: " << note.str() << "\n";
 }
 
+/// Writes the kernels' PTX for each chip into the directory -o names.
+static LogicalResult writePTX(ModuleOp module) {
+  auto error = [](const Twine &message) {
+    llvm::WithColor::error(llvm::errs(), "nnc") << message << "\n";
+    return failure();
+  };
+  if (outputFile.empty())
+    return error("--emit=ptx needs -o DIR");
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputFile))
+    return error("cannot create '" + outputFile + "': " + ec.message());
+  auto images = module->getAttrOfType<DictionaryAttr>("nnc.cuda_images");
+  if (!images)
+    return error("the module has no CUDA kernels");
+  for (NamedAttribute image : images) {
+    llvm::SmallString<128> path(outputFile.getValue());
+    llvm::sys::path::append(path, image.getName().getValue() + ".ptx");
+    std::string message;
+    auto file = openOutputFile(path, &message);
+    if (!file)
+      return error(message);
+    file->os() << cast<StringAttr>(image.getValue()).getValue();
+    file->keep();
+  }
+  return success();
+}
+
 static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
   auto bad = [](const Twine &message) {
     llvm::WithColor::error(llvm::errs(), "nnc") << message << "\n";
@@ -118,6 +151,15 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
   }
   if (target != "cpu" && target != "cuda")
     return bad("unknown target '" + target + "' (expected cpu or cuda)");
+  if (!cudaArch.empty() && target != "cuda")
+    return bad("--cuda-arch needs -target=cuda");
+  for (const std::string &chip : cudaArch)
+    if (chip != "sm_80" && chip != "sm_86" && chip != "sm_89" && chip != "sm_90" &&
+        chip != "sm_90a")
+      return bad("unknown CUDA chip '" + chip +
+                 "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+  if (emit == Emit::PTX && target != "cuda")
+    return bad("--emit=ptx needs -target=cuda");
   return success();
 }
 
@@ -158,6 +200,8 @@ int main(int argc, char **argv) {
 
   nnc::CompileOptions compileOptions;
   compileOptions.target = target;
+  if (!cudaArch.empty())
+    compileOptions.cudaChips.assign(cudaArch.begin(), cudaArch.end());
   nnc::ArtifactOptions artifactOptions;
   artifactOptions.target = target;
   artifactOptions.cpu = cpu;
@@ -235,6 +279,8 @@ int main(int argc, char **argv) {
   }
 
   std::string error;
+  if (emit == Emit::PTX)
+    return failed(writePTX(*module)) ? 1 : 0;
   if (emit >= Emit::LLVMIR) {
     std::string path = outputFile.empty() ? std::string(emit == Emit::Library ? "model.so" : "-")
                                           : outputFile.getValue();

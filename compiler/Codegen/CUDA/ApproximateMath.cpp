@@ -1,8 +1,17 @@
 //===- ApproximateMath.cpp - math ops in kernels without libdevice --------===//
+//
+// MLIR's NVVM lowering turns most math ops, even those PTX has an instruction
+// for (sqrt, floor), into calls of libdevice, which only the CUDA toolkit
+// ships. Here every math op in a kernel becomes either NVVM intrinsics with
+// IEEE rounding (sqrt.rn, cvt.rmi, ...) or arithmetic (polynomial
+// approximations accurate to a few ulp in f32), so no call survives.
+//
+//===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nnc {
@@ -13,25 +22,115 @@ namespace nnc {
 using namespace mlir;
 
 namespace {
-/// Ops with a PTX instruction of their own (or an exact LLVM lowering) are
-/// left to the NVVM lowering.
+/// `math.<op>` on f32/f64 scalars as the NVVM intrinsic `llvm.nvvm.<name>.f`
+/// (or `.d`), which PTX executes as one correctly rounded instruction.
+template <typename MathOp>
+struct ToNVVMIntrinsic : OpRewritePattern<MathOp> {
+  ToNVVMIntrinsic(MLIRContext *ctx, StringRef name)
+      : OpRewritePattern<MathOp>(ctx, /*benefit=*/2), name(name) {}
+
+  LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!type.isF32() && !type.isF64())
+      return rewriter.notifyMatchFailure(op, "not an f32 or f64 scalar");
+    std::string intrinsic = ("llvm.nvvm." + name + (type.isF32() ? ".f" : ".d")).str();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, type, rewriter.getStringAttr(intrinsic), op->getOperands());
+    return success();
+  }
+  StringRef name;
+};
+
+/// `math.<op>` as the LLVM intrinsic op that NVPTX selects an instruction
+/// for (fma.rn, abs, copysign), rather than the libdevice call the NVVM
+/// lowering would make. (Not all are legal there: fabs is not.)
+template <typename MathOp, typename LLVMOp>
+struct ToLLVMOp : OpRewritePattern<MathOp> {
+  ToLLVMOp(MLIRContext *ctx) : OpRewritePattern<MathOp>(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "not a float scalar");
+    rewriter.replaceOpWithNewOp<LLVMOp>(op, op.getType(), op->getOperands());
+    return success();
+  }
+};
+
+/// |x| by clearing the sign bit: the NVVM lowering takes both the intrinsic
+/// and math.absf to libdevice.
+struct ExpandAbsF : OpRewritePattern<math::AbsFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsFOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "not a float scalar");
+    Location loc = op.getLoc();
+    auto bits = rewriter.getIntegerType(type.getWidth());
+    Value asInt = arith::BitcastOp::create(rewriter, loc, bits, op.getOperand());
+    Value mask = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getIntegerAttr(bits, APInt::getSignedMaxValue(type.getWidth())));
+    Value cleared = arith::AndIOp::create(rewriter, loc, asInt, mask);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
+    return success();
+  }
+};
+
+/// rsqrt as 1 / sqrt: PTX's rsqrt is approximate, and results are exact f32
+/// by default.
+struct ExpandRsqrt : OpRewritePattern<math::RsqrtOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::RsqrtOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(op.getType(), 1.0));
+    Value root = math::SqrtOp::create(rewriter, loc, op.getOperand());
+    rewriter.replaceOpWithNewOp<arith::DivFOp>(op, one, root);
+    return success();
+  }
+};
+
+/// Ops left to the NVVM lowering or turned into intrinsics above.
 bool hasInstruction(StringRef name) {
   return llvm::is_contained({"sqrt", "absf", "absi", "ceil", "floor", "copysign", "fma",
                              "roundeven", "trunc", "ctlz", "cttz", "ctpop", "isnan",
-                             "isinf", "isfinite"},
+                             "isinf", "isfinite", "rsqrt"},
                             name);
 }
 
 struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    // Expansions first (tanh to exp, powf to exp and log, ...), then
-    // polynomials for what remains; f16 math is computed in f32.
-    math::populateExpansionPatterns(patterns);
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    // Expansions in terms of other math ops (tanh and sinh via exp, powf via
+    // exp and log, round via trunc), then polynomials for what remains; f16
+    // math is computed in f32.
+    math::populateExpansionPatterns(patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                                               "powf", "fpowi", "round", "exp2", "ceil"});
     populateMathF32ExpansionPatterns(patterns, [](StringRef name) { return !hasInstruction(name); });
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) { return !hasInstruction(name); });
+    patterns.add<ExpandRsqrt>(ctx);
+    patterns.add<ExpandAbsF>(ctx, /*benefit=*/2);
+    patterns.add<ToLLVMOp<math::FmaOp, LLVM::FMAOp>, ToLLVMOp<math::CopySignOp, LLVM::CopySignOp>>(
+        ctx);
+    patterns.add<ToNVVMIntrinsic<math::SqrtOp>>(ctx, "sqrt.rn");
+    patterns.add<ToNVVMIntrinsic<math::FloorOp>>(ctx, "floor");
+    patterns.add<ToNVVMIntrinsic<math::CeilOp>>(ctx, "ceil");
+    patterns.add<ToNVVMIntrinsic<math::TruncOp>>(ctx, "trunc");
+    // cvt.rni: to nearest, ties to even.
+    patterns.add<ToNVVMIntrinsic<math::RoundEvenOp>>(ctx, "round");
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Anything still a math op would become a libdevice call: say which.
+    WalkResult unsupported = getOperation().walk([](Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "math" &&
+          !llvm::is_contained({"absi", "ctlz", "cttz", "ctpop", "isnan", "isinf", "isfinite"},
+                              op->getName().stripDialect())) {
+        op->emitOpError("has no CUDA lowering without libdevice (type ")
+            << op->getResultTypes() << ")";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unsupported.wasInterrupted())
       signalPassFailure();
   }
 };
