@@ -264,7 +264,7 @@ def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModul
     that calls an external function.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
-                           "mlir::vector::VectorDialect"];
+                           "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def CUDALowerLaunches : Pass<"nnc-cuda-lower-launches", "mlir::ModuleOp"> {

@@ -1,0 +1,27 @@
+// RUN: nnc-opt %s --nnc-cuda-merge-kernels | FileCheck %s
+
+// Outlining made one module per launch, both with a kernel named
+// @main_kernel: they move into @nnc_kernels under their modules' names, and
+// the launches follow.
+
+// CHECK-LABEL: func.func @main
+// CHECK:       gpu.launch_func @nnc_kernels::@main_kernel blocks
+// CHECK:       gpu.launch_func @nnc_kernels::@main_kernel_0 blocks
+// CHECK:       gpu.module @nnc_kernels {
+// CHECK-NEXT:    gpu.func @main_kernel(%{{.*}}: memref<4xf32>) kernel
+// CHECK:         gpu.func @main_kernel_0(%{{.*}}: memref<8xf32>) kernel
+// CHECK-NOT:   gpu.module
+module attributes {gpu.container_module} {
+  func.func @main(%a: memref<4xf32>, %b: memref<8xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @main_kernel::@main_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>)
+    gpu.launch_func @main_kernel_0::@main_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<8xf32>)
+    return
+  }
+  gpu.module @main_kernel {
+    gpu.func @main_kernel(%a: memref<4xf32>) kernel { gpu.return }
+  }
+  gpu.module @main_kernel_0 {
+    gpu.func @main_kernel(%b: memref<8xf32>) kernel { gpu.return }
+  }
+}
