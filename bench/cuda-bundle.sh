@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds a folder that benchmarks nnc's CUDA target against PyTorch on a GPU
+# machine which cannot build nnc itself: the bench models compiled with
+# -target=cuda, their test data, nnc-run with the runtime and the libraries
+# it links, and run.sh, which checks every model against its reference,
+# times nnc and PyTorch's CUDA-graph replay (bench/torch_cuda.py) in the
+# same run and prints the ratios.
+#
+#   bench/cuda-bundle.sh OUT [--models a,b] [--cuda-arch sm_80,sm_90]
+#   (on the GPU machine)  OUT/run.sh [--runs N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:?usage: bench/cuda-bundle.sh OUT [--models a,b] [--cuda-arch LIST]}
+shift
+MODELS=mlp_b1,mlp_b64,gpt_block,transformer_encoder,unet_small,mobilenet_v2,resnet18
+ARCH=sm_80,sm_90
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --models) MODELS=$2; shift 2 ;;
+    --cuda-arch) ARCH=$2; shift 2 ;;
+    *) echo "cuda-bundle.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+BUILD_DIR=${BUILD_DIR:-build}
+[ -x "$BUILD_DIR/bin/nnc" ] || { echo "cuda-bundle.sh: build nnc first (scripts/build.sh)" >&2; exit 2; }
+mkdir -p "$OUT/models" "$OUT/lib"
+/usr/bin/python3 bench/gen_models.py --out "$BUILD_DIR/models/opset17" --opset 17 --models "$MODELS" > /dev/null
+for m in ${MODELS//,/ }; do
+  echo "cuda-bundle: compiling $m"
+  "$BUILD_DIR/bin/nnc" "$BUILD_DIR/models/opset17/$m/model.onnx" -target=cuda --cuda-arch="$ARCH" \
+    -o "$OUT/models/$m.so"
+  rm -rf "$OUT/models/$m.data"
+  cp -r "$BUILD_DIR/models/opset17/$m/test_data_set_0" "$OUT/models/$m.data"
+done
+cp "$BUILD_DIR/bin/nnc-run" "$OUT/"
+# The runtime and what nnc-run links beyond the C and C++ libraries.
+ldd "$BUILD_DIR/bin/nnc-run" | awk '/=> \// {print $3}' |
+  grep -E 'libnnc_runtime|libprotobuf|libonnx_proto|libz\.' | xargs -I{} cp {} "$OUT/lib/"
+cp bench/torch_cuda.py bench/gen_models.py "$OUT/"
+cat > "$OUT/run.sh" <<RUN
+#!/usr/bin/env bash
+# nnc's CUDA target against PyTorch on this machine's GPU (see cuda-bundle.sh).
+set -uo pipefail
+cd "\$(dirname "\$0")"
+export LD_LIBRARY_PATH=\$PWD/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+RUNS=200
+[ "\${1:-}" = "--runs" ] && RUNS=\$2
+status=0
+for m in ${MODELS//,/ }; do
+  ./nnc-run models/\$m.so --device=cuda --test-data models/\$m.data --bench \$RUNS --warmup 20 \\
+    > models/\$m.log 2>&1 || status=1
+  echo "nnc \$m: \$(grep -E 'max abs error|FAIL|error' models/\$m.log | head -1 | sed 's/.*: max/max/') | \$(grep -o 'median [0-9.]* [mu]*s' models/\$m.log)"
+done
+PYTHONUNBUFFERED=1 python3 torch_cuda.py --models $MODELS --runs \$RUNS 2>&1 | grep -v Warning | tee torch.log
+python3 - $MODELS <<'PY'
+import re, sys
+def ms(text):
+    v, unit = re.search(r"median ([0-9.]+) (us|ms|s)", text).groups()
+    return float(v) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+torch = {}
+for line in open("torch.log"):
+    m = re.match(r"(\S+)\s+batch\s+\d+\s+(f32|tf32)\s+median\s+([0-9.]+)", line)
+    if m:
+        torch[(m.group(1), m.group(2))] = float(m.group(3))
+print(f"{'model':20s} {'nnc ms':>9s} {'torch f32':>10s} {'ratio':>6s}")
+for name in sys.argv[1].split(","):
+    try:
+        nnc = ms(open(f"models/{name}.log").read())
+    except (AttributeError, OSError):
+        print(f"{name:20s} (no nnc time)"); continue
+    t = torch.get((name, "f32"))
+    print(f"{name:20s} {nnc:9.4f} {t:10.4f} {nnc / t:6.2f}" if t else f"{name:20s} {nnc:9.4f}")
+PY
+exit \$status
+RUN
+chmod +x "$OUT/run.sh"
+echo "cuda-bundle: $(du -sh "$OUT" | cut -f1) in $OUT; on the GPU machine run $OUT/run.sh"
