@@ -370,9 +370,12 @@ nnc_status_t CudaDevice::capture() {
 int32_t CudaDevice::callEntry() {
   launchError.clear();
   launchResult = CUDA_SUCCESS;
-  return function->abi->entry(inputs.data(), outputs.data(),
-                              reinterpret_cast<void *>(static_cast<uintptr_t>(workspace)),
-                              &callContext);
+  int32_t code = function->abi->entry(inputs.data(), outputs.data(),
+                                      reinterpret_cast<void *>(static_cast<uintptr_t>(workspace)),
+                                      &callContext);
+  // Host code need not stop at a failed launch (nnc's goes on enqueueing):
+  // the first failure fails the run either way.
+  return code != 0 ? code : static_cast<int32_t>(launchResult);
 }
 
 nnc_status_t CudaDevice::entryFailure(int32_t code) const {

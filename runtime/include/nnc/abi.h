@@ -69,8 +69,9 @@ typedef struct nnc_abi_cuda {
    * they may live on the caller's stack. More than 48 KiB of dynamic shared
    * memory is allowed (the runtime opts the kernel in). Returns 0, or nonzero
    * (the driver's CUresult, or 1, its invalid-value code, for a kernel index
-   * out of range) when the launch failed: the entry function then stops and
-   * returns that value, and the runtime reports the launch's error. */
+   * out of range) when the launch failed. The entry function may stop and
+   * return that value or go on; either way the runtime fails the run with
+   * the first failed launch's error. */
   int32_t (*launch)(void *device, int32_t kernel, uint32_t grid_x, uint32_t grid_y,
                     uint32_t grid_z, uint32_t block_x, uint32_t block_y, uint32_t block_z,
                     uint32_t shared_bytes, void **params);
