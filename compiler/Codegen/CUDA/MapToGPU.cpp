@@ -1,6 +1,7 @@
 //===- MapToGPU.cpp - linalg ops on buffers to GPU kernel launches --------===//
 //
-// One kernel per linalg op. Long reductions of few outputs are split
+// One kernel per linalg op. Large contractions get a shared-memory tiled
+// schedule (TiledMatmul.cpp), long reductions of few outputs are split
 // across threads (SplitReduction.cpp); everything else gets one thread per
 // output element, reductions as a loop in each thread: simple and correct
 // for every op the lowering produces.
@@ -121,7 +122,8 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
       }
       // Reductions get a schedule of their own where one fits; whatever
       // none takes keeps one thread per output.
-      if (succeeded(nnc::cuda::scheduleSplitReduction(rewriter, generic)))
+      if (succeeded(nnc::cuda::scheduleTiledMatmul(rewriter, generic)) ||
+          succeeded(nnc::cuda::scheduleSplitReduction(rewriter, generic)))
         continue;
       rewriter.setInsertionPoint(generic);
       if (failed(linalg::linalgOpToParallelLoops(rewriter, generic)))

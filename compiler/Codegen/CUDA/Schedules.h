@@ -66,6 +66,10 @@ std::optional<LoopShape> getLoopShape(mlir::linalg::GenericOp op);
 mlir::LogicalResult scheduleSplitReduction(mlir::RewriterBase &rewriter,
                                            mlir::linalg::GenericOp op);
 
+/// Block-tiled contraction through shared memory (TiledMatmul.cpp).
+mlir::LogicalResult scheduleTiledMatmul(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::GenericOp op);
+
 } // namespace nnc::cuda
 
 #endif // NNC_COMPILER_CODEGEN_CUDA_SCHEDULES_H
