@@ -65,12 +65,48 @@ Split chooseSplit(linalg::GenericOp op, const LoopShape &shape) {
   return outputs < 512 && length >= 2048 ? Split::Block : Split::Warp;
 }
 
+/// The parallel dims in the order output indices are linearized, outermost
+/// first. Warps of a block take consecutive outputs; with the dims the
+/// largest input does not read innermost, they read the same slice of it (a
+/// convolution's filter row, for each of its output positions), which then
+/// comes from L1 rather than once per output from L2.
+SmallVector<unsigned> outputOrder(linalg::GenericOp op, const LoopShape &shape) {
+  OpOperand *largest = nullptr;
+  int64_t size = -1;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (auto type = dyn_cast<MemRefType>(in->get().getType());
+        type && type.hasStaticShape() && type.getNumElements() > size) {
+      size = type.getNumElements();
+      largest = in;
+    }
+  SmallVector<unsigned> read, other;
+  for (unsigned d = 0; d < shape.numParallel; ++d)
+    (largest && op.getMatchingIndexingMap(largest).isFunctionOfDim(d) ? read : other)
+        .push_back(d);
+  llvm::append_range(read, other);
+  return read;
+}
+
 struct Builder {
   mutable linalg::GenericOp op; // op accessors are not const
   Operation *combiner;
   LoopShape shape;
   Location loc;
   Type element;
+  /// See outputOrder; the identity where consecutive outputs must stay
+  /// consecutive in memory.
+  SmallVector<unsigned> order;
+
+  /// The parallel loop indices of linearized output `out`.
+  SmallVector<Value> outputIndices(OpBuilder &b, Value out) const {
+    SmallVector<int64_t> sizes;
+    for (unsigned d : order)
+      sizes.push_back(shape.ranges[d]);
+    SmallVector<Value> coords = delinearize(b, loc, out, sizes), ivs(order.size());
+    for (auto [d, c] : llvm::zip(order, coords))
+      ivs[d] = c;
+    return ivs;
+  }
 
   Value index(OpBuilder &b, int64_t v) const { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -91,7 +127,7 @@ struct Builder {
   /// This thread's share of output `out`'s reduction: iterations `first`,
   /// `first + stride`, ... combined from the neutral element.
   Value partial(OpBuilder &b, Value out, Value first, int64_t stride) const {
-    SmallVector<Value> outer = delinearize(b, loc, out, shape.parallelRanges());
+    SmallVector<Value> outer = outputIndices(b, out);
     auto loop = scf::ForOp::create(
         b, loc, first, index(b, shape.reductionCount()), index(b, stride), ValueRange{neutral(b)},
         [&](OpBuilder &nb, Location, Value iv, ValueRange iters) {
@@ -113,7 +149,7 @@ struct Builder {
   void write(OpBuilder &b, Value out, Value total) const {
     OpOperand *init = op.getDpsInitOperand(0);
     SmallVector<Value> indices = indicesAt(b, loc, op.getMatchingIndexingMap(init),
-                                           delinearize(b, loc, out, shape.parallelRanges()));
+                                           outputIndices(b, out));
     Value old = memref::LoadOp::create(b, loc, init->get(), indices);
     BlockArgument outArg = op.getRegion().front().getArguments().back();
     Operation *c = b.clone(*combiner);
@@ -249,9 +285,13 @@ LogicalResult scheduleSplitReduction(RewriterBase &rewriter, linalg::GenericOp o
         return !isa<MemRefType>(in->get().getType()) && isa<ShapedType>(in->get().getType());
       }))
     return rewriter.notifyMatchFailure(op, "an operand that is not a memref");
-  Builder builder{op, combiner, *shape, op.getLoc(), element};
+  Split split = chooseSplit(op, *shape);
+  SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, shape->numParallel));
+  if (split == Split::Warp)
+    order = outputOrder(op, *shape);
+  Builder builder{op, combiner, *shape, op.getLoc(), element, order};
   OpBuilder b(op);
-  switch (chooseSplit(op, *shape)) {
+  switch (split) {
   case Split::Warp:
     builder.buildWarp(b);
     break;

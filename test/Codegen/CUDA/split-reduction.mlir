@@ -1,4 +1,4 @@
-// RUN: nnc-opt %s --nnc-cuda-map-to-gpu --canonicalize -split-input-file | FileCheck %s
+// RUN: nnc-opt %s --nnc-cuda-map-to-gpu --canonicalize --cse -split-input-file | FileCheck %s
 
 // A batch-1 matmul: 256 outputs, K = 512. B, the larger operand, is laid out
 // along the outputs, so consecutive lanes take consecutive outputs and the 32
@@ -126,6 +126,33 @@ func.func @short(%x: memref<16x8xf32>, %y: memref<16xf32>) {
   ^bb0(%in: f32, %out: f32):
     %0 = arith.addf %out, %in : f32
     linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// out[p, m] = sum_k x[p, k] * w[m, k], w the larger operand: a warp per
+// output, and outputs linearized with p, which w does not depend on,
+// innermost, so the warps of a block read the same row of w.
+// CHECK-LABEL: func.func @shared_rows
+// CHECK-SAME: (%[[X:.*]]: memref<4x64xf32>, %[[W:.*]]: memref<8x64xf32>, %[[Y:.*]]: memref<4x8xf32>)
+// CHECK: gpu.launch
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: %[[OUT:.*]] = arith.addi
+// CHECK: %[[P:.*]] = arith.remui %[[OUT]], %c4
+// CHECK: %[[M:.*]] = arith.divui %[[OUT]], %c4
+// CHECK: scf.for %[[K:.*]] = %[[LANE]] to %c64 step %c32
+// CHECK: memref.load %[[X]][%[[P]], %[[K]]]
+// CHECK: memref.load %[[W]][%[[M]], %[[K]]]
+// CHECK: gpu.shuffle xor
+// CHECK: memref.load %[[Y]][%[[P]], %[[M]]]
+func.func @shared_rows(%x: memref<4x64xf32>, %w: memref<8x64xf32>, %y: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<4x64xf32>, memref<8x64xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
   }
   return
 }
