@@ -1,13 +1,15 @@
 //===- MapToGPU.cpp - linalg ops on buffers to GPU kernel launches --------===//
 //
-// The first CUDA schedule: one kernel per linalg op, one thread per output
-// element, reductions as a loop in each thread. Simple and correct for every
-// op the lowering produces; fusion and tiled schedules for contractions
-// build on it.
+// One kernel per linalg op. Large contractions get a shared-memory tiled
+// schedule (TiledMatmul.cpp), long reductions of few outputs are split
+// across threads (SplitReduction.cpp); everything else gets one thread per
+// output element, reductions as a loop in each thread: simple and correct
+// for every op the lowering produces.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Codegen/CUDA/Schedules.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
@@ -63,6 +65,12 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
       return result;
     };
     for (Operation *op : ops) {
+      // A schedule's own launch: the serial ops before it run before it.
+      if (isa<gpu::LaunchOp>(op)) {
+        if (failed(flush()))
+          return signalPassFailure();
+        continue;
+      }
       if (auto parallel = dyn_cast<scf::ParallelOp>(op); parallel && parallel.getNumResults() == 0) {
         if (failed(flush()) || failed(launchParallel(parallel, rewriter)))
           return signalPassFailure();
@@ -112,22 +120,17 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
           return generic.emitOpError("cannot reorder its loops for the GPU");
         generic = *interchanged;
       }
+      // Reductions get a schedule of their own where one fits; whatever
+      // none takes keeps one thread per output.
+      if (succeeded(nnc::cuda::scheduleTiledMatmul(rewriter, generic)) ||
+          succeeded(nnc::cuda::scheduleSplitReduction(rewriter, generic)))
+        continue;
       rewriter.setInsertionPoint(generic);
       if (failed(linalg::linalgOpToParallelLoops(rewriter, generic)))
         return generic.emitOpError("cannot be turned into loops for the GPU");
       rewriter.eraseOp(generic);
     }
     return success();
-  }
-
-  /// A launch of `blocks` x `threads`, with the builder inside its body.
-  gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks, Value threads) {
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, threads, one, one);
-    b.setInsertionPointToEnd(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    return launch;
   }
 
   /// The loop nest's iterations, linearized (innermost dim fastest), one per
@@ -161,7 +164,7 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
       threadCount = llvm::alignTo(*staticTotal, 32);
     Value threads = arith::ConstantIndexOp::create(b, loc, threadCount);
     Value blocks = arith::CeilDivUIOp::create(b, loc, total, threads);
-    gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
+    gpu::LaunchOp launch = nnc::cuda::createLaunch(b, loc, blocks, threads);
     Value id = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, threads),
         launch.getThreadIds().x);
@@ -196,7 +199,7 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
     OpBuilder b(ops.front());
     Location loc = ops.front()->getLoc();
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    gpu::LaunchOp launch = createLaunch(b, loc, one, one);
+    gpu::LaunchOp launch = nnc::cuda::createLaunch(b, loc, one, one);
     Operation *terminator = launch.getBody().front().getTerminator();
     for (Operation *op : ops)
       rewriter.moveOpBefore(op, terminator);

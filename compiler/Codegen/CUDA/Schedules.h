@@ -1,0 +1,75 @@
+//===- Schedules.h - GPU schedules of nnc-cuda-map-to-gpu -------*- C++ -*-===//
+//
+// The schedules nnc-cuda-map-to-gpu gives linalg ops with reductions, and the
+// IR-building helpers they share. Each schedule either builds its gpu.launch
+// and erases the op, or fails without touching the IR, so the pass falls back
+// to one thread per output.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_COMPILER_CODEGEN_CUDA_SCHEDULES_H
+#define NNC_COMPILER_CODEGEN_CUDA_SCHEDULES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace nnc::cuda {
+
+/// A launch of `grid` x `block` (x only; grid z optional), with the builder
+/// at the start of its body. `workgroup` are shared memory buffers.
+mlir::gpu::LaunchOp createLaunch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value gridX,
+                                 mlir::Value blockX, mlir::Value gridY = nullptr,
+                                 mlir::Value gridZ = nullptr,
+                                 mlir::TypeRange workgroup = {});
+
+/// `index` split into coordinates of `sizes` (row-major, last fastest).
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value index, llvm::ArrayRef<int64_t> sizes);
+
+/// The element of `operand` that `map` reads at loop indices `ivs`.
+mlir::Value loadAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value operand,
+                   mlir::AffineMap map, mlir::ValueRange ivs);
+/// The indices `map` gives at loop indices `ivs`.
+llvm::SmallVector<mlir::Value> indicesAt(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::AffineMap map, mlir::ValueRange ivs);
+
+/// Clones `op`'s body at loop indices `ivs` with block arguments bound to
+/// `args` (inputs then output); returns the yielded value.
+mlir::Value cloneBody(mlir::OpBuilder &b, mlir::linalg::GenericOp op, mlir::ValueRange args,
+                      mlir::ValueRange ivs);
+
+/// The op of a single-output reduction's body that combines the output's
+/// previous value with what the inputs give (out = combiner(out, f(ins))),
+/// when it is an associative and commutative arith op with a neutral
+/// element; null otherwise.
+mlir::Operation *matchCombiner(mlir::linalg::GenericOp op);
+
+/// A generic whose loops are parallel then reduction (nnc-cuda-map-to-gpu
+/// orders them so), with static loop ranges; null sizes otherwise.
+struct LoopShape {
+  int64_t numParallel = 0;
+  llvm::SmallVector<int64_t> ranges;
+  int64_t parallelCount() const;
+  int64_t reductionCount() const;
+  llvm::ArrayRef<int64_t> parallelRanges() const {
+    return llvm::ArrayRef(ranges).take_front(numParallel);
+  }
+  llvm::ArrayRef<int64_t> reductionRanges() const {
+    return llvm::ArrayRef(ranges).drop_front(numParallel);
+  }
+};
+std::optional<LoopShape> getLoopShape(mlir::linalg::GenericOp op);
+
+/// Reductions split across the threads of a warp or a block (SplitReduction.cpp).
+mlir::LogicalResult scheduleSplitReduction(mlir::RewriterBase &rewriter,
+                                           mlir::linalg::GenericOp op);
+
+/// Block-tiled contraction through shared memory (TiledMatmul.cpp).
+mlir::LogicalResult scheduleTiledMatmul(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::GenericOp op);
+
+} // namespace nnc::cuda
+
+#endif // NNC_COMPILER_CODEGEN_CUDA_SCHEDULES_H

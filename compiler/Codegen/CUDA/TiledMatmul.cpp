@@ -1,0 +1,320 @@
+//===- TiledMatmul.cpp - contractions tiled through shared memory ---------===//
+//
+// A generic whose inputs are a "left" operand (batch, M and K dims) and a
+// "right" one (batch, N and K dims) -- a matmul, the im2col and shifted-window
+// convolutions of NNToLinalg -- is computed in blocks of BM x BN outputs. The
+// block walks K in steps of BK, staging both operands' tiles in shared memory
+// (each element read from global memory once per block instead of once per
+// output), and each thread keeps a 4 x 4 tile of outputs in registers. Every
+// output still starts from its previous value and takes its K terms in order,
+// exactly as the one-thread loop does, so any body with one output is fine.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/CUDA/Schedules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace nnc::cuda {
+namespace {
+
+/// Outputs per thread along M and N: 16 accumulators, operands reused 4 times
+/// from registers.
+constexpr int64_t kThreadTile = 4;
+/// K per shared-memory stage.
+constexpr int64_t kTileK = 16;
+/// Fewer blocks than this leave most of an H100's 132 SMs idle; such shapes
+/// are better served by splitting the reduction.
+constexpr int64_t kMinBlocks = 132;
+
+/// The loop dims of a contraction, grouped by role, each group in loop order.
+struct Roles {
+  SmallVector<unsigned> batch, m, n, k;
+};
+
+std::optional<Roles> classify(linalg::GenericOp op, const LoopShape &shape) {
+  AffineMap left = op.getIndexingMapsArray()[0], right = op.getIndexingMapsArray()[1];
+  Roles roles;
+  for (unsigned d = 0; d < shape.ranges.size(); ++d) {
+    bool l = left.isFunctionOfDim(d), r = right.isFunctionOfDim(d);
+    if (int64_t(d) >= shape.numParallel)
+      roles.k.push_back(d);
+    else if (l && r)
+      roles.batch.push_back(d);
+    else if (l)
+      roles.m.push_back(d);
+    else if (r)
+      roles.n.push_back(d);
+    else
+      return std::nullopt;
+  }
+  if (roles.m.empty() || roles.n.empty() || roles.k.empty())
+    return std::nullopt;
+  return roles;
+}
+
+int64_t product(const LoopShape &shape, ArrayRef<unsigned> dims) {
+  int64_t n = 1;
+  for (unsigned d : dims)
+    n *= shape.ranges[d];
+  return n;
+}
+
+/// How far the operand's last index moves when loop dim `d` steps by one
+/// (linear maps; anything else reads as "not 1").
+int64_t stride(AffineMap map, unsigned d) {
+  MLIRContext *ctx = map.getContext();
+  auto at = [&](int64_t v) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> dims;
+    for (unsigned i = 0; i < map.getNumDims(); ++i)
+      dims.push_back(getAffineConstantExpr(i == d ? v : 0, ctx));
+    AffineExpr e = simplifyAffineExpr(map.getResults().back().replaceDims(dims), 0, 0);
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return c.getValue();
+    return std::nullopt;
+  };
+  std::optional<int64_t> zero = at(0), one = at(1);
+  return zero && one ? *one - *zero : 0;
+}
+
+struct Tiling {
+  int64_t tileM, tileN;
+  int64_t threadsM() const { return tileM / kThreadTile; }
+  int64_t threadsN() const { return tileN / kThreadTile; }
+  int64_t threads() const { return threadsM() * threadsN(); }
+};
+
+struct Builder {
+  mutable linalg::GenericOp op; // op accessors are not const
+  LoopShape shape;
+  Roles roles;
+  Tiling tiling;
+  Location loc;
+  int64_t batch, sizeM, sizeN, sizeK;
+
+  Value index(OpBuilder &b, int64_t v) const { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(OpBuilder &b, Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(OpBuilder &b, Value x, int64_t y) const {
+    return arith::MulIOp::create(b, loc, x, index(b, y));
+  }
+  Value less(OpBuilder &b, Value x, int64_t bound) const {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, index(b, bound));
+  }
+  Value both(OpBuilder &b, Value x, Value y) const {
+    if (!x)
+      return y;
+    return y ? arith::AndIOp::create(b, loc, x, y).getResult() : x;
+  }
+
+  /// Loop indices from linearized batch, M, N and K positions (null: 0).
+  SmallVector<Value> ivs(OpBuilder &b, Value bt, Value m, Value n, Value k) const {
+    SmallVector<Value> all(shape.ranges.size());
+    auto place = [&](ArrayRef<unsigned> dims, Value linear) {
+      SmallVector<int64_t> sizes;
+      for (unsigned d : dims)
+        sizes.push_back(shape.ranges[d]);
+      SmallVector<Value> coords = delinearize(b, loc, linear ? linear : index(b, 0), sizes);
+      for (auto [d, c] : llvm::zip(dims, coords))
+        all[d] = c;
+    };
+    place(roles.batch, bt);
+    place(roles.m, m);
+    place(roles.n, n);
+    place(roles.k, k);
+    return all;
+  }
+
+  /// The value of `load` when `valid` (null: always), else 0.
+  Value guarded(OpBuilder &b, Value valid, llvm::function_ref<Value(OpBuilder &)> load) const {
+    if (!valid)
+      return load(b);
+    auto ifOp = scf::IfOp::create(
+        b, loc, valid, [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, load(nb)); },
+        [&](OpBuilder &nb, Location) {
+          scf::YieldOp::create(nb, loc,
+                               arith::ConstantOp::create(nb, loc, nb.getF32FloatAttr(0)).getResult());
+        });
+    return ifOp.getResult(0);
+  }
+
+  /// Copies the [kTileK x rows] tile of input `which` at (k0, row0) into
+  /// `smem` (row length padded by one against bank conflicts of the
+  /// transposing stores). Consecutive threads take consecutive elements
+  /// along whichever of K and the row dim the operand is laid out along.
+  void loadTile(OpBuilder &b, unsigned which, Value smem, Value tid, Value bt, Value row0,
+                Value k0, int64_t rows) const {
+    OpOperand *operand = op.getDpsInputOperand(which);
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    ArrayRef<unsigned> rowDims = which == 0 ? roles.m : roles.n;
+    int64_t rowSize = which == 0 ? sizeM : sizeN;
+    int64_t rowStride = stride(map, rowDims.back()), kStride = stride(map, roles.k.back());
+    bool alongK = kStride == 1 && (rowStride != 1 || shape.ranges[roles.k.back()] >
+                                                         shape.ranges[rowDims.back()]);
+    int64_t elements = kTileK * rows, threads = tiling.threads();
+    for (int64_t r = 0; r < elements / threads; ++r) {
+      Value e = add(b, tid, index(b, r * threads));
+      Value kk, rr;
+      if (alongK) {
+        kk = arith::RemUIOp::create(b, loc, e, index(b, kTileK));
+        rr = arith::DivUIOp::create(b, loc, e, index(b, kTileK));
+      } else {
+        rr = arith::RemUIOp::create(b, loc, e, index(b, rows));
+        kk = arith::DivUIOp::create(b, loc, e, index(b, rows));
+      }
+      Value row = add(b, row0, rr), k = add(b, k0, kk);
+      Value valid = both(b, rowSize % rows ? less(b, row, rowSize) : Value(),
+                         sizeK % kTileK ? less(b, k, sizeK) : Value());
+      Value v = guarded(b, valid, [&](OpBuilder &nb) {
+        SmallVector<Value> at = which == 0 ? ivs(nb, bt, row, nullptr, k)
+                                           : ivs(nb, bt, nullptr, row, k);
+        return loadAt(nb, loc, operand->get(), map, at);
+      });
+      memref::StoreOp::create(b, loc, v, smem, ValueRange{kk, rr});
+    }
+  }
+
+  void build(OpBuilder &b) const {
+    MLIRContext *ctx = b.getContext();
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Type f32 = b.getF32Type();
+    auto typeA = MemRefType::get({kTileK, tiling.tileM + 1}, f32, AffineMap(), workgroup);
+    auto typeB = MemRefType::get({kTileK, tiling.tileN + 1}, f32, AffineMap(), workgroup);
+    gpu::LaunchOp launch = createLaunch(
+        b, loc, index(b, llvm::divideCeil(sizeN, tiling.tileN)), index(b, tiling.threads()),
+        index(b, llvm::divideCeil(sizeM, tiling.tileM)), index(b, batch), {typeA, typeB});
+    Value smemA = launch.getWorkgroupAttributions()[0];
+    Value smemB = launch.getWorkgroupAttributions()[1];
+    Value tid = launch.getThreadIds().x;
+    Value bt = launch.getBlockIds().z;
+    Value m0 = mul(b, launch.getBlockIds().y, tiling.tileM);
+    Value n0 = mul(b, launch.getBlockIds().x, tiling.tileN);
+    Value tx = arith::RemUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
+    Value ty = arith::DivUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
+    // This thread's outputs: rows ty + threadsM * i, columns tx + threadsN * j,
+    // so a warp reads a row of B's tile across and one element of A's.
+    SmallVector<Value> rowsM, colsN;
+    for (int64_t i = 0; i < kThreadTile; ++i) {
+      rowsM.push_back(add(b, ty, index(b, i * tiling.threadsM())));
+      colsN.push_back(add(b, tx, index(b, i * tiling.threadsN())));
+    }
+    OpOperand *init = op.getDpsInitOperand(0);
+    AffineMap outMap = op.getMatchingIndexingMap(init);
+    auto outputValid = [&](OpBuilder &nb, int64_t i, int64_t j) {
+      return both(nb,
+                  sizeM % tiling.tileM ? less(nb, add(nb, m0, rowsM[i]), sizeM) : Value(),
+                  sizeN % tiling.tileN ? less(nb, add(nb, n0, colsN[j]), sizeN) : Value());
+    };
+    auto outIndices = [&](OpBuilder &nb, int64_t i, int64_t j) {
+      return indicesAt(nb, loc, outMap,
+                       ivs(nb, bt, add(nb, m0, rowsM[i]), add(nb, n0, colsN[j]), nullptr));
+    };
+    // Each output starts from its previous value, as in the one-thread loop.
+    SmallVector<Value> accs;
+    for (int64_t i = 0; i < kThreadTile; ++i)
+      for (int64_t j = 0; j < kThreadTile; ++j)
+        accs.push_back(guarded(b, outputValid(b, i, j), [&](OpBuilder &nb) -> Value {
+          return memref::LoadOp::create(nb, loc, init->get(), outIndices(nb, i, j));
+        }));
+    Block &body = op.getRegion().front();
+    auto steps = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, sizeK), index(b, kTileK), accs,
+        [&](OpBuilder &nb, Location, Value k0, ValueRange iters) {
+          // The previous step's reads of the tiles are done before they are
+          // overwritten.
+          gpu::BarrierOp::create(nb, loc);
+          loadTile(nb, 0, smemA, tid, bt, m0, k0, tiling.tileM);
+          loadTile(nb, 1, smemB, tid, bt, n0, k0, tiling.tileN);
+          gpu::BarrierOp::create(nb, loc);
+          // The last step of a ragged K stops at K: the body may not be
+          // neutral on the zeros past it.
+          Value count = index(nb, kTileK);
+          if (sizeK % kTileK)
+            count = arith::MinSIOp::create(
+                nb, loc, count, arith::SubIOp::create(nb, loc, index(nb, sizeK), k0));
+          auto inner = scf::ForOp::create(
+              nb, loc, index(nb, 0), count, index(nb, 1), iters,
+              [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
+                SmallVector<Value> a, c;
+                for (int64_t i = 0; i < kThreadTile; ++i) {
+                  a.push_back(memref::LoadOp::create(ib, loc, smemA, ValueRange{kk, rowsM[i]}));
+                  c.push_back(memref::LoadOp::create(ib, loc, smemB, ValueRange{kk, colsN[i]}));
+                }
+                SmallVector<Value> next;
+                for (int64_t i = 0; i < kThreadTile; ++i)
+                  for (int64_t j = 0; j < kThreadTile; ++j) {
+                    IRMapping mapping;
+                    mapping.map(body.getArgument(0), a[i]);
+                    mapping.map(body.getArgument(1), c[j]);
+                    mapping.map(body.getArgument(2), sums[i * kThreadTile + j]);
+                    for (Operation &inner : body.without_terminator())
+                      ib.clone(inner, mapping);
+                    next.push_back(mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+                  }
+                scf::YieldOp::create(ib, loc, next);
+              });
+          scf::YieldOp::create(nb, loc, inner.getResults());
+        });
+    for (int64_t i = 0; i < kThreadTile; ++i)
+      for (int64_t j = 0; j < kThreadTile; ++j) {
+        Value valid = outputValid(b, i, j);
+        Value result = steps.getResult(i * kThreadTile + j);
+        auto store = [&](OpBuilder &nb) {
+          memref::StoreOp::create(nb, loc, result, init->get(), outIndices(nb, i, j));
+        };
+        if (!valid) {
+          store(b);
+          continue;
+        }
+        auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        store(b);
+      }
+  }
+};
+
+} // namespace
+
+LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumResults() != 0)
+    return rewriter.notifyMatchFailure(op, "not two inputs and one output buffer");
+  auto isF32Buffer = [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    return type && type.getElementType().isF32();
+  };
+  if (!llvm::all_of(op->getOperands(), isF32Buffer))
+    return rewriter.notifyMatchFailure(op, "not f32 buffers");
+  // The body is cloned per output with only its arguments bound.
+  if (!op.getRegion().front().getOps<linalg::IndexOp>().empty())
+    return rewriter.notifyMatchFailure(op, "body reads loop indices");
+  std::optional<LoopShape> shape = getLoopShape(op);
+  if (!shape)
+    return rewriter.notifyMatchFailure(op, "dynamic or unordered loops");
+  std::optional<Roles> roles = classify(op, *shape);
+  if (!roles)
+    return rewriter.notifyMatchFailure(op, "not a contraction of two operands");
+  int64_t batch = product(*shape, roles->batch), sizeM = product(*shape, roles->m),
+          sizeN = product(*shape, roles->n), sizeK = product(*shape, roles->k);
+  if (sizeM < 32 || sizeN < 32 || sizeK < kTileK)
+    return rewriter.notifyMatchFailure(op, "too small to tile");
+  auto blocks = [&](Tiling t) {
+    return llvm::divideCeil(sizeM, t.tileM) * llvm::divideCeil(sizeN, t.tileN) * batch;
+  };
+  // Large tiles reuse each staged element more; small ones give more blocks.
+  Tiling tiling{64, 64};
+  if (blocks(tiling) < kMinBlocks)
+    tiling = {32, 32};
+  if (blocks(tiling) < kMinBlocks / 2)
+    return rewriter.notifyMatchFailure(op, "too few blocks to fill the GPU");
+  Builder builder{op, *shape, *roles, tiling, op.getLoc(), batch, sizeM, sizeN, sizeK};
+  OpBuilder b(op);
+  builder.build(b);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+} // namespace nnc::cuda

@@ -1,0 +1,64 @@
+// RUN: nnc-opt %s --nnc-cuda-map-to-gpu --canonicalize --cse -split-input-file | FileCheck %s
+
+// A batched matmul with 512 blocks of 64x64 outputs (grid: N tiles, M tiles,
+// batch), 256 threads of 4x4 outputs. Each step of K = 16 stages A's and B's
+// tiles in shared memory between two barriers; A is laid out along K, so its
+// consecutive threads read consecutive k; B along N. Accumulators start from
+// the output's previous values and are written back once.
+// CHECK-LABEL: func.func @batched
+// CHECK-SAME: (%[[A:.*]]: memref<4x1024x64xf32>, %[[B:.*]]: memref<4x64x512xf32>, %[[C:.*]]: memref<4x1024x512xf32>)
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in (%{{.*}} = %c8, %{{.*}} = %c16, %{{.*}} = %c4) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%[[SA:.*]] : memref<16x65xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<16x65xf32, #gpu.address_space<workgroup>>)
+// Thread 0..255's column in its tile, and its k in A's first staged row.
+// CHECK: %[[KA:.*]] = arith.remui %[[TX]], %c16
+// CHECK-COUNT-16: memref.load %[[C]][%[[BZ]],
+// CHECK: %{{.*}}:16 = scf.for %[[K0:.*]] = %c0 to %c64 step %c16 iter_args(
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[KAG:.*]] = arith.addi %[[K0]], %[[KA]]
+// CHECK: %[[VA:.*]] = memref.load %[[A]][%[[BZ]], %{{.*}}, %[[KAG]]]
+// CHECK: memref.store %[[VA]], %[[SA]][%[[KA]], %{{.*}}]
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[SA]]
+// CHECK: %[[NB:.*]] = arith.remui %[[TX]], %c64
+// CHECK: %[[KB:.*]] = arith.divui %[[TX]], %c64
+// CHECK: memref.load %[[B]][%[[BZ]], %{{.*}}, %{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[SB]][%[[KB]], %[[NB]]]
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[SB]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %{{.*}}:16 = scf.for %[[KK:.*]] = %c0 to %c16 step %c1
+// CHECK-COUNT-8: memref.load %{{.*}}[%[[KK]], %{{.*}}] : memref<16x65xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-16: arith.addf
+// CHECK: scf.yield
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[C]][%[[BZ]],
+func.func @batched(%a: memref<4x1024x64xf32>, %b: memref<4x64x512xf32>, %c: memref<4x1024x512xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x1024x64xf32>, memref<4x64x512xf32>) outs(%c : memref<4x1024x512xf32>)
+  return
+}
+
+// -----
+
+// Sizes no tile divides: 64x64 tiles would give 128 blocks, so 32x32 ones
+// (64 threads). Loads past M, N or K read as 0 behind guards, outputs past M
+// or N are neither read nor written, and the last K step stops at K = 30
+// rather than relying on the body being neutral on zeros.
+// CHECK-LABEL: func.func @ragged
+// CHECK-SAME: (%[[A:.*]]: memref<1000x30xf32>, %[[B:.*]]: memref<30x500xf32>, %[[C:.*]]: memref<1000x500xf32>)
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c32, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c64, {{.*}} workgroup(%{{.*}} : memref<16x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x33xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[OK:.*]] = arith.andi
+// CHECK: scf.if %[[OK]] -> (f32)
+// CHECK: memref.load %[[C]]
+// CHECK: scf.for %[[K0:.*]] = %c0 to %c30 step %c16
+// CHECK: arith.cmpi ult, %{{.*}}, %c1000
+// CHECK: arith.cmpi ult, %{{.*}}, %c30
+// CHECK: scf.if
+// CHECK: memref.load %[[A]]
+// CHECK: arith.cmpi ult, %{{.*}}, %c500
+// CHECK: memref.load %[[B]]
+// CHECK: gpu.barrier
+// CHECK: %[[LEFT:.*]] = arith.subi %c30, %[[K0]]
+// CHECK: %[[COUNT:.*]] = arith.minsi %[[LEFT]], %c16
+// CHECK: scf.for %{{.*}} = %c0 to %[[COUNT]] step %c1
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[C]]
+func.func @ragged(%a: memref<1000x30xf32>, %b: memref<30x500xf32>, %c: memref<1000x500xf32>) {
+  linalg.matmul ins(%a, %b : memref<1000x30xf32>, memref<30x500xf32>) outs(%c : memref<1000x500xf32>)
+  return
+}
