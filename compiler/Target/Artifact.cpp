@@ -167,8 +167,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
   auto *functionTy = llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64});
-  auto *moduleTy =
-      llvm::StructType::get(ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr});
+  auto *moduleTy = llvm::StructType::get(
+      ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
   auto global = [&](llvm::Constant *init, const llvm::Twine &name) -> llvm::Constant * {
     return new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
                                     init, name);
@@ -222,7 +222,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                      stringConstant(m, cpu, "nnc.cpu"), llvm::ConstantInt::get(i32, fns.size()), fnArray,
                      llvm::ConstantInt::get(i64, constantsSize), cudaConstants,
                      llvm::ConstantInt::get(i32, cuda ? cuda->kernels.size() : 0), kernelArray,
-                     llvm::ConstantInt::get(i32, cuda ? cuda->images.size() : 0), imageArray}),
+                     llvm::ConstantInt::get(i32, cuda ? cuda->images.size() : 0), imageArray,
+                     /*cuda_host_kernels=*/null}),
       "nnc.module");
   auto *accessor = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
                                           llvm::GlobalValue::ExternalLinkage, NNC_ABI_MODULE_SYMBOL, m);
