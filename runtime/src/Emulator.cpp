@@ -273,14 +273,17 @@ std::string Emulator::Worker::resolveWarp(uint32_t warp, bool &released) {
     Fiber &f = fibers[first + lane];
     if (f.state != Fiber::AtWarp)
       continue;
-    std::string what = who(first + lane) + " at " + warpOpName(f.op) + " (member mask " +
-                       hex(f.mask) + ")";
+    // Messages are only formatted on failure: this runs at every wait.
+    auto what = [&] {
+      return who(first + lane) + " at " + warpOpName(f.op) + " (member mask " + hex(f.mask) +
+             ")";
+    };
     if (f.op < 0 || f.op > NNC_CUDA_WARP_SYNC)
       return who(first + lane) + " calls " + warpOpName(f.op) + " " + std::to_string(f.op);
     if (!(f.mask >> lane & 1))
-      return what + ": the mask leaves out the thread's own lane " + std::to_string(lane);
+      return what() + ": the mask leaves out the thread's own lane " + std::to_string(lane);
     if (lanes < 32 && f.mask >> lanes)
-      return what + ": the mask names lanes that warp " + std::to_string(warp) +
+      return what() + ": the mask names lanes that warp " + std::to_string(warp) +
              " does not have (the block's last warp has " + std::to_string(lanes) + " threads)";
     bool complete = true;
     for (uint32_t j = 0; j < lanes && complete; ++j) {

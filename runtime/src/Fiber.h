@@ -11,7 +11,9 @@
 #ifndef NNC_RUNTIME_SRC_FIBER_H
 #define NNC_RUNTIME_SRC_FIBER_H
 
+#if !defined(__x86_64__)
 #include <ucontext.h>
+#endif
 
 #include <cstddef>
 
@@ -19,7 +21,11 @@ namespace nnc::runtime::emulated {
 
 /// An execution context: a fiber, or the thread that schedules fibers.
 struct FiberContext {
+#if defined(__x86_64__)
+  void *stackPointer = nullptr; // where its registers were saved
+#else
   ucontext_t context;
+#endif
 };
 
 /// `count` stacks of a fixed size with guard pages, in one mapping.
