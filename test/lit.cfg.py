@@ -18,7 +18,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [os.path.join(config.nnc_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["nnc", "nnc-opt", "FileCheck", "not", "count", "split-file", "llvm-readobj", "llvm-nm", "nnc-peak"], tool_dirs)
 # Codegen tests that run lowered IR link it with a C driver (LLVM 22's own tools).
-llvm_config.add_tool_substitutions(["mlir-translate", "clang"], [config.llvm_tools_dir])
+llvm_config.add_tool_substitutions(["mlir-translate", "mlir-opt", "llvm-dis", "clang"], [config.llvm_tools_dir])
 
 # Test models and reference numbers come from Debian's Python (python3-torch,
 # python3-onnx); another python3 may come first on PATH.

@@ -267,6 +267,21 @@ def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModul
                            "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def CUDAEmulationImage : Pass<"nnc-cuda-emulation-image", "mlir::ModuleOp"> {
+  let summary = "add the kernels rewritten for the host (the cuda-emulated device's image)";
+  let description = [{
+    Serializes `gpu.module @nnc_kernels` for its first NVVM target to LLVM
+    bitcode (the IR the NVPTX back end receives, optimized), rewrites it for
+    the host (compiler/Codegen/CUDA/HostKernels.h: NVVM intrinsics become
+    accesses to the emulated thread's state, shared variables offsets into
+    the block's shared memory, each kernel gets a host entry and a launch
+    bounds record) and stores the result as the module attribute
+    `nnc.cuda_host_image`, which the artifact links into the host code. An
+    NVVM intrinsic the emulator does not implement is an error naming it.
+    The `gpu.module` itself is left as it is.
+  }];
+}
+
 def CUDALowerLaunches : Pass<"nnc-cuda-lower-launches", "mlir::ModuleOp"> {
   let summary = "lower kernel launches to calls of the runtime's launch hook";
   let description = [{

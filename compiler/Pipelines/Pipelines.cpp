@@ -180,6 +180,9 @@ void nnc::buildCUDAKernelPipeline(OpPassManager &pm, const CompileOptions &optio
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  // The same kernels rewritten for the host, for the cuda-emulated device
+  // (CI checks their numerics without a GPU).
+  pm.addPass(createCUDAEmulationImage());
   // PTX text: the driver compiles it for the GPU it runs on.
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";

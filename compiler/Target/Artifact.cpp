@@ -13,6 +13,7 @@
 #include "compiler/Target/Artifact.h"
 
 #include "compiler/Codegen/CUDA/CUDA.h"
+#include "compiler/Codegen/CUDA/HostKernels.h"
 #include "compiler/Codegen/Common/RuntimeContext.h"
 
 #include "runtime/include/nnc/abi.h"
@@ -27,6 +28,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -77,6 +79,7 @@ struct CUDAParts {
   std::vector<std::string> kernels;
   std::vector<std::pair<std::string, std::string>> images; // chip, PTX
   uint64_t constantsSize = 0;
+  std::string hostImage; // bitcode of the kernels for the host, or empty
 };
 
 /// Adds `i32 nnc_entry_<name>(ptr inputs, ptr outputs, ptr workspace, ptr ctx)`.
@@ -167,8 +170,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
   auto *functionTy = llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64});
-  auto *moduleTy =
-      llvm::StructType::get(ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr});
+  auto *moduleTy = llvm::StructType::get(
+      ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
   auto global = [&](llvm::Constant *init, const llvm::Twine &name) -> llvm::Constant * {
     return new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
                                     init, name);
@@ -195,7 +198,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   }
   // The CUDA fields: none on the CPU.
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
-  llvm::Constant *cudaConstants = null, *kernelArray = null, *imageArray = null;
+  llvm::Constant *cudaConstants = null, *kernelArray = null, *imageArray = null,
+                 *hostKernelArray = null;
   if (cuda) {
     if (llvm::GlobalVariable *block = m.getGlobalVariable(nnc::kConstantsGlobal, true))
       cudaConstants = block;
@@ -212,6 +216,24 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                     stringConstant(m, ptx, "nnc.ptx." + chip), llvm::ConstantInt::get(i64, ptx.size())}));
     imageArray = global(llvm::ConstantArray::get(llvm::ArrayType::get(imageTy, images.size()), images),
                         "nnc.images");
+    // The host images' records (nnc_abi_cuda_host_kernel_t), one global per
+    // kernel from the linked host image, gathered in the kernels' order.
+    if (!cuda->hostImage.empty()) {
+      SmallVector<llvm::Constant *> records;
+      SmallVector<llvm::GlobalVariable *> globals;
+      for (const std::string &name : cuda->kernels) {
+        llvm::GlobalVariable *record = m.getGlobalVariable(nnc::hostKernelSymbol(name));
+        records.push_back(record->getInitializer());
+        globals.push_back(record);
+      }
+      auto *recordTy = records.empty() ? llvm::StructType::get(ctx, {ptr})
+                                       : records.front()->getType();
+      hostKernelArray = global(
+          llvm::ConstantArray::get(llvm::ArrayType::get(recordTy, records.size()), records),
+          "nnc.host_kernels");
+      for (llvm::GlobalVariable *record : globals)
+        record->eraseFromParent();
+    }
   }
   llvm::Constant *fnArray = global(llvm::ConstantArray::get(llvm::ArrayType::get(functionTy, fns.size()), fns),
                                    "nnc.functions");
@@ -222,7 +244,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                      stringConstant(m, cpu, "nnc.cpu"), llvm::ConstantInt::get(i32, fns.size()), fnArray,
                      llvm::ConstantInt::get(i64, constantsSize), cudaConstants,
                      llvm::ConstantInt::get(i32, cuda ? cuda->kernels.size() : 0), kernelArray,
-                     llvm::ConstantInt::get(i32, cuda ? cuda->images.size() : 0), imageArray}),
+                     llvm::ConstantInt::get(i32, cuda ? cuda->images.size() : 0), imageArray,
+                     hostKernelArray}),
       "nnc.module");
   auto *accessor = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
                                           llvm::GlobalValue::ExternalLinkage, NNC_ABI_MODULE_SYMBOL, m);
@@ -375,8 +398,11 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
       cuda->kernels.push_back(cast<StringAttr>(kernel).getValue().str());
     for (const FunctionInfo &f : functions)
       cuda->constantsSize = std::max(cuda->constantsSize, f.constantsSize);
+    if (auto host = module->getAttrOfType<StringAttr>(kCUDAHostImageAttr))
+      cuda->hostImage = host.getValue().str();
     module->removeAttr(kCUDAImagesAttr);
     module->removeAttr(kCUDAKernelsAttr);
+    module->removeAttr(kCUDAHostImageAttr);
   }
 
   llvm::LLVMContext llvmContext;
@@ -398,6 +424,21 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
     return module.emitError("cannot create a target machine for CPU '") << cpu << "'";
   m->setTargetTriple(triple);
   m->setDataLayout(tm->createDataLayout());
+  // The cuda-emulated device's kernels are compiled with the host code.
+  if (cuda && !cuda->hostImage.empty()) {
+    llvm::Expected<std::unique_ptr<llvm::Module>> kernels = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(cuda->hostImage, "host-kernels"), llvmContext);
+    if (!kernels)
+      return module.emitError("cannot read the kernels' host image: ")
+             << llvm::toString(kernels.takeError());
+    (*kernels)->setTargetTriple(triple);
+    (*kernels)->setDataLayout(m->getDataLayout());
+    if (llvm::Linker::linkModules(*m, std::move(*kernels)))
+      return module.emitError("cannot link the kernels' host image into the host code");
+    for (const std::string &name : cuda->kernels)
+      if (!m->getGlobalVariable(hostKernelSymbol(name)))
+        return module.emitError("the kernels' host image has no kernel '") << name << "'";
+  }
 
   // Everything but the descriptor stays private to the library.
   for (llvm::Function &f : *m)

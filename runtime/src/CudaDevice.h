@@ -10,6 +10,7 @@
 #define NNC_RUNTIME_SRC_CUDADEVICE_H
 
 #include "runtime/src/CudaDriver.h"
+#include "runtime/src/Device.h"
 #include "runtime/src/Objects.h"
 
 #include <memory>
@@ -23,7 +24,7 @@ namespace nnc::runtime::cuda {
 /// False for anything else.
 bool parseChip(const char *chip, int &number, bool &specific);
 
-class CudaDevice {
+class CudaDevice : public Device {
 public:
   /// Opens GPU `ordinal` for `function` of `module` (a CUDA module): loads the
   /// driver, retains the device's primary context, creates a stream, loads the
@@ -36,17 +37,17 @@ public:
                              std::unique_ptr<CudaDevice> &out);
 
   /// Frees everything create made, in reverse dependency order.
-  ~CudaDevice();
+  ~CudaDevice() override;
 
   /// Copies the inputs from the host, runs the function's kernels, copies
   /// the outputs to the host and waits for all of it. From the second run on
   /// the kernels replay as a CUDA graph captured from the entry function,
   /// where the driver supports capture.
-  nnc_status_t run(void *const *hostInputs, void *const *hostOutputs);
+  nnc_status_t run(void *const *hostInputs, void *const *hostOutputs) override;
 
   /// "cuda:0 'NVIDIA H100 80GB HBM3' (compute capability 9.0, image sm_90a,
   /// driver 13.0)".
-  const std::string &description() const { return summary; }
+  const std::string &description() const override { return summary; }
 
 private:
   CudaDevice() = default;

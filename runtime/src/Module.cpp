@@ -145,6 +145,20 @@ std::string readCuda(const nnc_abi_module_t &abi) {
       return what + " ('" + image.chip + "') has no NUL-terminated PTX of " +
              std::to_string(image.ptx_size) + " bytes";
   }
+  // The host images, for the cuda-emulated device: the emulator trusts
+  // these bounds when it checks launches.
+  for (int32_t i = 0; abi.cuda_host_kernels && i < abi.num_cuda_kernels; ++i) {
+    const nnc_abi_cuda_host_kernel_t &kernel = abi.cuda_host_kernels[i];
+    std::string what = "the host image of CUDA kernel '" + std::string(abi.cuda_kernels[i]) + "'";
+    if (!kernel.entry)
+      return what + " has no entry";
+    if (kernel.flags & ~NNC_CUDA_HOST_KERNEL_COLLECTIVES)
+      return what + " has unknown flags " + std::to_string(kernel.flags);
+    for (int d = 0; d < 3; ++d)
+      if (kernel.block_min[d] == 0 || kernel.block_min[d] > kernel.block_max[d] ||
+          kernel.grid_min[d] == 0 || kernel.grid_min[d] > kernel.grid_max[d])
+        return what + " has empty launch bounds";
+  }
   return "";
 }
 

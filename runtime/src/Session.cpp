@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/CudaDevice.h"
+#include "runtime/src/EmulatedDevice.h"
 #include "runtime/src/Objects.h"
 #include "runtime/src/Status.h"
 
@@ -48,18 +49,23 @@ std::string quote(const char *kind, const nnc_tensor_info_t &info) {
 }
 
 /// What a session's device option names.
-struct Device {
+struct DeviceChoice {
   std::string target; // the module target it runs: "cpu" or "cuda"
   int ordinal = 0;     // which GPU, for "cuda:N"
+  bool emulated = false; // "cuda-emulated": the host CPU runs the kernels
 };
 
-nnc_status_t parseDevice(const std::string &text, Device &out) {
+nnc_status_t parseDevice(const std::string &text, DeviceChoice &out) {
   if (text == "cpu") {
-    out = {"cpu", 0};
+    out = {"cpu", 0, false};
     return nullptr;
   }
   if (text == "cuda") {
-    out = {"cuda", 0};
+    out = {"cuda", 0, false};
+    return nullptr;
+  }
+  if (text == "cuda-emulated") {
+    out = {"cuda", 0, true};
     return nullptr;
   }
   if (text.compare(0, 5, "cuda:") == 0) {
@@ -69,13 +75,9 @@ nnc_status_t parseDevice(const std::string &text, Device &out) {
     if (!number)
       return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                         "device '" + text + "': expected 'cuda:' followed by a device ordinal");
-    out = {"cuda", std::stoi(digits)};
+    out = {"cuda", std::stoi(digits), false};
     return nullptr;
   }
-  if (text == "cuda-emulated")
-    return makeStatus(NNC_STATUS_UNIMPLEMENTED,
-                      "device 'cuda-emulated' is not implemented yet (use 'cuda' on a machine "
-                      "with a GPU)");
   return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                     "unknown device '" + text +
                         "' (devices: 'cpu', 'cuda', 'cuda:<ordinal>', 'cuda-emulated')");
@@ -84,7 +86,7 @@ nnc_status_t parseDevice(const std::string &text, Device &out) {
 
 struct nnc_session {
   ~nnc_session() {
-    cuda.reset(); // the device first: its kernels and buffers belong to the module
+    device.reset(); // first: its kernels and buffers belong to the module
     module->release();
     runtime->release();
   }
@@ -97,8 +99,8 @@ struct nnc_session {
   std::vector<void *> outputs; // owned or bound buffers
   bool hasResults = false;     // the outputs hold the last successful run's values
   std::vector<bool> inputBound;
-  std::unique_ptr<nnc::runtime::cuda::CudaDevice> cuda; // set for CUDA modules
-  std::string device;                                   // nnc_session_device
+  std::unique_ptr<nnc::runtime::Device> device; // set for CUDA modules
+  std::string deviceName;                         // nnc_session_device
 };
 
 namespace {
@@ -194,7 +196,7 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                       "nnc_session_create: options.function and options.device must not be NULL");
 
   std::string deviceName = options->device;
-  Device device;
+  DeviceChoice device;
   if (nnc_status_t status = parseDevice(deviceName, device))
     return status;
   // Never a silent fallback: a module runs on the device family it was
@@ -229,11 +231,19 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                           " bytes for function '" + name + "' exceeds the address space");
   // On a GPU the workspace is device memory, and the host keeps only the
   // buffers the outputs are copied back into.
-  std::unique_ptr<nnc::runtime::cuda::CudaDevice> cuda;
-  if (device.target == "cuda") {
-    if (nnc_status_t status = nnc::runtime::cuda::CudaDevice::create(
-            deviceName, device.ordinal, *module, *function, runtime->context, cuda))
+  std::unique_ptr<nnc::runtime::Device> cuda;
+  if (device.emulated) {
+    std::unique_ptr<nnc::runtime::emulated::EmulatedDevice> emulated;
+    if (nnc_status_t status = nnc::runtime::emulated::EmulatedDevice::create(
+            *module, *function, runtime->context, emulated))
       return status;
+    cuda = std::move(emulated);
+  } else if (device.target == "cuda") {
+    std::unique_ptr<nnc::runtime::cuda::CudaDevice> gpu;
+    if (nnc_status_t status = nnc::runtime::cuda::CudaDevice::create(
+            deviceName, device.ordinal, *module, *function, runtime->context, gpu))
+      return status;
+    cuda = std::move(gpu);
   } else {
     size_t alignment = std::max<size_t>(kMinAlignment, function->abi->workspace_alignment);
     if (nnc_status_t status = allocate(function->abi->workspace_size, alignment,
@@ -272,7 +282,9 @@ const nnc_function_t *nnc_session_function(const nnc_session_t *session) {
   return session->function;
 }
 
-const char *nnc_session_device(const nnc_session_t *session) { return session->device.c_str(); }
+const char *nnc_session_device(const nnc_session_t *session) {
+  return session->deviceName.c_str();
+}
 
 nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
                                     const nnc_tensor_view_t *view) {
@@ -305,8 +317,9 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
                             ") of function '" + function.abi->name + "' is not bound");
   }
   session->hasResults = false;
-  if (session->cuda) {
-    if (nnc_status_t status = session->cuda->run(session->inputs.data(), session->outputs.data()))
+  if (session->device) {
+    if (nnc_status_t status =
+            session->device->run(session->inputs.data(), session->outputs.data()))
       return status;
     session->hasResults = true;
     return nullptr;

@@ -372,7 +372,7 @@ void testSessionCreate() {
                 "options.function and options.device must not be NULL");
   // A CPU module runs on the CPU or not at all (the CUDA tests cover the
   // other way round).
-  for (const char *cuda : {"cuda", "cuda:0"}) {
+  for (const char *cuda : {"cuda", "cuda:0", "cuda-emulated"}) {
     options.device = cuda;
     EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
                   NNC_STATUS_INVALID_ARGUMENT,
@@ -1059,11 +1059,10 @@ void testCudaDeviceMismatch() {
                   "test_module.so' was compiled for target 'cpu' and cannot run on device "
                   "'cuda'");
     options.device = "cuda-emulated";
-    for (nnc_module_t *module : {cpu, cuda})
-      EXPECT_STATUS(nnc_session_create(runtime, module, &options, &session),
-                    NNC_STATUS_UNIMPLEMENTED,
-                    "device 'cuda-emulated' is not implemented yet (use 'cuda' on a machine "
-                    "with a GPU)");
+    EXPECT_STATUS(nnc_session_create(runtime, cpu, &options, &session),
+                  NNC_STATUS_INVALID_ARGUMENT,
+                  "test_module.so' was compiled for target 'cpu' and cannot run on device "
+                  "'cuda-emulated'");
     // Decided from the options and the module alone: the driver is not asked.
     CHECK(fake.log().empty());
   }
@@ -1437,6 +1436,213 @@ void testCppWrapper() {
   CHECK(y[3] == 8);
 }
 
+//===----------------------------------------------------------------------===//
+// The cuda-emulated device, with cuda_module.c and emulated_module.c
+//===----------------------------------------------------------------------===//
+
+/// Runs `function` of emulated_module.so on cuda-emulated, with x (if the
+/// function has an input) bound; the status of the run.
+nnc_status_t runEmulated(Objects &objects, const char *function, std::vector<float> x = {},
+                         int32_t threads = 2) {
+  if (nnc_status_t status = objects.open(function, threads, "emulated_module.so", "cuda-emulated"))
+    return status;
+  if (nnc_function_input_count(nnc_session_function(objects.session)) > 0) {
+    nnc_tensor_view_t view = viewOf(objects.input(0), x.data());
+    view.byte_size = x.size() * sizeof(float);
+    if (nnc_status_t status = nnc_session_bind_input(objects.session, 0, &view))
+      return status;
+  }
+  return nnc_session_run(objects.session);
+}
+
+template <typename T>
+std::vector<T> outputOf(Objects &objects) {
+  nnc_tensor_view_t view;
+  if (!EXPECT_OK(nnc_session_output(objects.session, 0, &view)))
+    return {};
+  const T *data = static_cast<const T *>(view.data);
+  return std::vector<T>(data, data + view.byte_size / sizeof(T));
+}
+
+std::vector<float> iota(int n) {
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i);
+  return x;
+}
+
+void testEmulatedRun() {
+  // No driver is involved: a missing one changes nothing.
+  Environment environment;
+  environment.set("NNC_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+  environment.set("NNC_CUDA_EMULATED_CHECK", nullptr);
+  for (int32_t threads : {1, 2}) {
+    Objects objects;
+    REQUIRE_OK(objects.open("main", threads, "cuda_module.so", "cuda-emulated"));
+    CHECK(std::string(nnc_session_device(objects.session)) ==
+          "cuda-emulated (kernels on the host CPU, " + std::to_string(threads) + " threads)");
+    CudaMain main;
+    if (!main.bind(objects))
+      return;
+    std::vector<float> x = main.x;
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    CHECK(main.x == x);
+    // Runs are independent: new inputs, new outputs (the count restarts).
+    main.scale = -1.5f;
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    // A bound output receives the copy.
+    std::vector<float> mine(kCudaN, -1);
+    nnc_tensor_view_t viewY = viewOf(objects.output(0), mine.data());
+    REQUIRE_OK(nnc_session_bind_output(objects.session, 0, &viewY));
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    CHECK(mine[1] != -1);
+  }
+  // The same launch errors as on a GPU.
+  for (const char *function : {"bad_kernel", "bad_launch", "fail"}) {
+    Objects objects;
+    REQUIRE_OK(objects.open(function, 1, "cuda_module.so", "cuda-emulated"));
+    nnc_status_t status = nnc_session_run(objects.session);
+    std::string message = nnc_status_message(status);
+    CHECK(nnc_status_code(status) == NNC_STATUS_INTERNAL);
+    nnc_status_free(status);
+    CHECK(message.find(std::string("function '") + function + "' of module '") == 0);
+    if (std::strcmp(function, "bad_kernel") == 0)
+      CHECK(message.find("failed with code 1: kernel index 4 is out of range (the module has 4 "
+                         "kernels)") != std::string::npos);
+    if (std::strcmp(function, "bad_launch") == 0)
+      CHECK(message.find("failed with code 1: kernel 'fill' (grid 1x1x1, block 2048x1x1, 0 "
+                         "dynamic shared bytes): block 2048x1x1 is outside the launch bounds "
+                         "the kernel's code was compiled for (block 1x1x1 to 1024x1024x64)") !=
+            std::string::npos);
+    if (std::strcmp(function, "fail") == 0)
+      CHECK(message.find("failed with code 7") != std::string::npos);
+  }
+  // A module without host images cannot run here.
+  Objects objects;
+  EXPECT_STATUS(objects.open("main", 1, "cuda_no_host_image.so", "cuda-emulated"),
+                NNC_STATUS_FAILED_PRECONDITION,
+                "cuda_no_host_image.so' has no host image of its kernels, which device "
+                "'cuda-emulated' runs");
+}
+
+void testEmulatedCollectives() {
+  Environment environment;
+  environment.set("NNC_CUDA_EMULATED_CHECK", nullptr);
+  for (int32_t threads : {1, 2}) {
+    // Shuffles, shared memory and a barrier: the sums of 0..127, 128..255.
+    Objects reduce;
+    REQUIRE_OK(runEmulated(reduce, "reduce", iota(256), threads));
+    CHECK(outputOf<float>(reduce) == std::vector<float>({8128, 24512}));
+  }
+  // Each collective's result per lane, as PTX defines it.
+  Objects collectives;
+  REQUIRE_OK(runEmulated(collectives, "collectives"));
+  std::vector<int32_t> results = outputOf<int32_t>(collectives);
+  if (results.size() != 7 * 32)
+    return CHECK(results.size() == 7 * 32);
+  uint32_t ballot = 0;
+  for (int lane = 0; lane < 32; lane += 3)
+    ballot |= 1u << lane;
+  for (int lane = 0; lane < 32; ++lane) {
+    CHECK(results[lane] == (lane >= 3 ? lane - 3 : lane) * 10);             // up 3
+    CHECK(results[32 + lane] == (lane + 5 <= 31 ? lane + 5 : lane) * 10);   // down 5
+    CHECK(results[64 + lane] == (lane + 5 <= 31));                          // in range
+    CHECK(results[96 + lane] == 70);                                        // idx 7
+    CHECK(results[128 + lane] == ((lane & ~7) + 2) * 10);                   // idx 2, width 8
+    CHECK(static_cast<uint32_t>(results[160 + lane]) == ballot);            // ballot
+    CHECK(results[192 + lane] == 1 + 2);                                    // all, any, not uni
+  }
+  // A warp that exits as a whole does not hold up a barrier.
+  Objects warpExit;
+  REQUIRE_OK(runEmulated(warpExit, "warp_exit"));
+  std::vector<float> y = outputOf<float>(warpExit);
+  CHECK(y.size() == 64 && y[0] == 2 && y[31] == 2);
+  // The barrier orders the writes and reads of shared memory.
+  Objects synced;
+  REQUIRE_OK(runEmulated(synced, "synced_shift", iota(64)));
+  y = outputOf<float>(synced);
+  CHECK(y.size() == 64 && y[0] == 1 && y[62] == 63 && y[63] == 0);
+}
+
+void testEmulatedErrors() {
+  Environment environment;
+  environment.set("NNC_CUDA_EMULATED_CHECK", nullptr);
+  struct Case {
+    const char *function;
+    const char *message;
+  } cases[] = {
+      {"early_exit",
+       "failed with code 719: kernel 'early_exit' (grid 1x1x1, block 64x1x1, 0 dynamic shared "
+       "bytes): block (0,0,0), barrier divergence: thread (16,0,0) waits at barrier 0 (call site "
+       "1), which thread (0,0,0) of the same warp exited without reaching (__syncthreads must be "
+       "reached by every thread of a warp)"},
+      {"two_barriers",
+       "kernel 'two_barriers' (grid 1x1x1, block 64x1x1, 0 dynamic shared bytes): block "
+       "(0,0,0), barrier divergence: thread (0,0,0) waits at barrier 0 (call site 3) while "
+       "thread (32,0,0) waits at barrier 0 (call site 4)"},
+      {"divided_warp",
+       "kernel 'divided_warp' (grid 1x1x1, block 32x1x1, 0 dynamic shared bytes): block "
+       "(0,0,0), warp divergence: thread (0,0,0) waits at shfl.sync.bfly (member mask "
+       "0xffffffff) for thread (16,0,0), which waits at barrier 0"},
+      {"oversized",
+       "failed with code 1: kernel 'block_sum' (grid 1x1x1, block 256x1x1, 0 dynamic shared "
+       "bytes): block 256x1x1 is outside the launch bounds the kernel's code was compiled for "
+       "(block 128x1x1 to 128x1x1)"},
+  };
+  for (const Case &c : cases) {
+    Objects objects;
+    EXPECT_STATUS(runEmulated(objects, c.function, iota(256)), NNC_STATUS_INTERNAL, c.message);
+    // A failed run leaves no result to read.
+    nnc_tensor_view_t view;
+    EXPECT_STATUS(nnc_session_output(objects.session, 0, &view), NNC_STATUS_FAILED_PRECONDITION,
+                  "has no value");
+  }
+}
+
+void testEmulatedCheck() {
+  Environment environment;
+  // Run as it comes, the race goes unnoticed: the threads happen to run in
+  // order, and each reads its neighbour's slot before it was written. (In
+  // reversed order y[0] = 1.0f, whose first two bytes are zeros too.)
+  environment.set("NNC_CUDA_EMULATED_CHECK", nullptr);
+  {
+    Objects objects;
+    REQUIRE_OK(runEmulated(objects, "racy_shift", iota(64)));
+    CHECK(outputOf<float>(objects)[0] == 0);
+  }
+  environment.set("NNC_CUDA_EMULATED_CHECK", "1");
+  {
+    Objects objects;
+    EXPECT_STATUS(runEmulated(objects, "racy_shift", iota(64)), NNC_STATUS_INTERNAL,
+                  "kernel 'racy_shift' (grid 1x1x1, block 64x1x1, 0 dynamic shared bytes): "
+                  "the results depend on the order the threads run in: output 'y' differs at "
+                  "byte 2 when they run in reversed order with poisoned shared memory (a race, "
+                  "or a read of shared memory that no thread wrote)");
+    CHECK(std::string(nnc_session_device(objects.session)) ==
+          "cuda-emulated (kernels on the host CPU, 2 threads, each launch checked in reversed "
+          "order)");
+  }
+  // Correct kernels pass the check, with the same results.
+  Objects synced, reduce, main;
+  REQUIRE_OK(runEmulated(synced, "synced_shift", iota(64)));
+  CHECK(outputOf<float>(synced)[0] == 1);
+  REQUIRE_OK(runEmulated(reduce, "reduce", iota(256)));
+  CHECK(outputOf<float>(reduce) == std::vector<float>({8128, 24512}));
+  REQUIRE_OK(main.open("main", 2, "cuda_module.so", "cuda-emulated"));
+  CudaMain inputs;
+  if (!inputs.bind(main))
+    return;
+  REQUIRE_OK(nnc_session_run(main.session));
+  inputs.matches(main);
+  // "0" turns the check off.
+  environment.set("NNC_CUDA_EMULATED_CHECK", "0");
+  Objects racy;
+  REQUIRE_OK(runEmulated(racy, "racy_shift", iota(64)));
+}
+
 struct Test {
   const char *name;
   void (*run)();
@@ -1468,6 +1674,10 @@ const Test kTests[] = {
     {"cuda-without-graphs", testCudaWithoutGraphs},
     {"cuda-concurrent-sessions", testCudaConcurrentSessions},
     {"cuda-real-driver", testCudaRealDriver},
+    {"emulated-run", testEmulatedRun},
+    {"emulated-collectives", testEmulatedCollectives},
+    {"emulated-errors", testEmulatedErrors},
+    {"emulated-check", testEmulatedCheck},
     {"cpp-wrapper", testCppWrapper},
 };
 

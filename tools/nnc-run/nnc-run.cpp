@@ -51,7 +51,9 @@ Runs one function of a module compiled by nnc and checks or times it.
   --threads T           threads of the runtime (default 0: one per core)
   --device D            where the function runs: cpu (default) for modules
                         compiled for the CPU, cuda or cuda:<ordinal> for
-                        modules compiled for CUDA
+                        modules compiled for CUDA, cuda-emulated to run
+                        those kernels on this CPU (no GPU needed;
+                        NNC_CUDA_EMULATED_CHECK=1 also checks for races)
   --print-outputs       print the output values
   --help                print this help
 

@@ -13,6 +13,9 @@ inline constexpr char kConstantsSizeAttr[] = "nnc.constants_size";
 inline constexpr char kCUDAImagesAttr[] = "nnc.cuda_images";
 /// On the module: the kernel names; a launch names its kernel by index here.
 inline constexpr char kCUDAKernelsAttr[] = "nnc.cuda_kernels";
+/// On the module: the kernels rewritten for the host, as LLVM bitcode
+/// (compiler/Codegen/CUDA/HostKernels.h), for the cuda-emulated device.
+inline constexpr char kCUDAHostImageAttr[] = "nnc.cuda_host_image";
 /// The gpu.module (then gpu.binary) holding every kernel.
 inline constexpr char kKernelModule[] = "nnc_kernels";
 

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 2
+#define NNC_ABI_VERSION 3
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -139,6 +139,72 @@ typedef struct nnc_abi_cuda_image {
   uint64_t ptx_size; /* bytes, without the NUL */
 } nnc_abi_cuda_image_t;
 
+/* The cuda-emulated device runs a CUDA module's kernels on the host CPU: the
+ * compiler rewrites each kernel's LLVM IR (as handed to the NVPTX back end)
+ * for the host, turning every NVVM intrinsic into a read of, or a call
+ * through, the state of the CUDA thread running it. One such state per CUDA
+ * thread; the emulator fills it and passes it to the kernel's host entry. */
+typedef struct nnc_abi_cuda_thread nnc_abi_cuda_thread_t;
+
+/* Warp collectives (nnc_abi_cuda_thread_t.warp's op), with PTX's semantics:
+ * shfl.sync.<mode> b, c; vote.sync.<mode>; bar.warp.sync. */
+enum {
+  NNC_CUDA_WARP_SHFL_UP = 0,
+  NNC_CUDA_WARP_SHFL_DOWN = 1,
+  NNC_CUDA_WARP_SHFL_BFLY = 2,
+  NNC_CUDA_WARP_SHFL_IDX = 3,
+  NNC_CUDA_WARP_VOTE_ALL = 4,
+  NNC_CUDA_WARP_VOTE_ANY = 5,
+  NNC_CUDA_WARP_VOTE_UNI = 6,
+  NNC_CUDA_WARP_VOTE_BALLOT = 7,
+  NNC_CUDA_WARP_SYNC = 8,
+};
+
+struct nnc_abi_cuda_thread {
+  /* The special registers: %tid, %ntid, %ctaid, %nctaid (x, y, z), %laneid. */
+  uint32_t tid[3];
+  uint32_t ntid[3];
+  uint32_t ctaid[3];
+  uint32_t nctaid[3];
+  uint32_t laneid;
+  uint32_t reserved;
+  /* The block's shared memory: the kernel's static shared variables at the
+   * offsets the compiler chose (nnc_abi_cuda_host_kernel_t.shared_size bytes),
+   * then the launch's dynamic shared memory. At least 16-byte aligned. */
+  char *shared;
+  void *emulator; /* opaque, for the hooks */
+  /* barrier.cta.sync (__syncthreads), barrier `id`: returns once every
+   * thread of the block that has not exited waits at the same barrier.
+   * `site` numbers the call site in the module, so that threads waiting at
+   * different barriers are told apart; `aligned` (the .aligned form) adds
+   * that every thread of a warp executes it. */
+  void (*barrier)(nnc_abi_cuda_thread_t *thread, int32_t id, int32_t site, int32_t aligned);
+  /* A warp collective (NNC_CUDA_WARP_*) among the lanes of `mask`: returns
+   * once each of them waits at the same one. a is the value (shuffles) or
+   * predicate (votes), b and c the shuffle's lane and clamp operands. The
+   * result is in the low 32 bits; bit 32 is a shuffle's in-range predicate. */
+  uint64_t (*warp)(nnc_abi_cuda_thread_t *thread, int32_t op, int32_t site, uint32_t mask,
+                   uint32_t a, uint32_t b, uint32_t c);
+};
+
+/* nnc_abi_cuda_host_kernel_t.flags: the kernel calls barrier or warp, so the
+ * threads of a block must be able to wait for each other (the emulator gives
+ * each its own stack); without it they may run one after the other. */
+#define NNC_CUDA_HOST_KERNEL_COLLECTIVES (1u << 0)
+
+/* One kernel's host image. The launch bounds are what the kernel's code was
+ * optimized for (launch_bounds, known block sizes, value ranges of the
+ * special registers): the emulator refuses a launch outside them, since the
+ * code would silently compute something else. */
+typedef struct nnc_abi_cuda_host_kernel {
+  /* Runs one CUDA thread: params as nnc_abi_cuda_t.launch receives them. */
+  void (*entry)(void **params, nnc_abi_cuda_thread_t *thread);
+  uint32_t flags; /* NNC_CUDA_HOST_KERNEL_* */
+  uint32_t shared_size; /* bytes of static shared memory; the dynamic part follows */
+  uint32_t block_min[3], block_max[3]; /* each block dim d: min <= ntid[d] <= max */
+  uint32_t grid_min[3], grid_max[3];   /* each grid dim d: min <= nctaid[d] <= max */
+} nnc_abi_cuda_host_kernel_t;
+
 typedef struct nnc_abi_module {
   uint32_t abi_version; /* NNC_ABI_VERSION of the compiler that wrote it */
   uint32_t cpu_features; /* NNC_CPU_* bits the code needs (0 on other targets) */
@@ -156,6 +222,9 @@ typedef struct nnc_abi_module {
   const char *const *cuda_kernels;
   int32_t num_cuda_images;
   const nnc_abi_cuda_image_t *cuda_images;
+  /* CUDA modules: the kernels' host images for the cuda-emulated device, in
+   * the order of cuda_kernels; NULL when the module has none. */
+  const nnc_abi_cuda_host_kernel_t *cuda_host_kernels;
 } nnc_abi_module_t;
 
 typedef const nnc_abi_module_t *(*nnc_abi_module_fn)(void);

@@ -1,7 +1,8 @@
 /*===- runtime.h - the nnc runtime C API ----------------------------------===*
  *
  * Loads modules compiled by nnc and runs their functions on the host's CPU
- * or, for modules compiled for CUDA, on an NVIDIA GPU:
+ * or, for modules compiled for CUDA, on an NVIDIA GPU (or emulated on the
+ * CPU):
  *
  *   nnc_runtime_create -> nnc_module_load -> nnc_session_create
  *     -> nnc_session_bind_input (zero-copy) -> nnc_session_run
@@ -66,11 +67,11 @@ typedef enum nnc_status_code {
   NNC_STATUS_FAILED_PRECONDITION = 9,
   /* An input or output index outside the function's list. */
   NNC_STATUS_OUT_OF_RANGE = 11,
-  /* A feature this runtime does not have yet (dynamic shapes, the
-   * cuda-emulated device). */
+  /* A feature this runtime does not have yet (dynamic shapes). */
   NNC_STATUS_UNIMPLEMENTED = 12,
   /* The compiled function reported a failure, or the GPU or its driver failed
-   * during a run (a launch, a copy). */
+   * during a run (a launch, a copy), or the cuda-emulated device found a
+   * kernel breaking CUDA's rules. */
   NNC_STATUS_INTERNAL = 13,
   /* A device that this machine cannot provide: no CUDA driver, no GPU, a
    * driver that does not initialize. */
@@ -245,8 +246,18 @@ typedef struct nnc_session_options {
    *   (the environment variable NNC_CUDA_DRIVER names another library); no
    *   driver, no GPU or a driver that fails to initialize is
    *   NNC_STATUS_UNAVAILABLE.
-   * - "cuda-emulated": reserved for running CUDA modules on the CPU;
-   *   NNC_STATUS_UNIMPLEMENTED for now. */
+   * - "cuda-emulated": modules compiled for CUDA, their kernels run on this
+   *   CPU from the module's host image of them (docs/cuda-emulated.md); no
+   *   GPU or driver needed. A module without a host image is
+   *   NNC_STATUS_FAILED_PRECONDITION. Blocks run on the runtime's threads,
+   *   each thread of a kernel with barriers or warp collectives on a fiber of
+   *   its own. A run fails (NNC_STATUS_INTERNAL, naming the kernel, block and
+   *   threads) on a launch outside the bounds the kernel was compiled for, a
+   *   divergent barrier or a warp collective that cannot complete. With the
+   *   environment variable NNC_CUDA_EMULATED_CHECK set (and not "0") every
+   *   launch runs twice, serially, the second time in reversed thread and
+   *   block order with poisoned shared memory, and results that differ (a
+   *   race) or kernels that write inputs or constants fail the run. */
   const char *device;
 } nnc_session_options_t;
 
@@ -259,6 +270,9 @@ NNC_API void nnc_session_options_initialize(nnc_session_options_t *options);
  * runs allocate nothing. options may be NULL for the defaults; its strings are
  * not kept. The session holds references to runtime and module. The caller
  * owns *out_session and releases it with nnc_session_release.
+ * On "cuda-emulated" the session allocates the same buffers in host memory
+ * and copies the constants once; fiber stacks and per-thread shared memory
+ * are made at the first launch that needs them and kept.
  * On a CUDA device the session also retains the GPU's primary context (shared
  * with other CUDA users of the process), creates a stream, JIT-compiles the
  * module's PTX image for the newest chip the GPU runs ("sm_90a" only on
@@ -285,7 +299,8 @@ NNC_API const nnc_function_t *nnc_session_function(const nnc_session_t *session)
 /* What the session runs on, for people: "cpu", or for a GPU its ordinal, name,
  * compute capability, the module image loaded and the driver version, e.g.
  * "cuda:0 'NVIDIA H100 80GB HBM3' (compute capability 9.0, image sm_90a,
- * driver 13.0)". Owned by the session. Thread-safe. */
+ * driver 13.0)", or "cuda-emulated (kernels on the host CPU, 8 threads)".
+ * Owned by the session. Thread-safe. */
 NNC_API const char *nnc_session_device(const nnc_session_t *session);
 
 /* Binds the caller's buffer as input index (zero-copy: the session keeps the

@@ -5,8 +5,10 @@
  * PTX images for three chips, and host versions of the kernels
  * (nnc_fake_kernel_<name>) that the fake driver runs in place of the PTX, so
  * that real numbers flow from input to output without a GPU, and the same
- * numbers come out of a GPU. Built a second time with MISLABELED_IMAGE: its
- * sm_80 image holds sm_90 PTX, which a JIT for an sm_8x device rejects.
+ * numbers come out of a GPU; and the host images the cuda-emulated device
+ * runs (one CUDA thread per call, as the compiler's are). Built a second time
+ * with MISLABELED_IMAGE: its sm_80 image holds sm_90 PTX, which a JIT for an
+ * sm_8x device rejects; and with NO_HOST_IMAGE, without host images.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -221,6 +223,51 @@ EXPORT void nnc_fake_kernel_fill(const nnc_fake_cuda_launch_t *launch, void **pa
   }
 }
 
+/* The host images for the cuda-emulated device: one thread per call. */
+static uint32_t globalThread(const nnc_abi_cuda_thread_t *thread) {
+  return thread->ctaid[0] * thread->ntid[0] + thread->tid[0];
+}
+
+static void host_zero_count(void **params, nnc_abi_cuda_thread_t *thread) {
+  (void)thread;
+  **(int32_t **)params[0] = 0;
+}
+
+static void host_affine(void **params, nnc_abi_cuda_thread_t *thread) {
+  const float *x = *(float **)params[0], *scale = *(float **)params[1];
+  const float *w = *(float **)params[2], *b = *(float **)params[3];
+  float *t = *(float **)params[4];
+  uint32_t n = *(uint32_t *)params[5], i = globalThread(thread);
+  if (i < n)
+    t[i] = *scale * x[i] * w[i] + b[i];
+}
+
+static void host_relu_count(void **params, nnc_abi_cuda_thread_t *thread) {
+  const float *t = *(float **)params[0];
+  float *y = *(float **)params[1];
+  int32_t *count = *(int32_t **)params[2];
+  uint32_t n = *(uint32_t *)params[3], i = globalThread(thread);
+  if (i < n) {
+    y[i] = t[i] > 0 ? t[i] : 0;
+    if (t[i] > 0)
+      __atomic_fetch_add(count, 1, __ATOMIC_RELAXED); /* blocks run on several threads */
+  }
+}
+
+static void host_fill(void **params, nnc_abi_cuda_thread_t *thread) {
+  float *y = *(float **)params[0];
+  uint32_t n = *(uint32_t *)params[1], i = globalThread(thread);
+  if (i < n)
+    y[i] = *(float *)params[2];
+}
+
+/* Any block of up to 1024 threads, any grid; no shared memory. */
+#define HOST_KERNEL(entry)                                                                     \
+  { entry, 0, 0, {1, 1, 1}, {1024, 1024, 64}, {1, 1, 1}, {0x7fffffff, 65535, 65535} }
+static const nnc_abi_cuda_host_kernel_t kHostKernels[] = {
+    HOST_KERNEL(host_zero_count), HOST_KERNEL(host_affine), HOST_KERNEL(host_relu_count),
+    HOST_KERNEL(host_fill)};
+
 /*===- constants: w[N] then b[N] -----------------------------------------===*/
 
 #define N 1000
@@ -338,6 +385,12 @@ static const nnc_abi_module_t kModule = {NNC_ABI_VERSION,
                                          kNumKernels,
                                          kKernels,
                                          COUNT(kImages),
-                                         kImages};
+                                         kImages,
+#if defined(NO_HOST_IMAGE)
+                                         NULL
+#else
+                                         kHostKernels
+#endif
+};
 
 EXPORT const nnc_abi_module_t *nnc_module_v1(void) { return &kModule; }
