@@ -86,6 +86,12 @@ LogicalResult NodeImporter::fail(const Twine &message) const {
   return emitError(loc) << node.op_type() << " (opset " << opset << "): " << message;
 }
 
+FailureOr<int64_t> NodeImporter::checked(CheckedInt value, const Twine &what) const {
+  if (std::optional<int64_t> v = value.get())
+    return *v;
+  return fail(what + " " + value.problem());
+}
+
 Operation *NodeImporter::standIn(ValueRange operands) {
   Type type = operands.empty() ? Type(RankedTensorType::get({}, builder.getF32Type()))
                                : operands[0].getType();

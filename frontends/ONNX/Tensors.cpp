@@ -15,6 +15,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdint>
 #include <memory>
 
 using namespace mlir;
@@ -23,7 +24,7 @@ using namespace nnc::onnx_frontend;
 /// Raw buffers up to this size become plain dense attributes; larger ones resources.
 static constexpr size_t kResourceThreshold = 1024;
 
-Type nnc::onnx_frontend::importElementType(MLIRContext &context, int32_t dataType) {
+Type nnc::onnx_frontend::importElementType(MLIRContext &context, int64_t dataType) {
   using TP = onnx::TensorProto;
   Builder b(&context);
   switch (dataType) {
@@ -44,8 +45,10 @@ Type nnc::onnx_frontend::importElementType(MLIRContext &context, int32_t dataTyp
   }
 }
 
-std::string nnc::onnx_frontend::dataTypeName(int32_t dataType) {
-  if (onnx::TensorProto::DataType_IsValid(dataType))
+std::string nnc::onnx_frontend::dataTypeName(int64_t dataType) {
+  // Attributes carry data types as int64: no truncation to protobuf's int.
+  if (dataType >= INT32_MIN && dataType <= INT32_MAX &&
+      onnx::TensorProto::DataType_IsValid((int)dataType))
     return onnx::TensorProto::DataType_Name((onnx::TensorProto::DataType)dataType);
   return "unknown data type " + std::to_string(dataType);
 }
