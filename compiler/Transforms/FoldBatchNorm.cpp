@@ -79,6 +79,9 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
     if (!filterType || !filterType.hasStaticShape() || filterType.getRank() < 1)
       return rewriter.notifyMatchFailure(norm, "filter shape is not static");
     int64_t channels = filterType.getDimSize(0);
+    // The taps per channel are counted by dividing by the channel count.
+    if (channels == 0)
+      return rewriter.notifyMatchFailure(norm, "the convolution has no output channels");
     std::optional<std::vector<float>> filter =
         constantFloats(conv.getFilter(), filterType.getNumElements());
     std::optional<std::vector<float>> scale = constantFloats(norm.getScale(), channels),

@@ -86,6 +86,12 @@ LogicalResult NodeImporter::fail(const Twine &message) const {
   return emitError(loc) << node.op_type() << " (opset " << opset << "): " << message;
 }
 
+FailureOr<int64_t> NodeImporter::checked(CheckedInt value, const Twine &what) const {
+  if (std::optional<int64_t> v = value.get())
+    return *v;
+  return fail(what + " " + value.problem());
+}
+
 Operation *NodeImporter::standIn(ValueRange operands) {
   Type type = operands.empty() ? Type(RankedTensorType::get({}, builder.getF32Type()))
                                : operands[0].getType();
@@ -200,6 +206,31 @@ LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Lo
   return success();
 }
 
+/// Whether `op` is a ceil_mode pool that drops a last window starting in the
+/// trailing padding, as PyTorch, ONNX Runtime and ONNX from 1.16 do. ONNX's
+/// earlier shape inference kept that window, so exporters' declared shapes
+/// downstream of it are one larger than what the model computes.
+template <typename PoolOp> bool dropsLastWindow(Operation *op) {
+  auto pool = dyn_cast<PoolOp>(op);
+  if (!pool || !pool.getCeilMode())
+    return false;
+  auto in = cast<RankedTensorType>(pool.getInput().getType());
+  auto out = cast<RankedTensorType>(pool.getType());
+  int64_t spatial = in.getRank() - 2;
+  ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides(),
+                    dilations = pool.getDilations(), pads = pool.getPads();
+  for (int64_t i = 0; i < spatial; ++i) {
+    if (in.isDynamicDim(i + 2) || out.isDynamicDim(i + 2))
+      continue;
+    CheckedInt kept = ceilDiv(CheckedInt(in.getDimSize(i + 2)) + pads[i] + pads[i + spatial] -
+                                  (CheckedInt(kernel[i]) - 1) * dilations[i] - 1,
+                              strides[i]) + 1;
+    if (kept.valueOr(out.getDimSize(i + 2)) != out.getDimSize(i + 2))
+      return true;
+  }
+  return false;
+}
+
 const Handler *findHandler(StringRef opType, int64_t opset) {
   for (const HandlerEntry &e : handlerTable())
     if (opType == e.opType && opset >= e.minOpset && opset <= e.maxOpset)
@@ -229,6 +260,11 @@ private:
   LogicalResult checkVersions();
   LogicalResult checkSupported();
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
+  LogicalResult checkInputShape(const onnx::ValueInfoProto &info, ArrayRef<int64_t> shape,
+                                Type element);
+  /// The type `info` declares (a graph output or value_info) when it
+  /// conflicts with the one imported for `value`.
+  std::optional<Type> declaredConflict(const onnx::ValueInfoProto &info, Value value);
 
   MLIRContext &context;
   onnx::ModelProto &model;
@@ -237,6 +273,11 @@ private:
   OpBuilder builder;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
+  /// False once the model's declared shapes may legitimately differ from the
+  /// computed ones: --input-shape changed a static dim the model declares, or
+  /// a ceil_mode pool dropped a window that ONNX's older shape inference kept.
+  /// Element types are still compared.
+  bool declaredShapesHold = true;
 };
 
 LogicalResult GraphImporter::checkVersions() {
@@ -301,6 +342,14 @@ FailureOr<Type> GraphImporter::inputType(const onnx::ValueInfoProto &info,
                             << pinned->second.size() << " dims but the model declares "
                             << tensor.shape().dim_size();
     shape.assign(pinned->second.begin(), pinned->second.end());
+    // Declarations elsewhere in the model describe the declared input; once a
+    // static dim is pinned to another size they no longer hold.
+    if (tensor.has_shape())
+      for (auto [d, size] : llvm::zip(tensor.shape().dim(), shape))
+        if (d.has_dim_value() && d.dim_value() != size)
+          declaredShapesHold = false;
+    if (failed(checkInputShape(info, shape, element)))
+      return failure();
     return Type(RankedTensorType::get(shape, element));
   }
   if (!tensor.has_shape())
@@ -320,7 +369,42 @@ FailureOr<Type> GraphImporter::inputType(const onnx::ValueInfoProto &info,
       shape.push_back(ShapedType::kDynamic);
     }
   }
+  if (failed(checkInputShape(info, shape, element)))
+    return failure();
   return Type(RankedTensorType::get(shape, element));
+}
+
+LogicalResult GraphImporter::checkInputShape(const onnx::ValueInfoProto &info,
+                                             ArrayRef<int64_t> shape, Type element) {
+  if (std::optional<std::string> problem = tensorShapeProblem(shape, element))
+    return emitError(FileLineColLoc::get(&context, modelPath, 0, 0))
+           << "graph input '" << info.name() << "' has " << *problem;
+  return success();
+}
+
+std::optional<Type> GraphImporter::declaredConflict(const onnx::ValueInfoProto &info,
+                                                    Value value) {
+  auto computed = dyn_cast<RankedTensorType>(value.getType());
+  if (!computed || !info.type().has_tensor_type())
+    return std::nullopt;
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  // An undeclared (or unknown) element type is not compared.
+  Type element = importElementType(context, tensor.elem_type());
+  if (!element)
+    element = computed.getElementType();
+  // A symbolic declared dim matches any size, a static one only itself; a
+  // dynamic computed dim is left to run time. Shapes that no longer hold (see
+  // declaredShapesHold) are not compared.
+  std::optional<SmallVector<int64_t>> shape;
+  if (tensor.has_shape() && declaredShapesHold) {
+    shape.emplace();
+    for (const onnx::TensorShapeProto::Dimension &d : tensor.shape().dim())
+      shape->push_back(d.has_dim_value() ? d.dim_value() : ShapedType::kDynamic);
+  }
+  if (element == computed.getElementType() &&
+      (!shape || succeeded(verifyCompatibleShape(*shape, computed.getShape()))))
+    return std::nullopt;
+  return shape ? Type(RankedTensorType::get(*shape, element)) : Type(computed.clone(element));
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run() {
@@ -380,6 +464,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return nullptr;
   }
 
+  llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    valueInfos[info.name()] = &info;
+
   // Nodes. A failed node poisons its outputs; nodes reading poisoned values are
   // skipped, so independent errors are all reported.
   llvm::StringSet<> poisoned;
@@ -417,6 +505,17 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
           continue;
         }
         values[node.output(i)] = importer.outputs[i];
+        if (Operation *def = importer.outputs[i].getDefiningOp();
+            def && (dropsLastWindow<nn::MaxPoolOp>(def) || dropsLastWindow<nn::AvgPoolOp>(def)))
+          declaredShapesHold = false;
+        const onnx::ValueInfoProto *info = valueInfos.lookup(node.output(i));
+        if (std::optional<Type> declared = info ? declaredConflict(*info, importer.outputs[i])
+                                                : std::nullopt) {
+          // Diagnostics quote types themselves.
+          emitError(loc) << "value_info declares '" << node.output(i) << "' as " << *declared
+                         << " but the node computes " << importer.outputs[i].getType();
+          ok = false;
+        }
       }
       continue;
     }
@@ -434,13 +533,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       emitError(fileLoc) << "graph output '" << info.name() << "' is never computed";
       return nullptr;
     }
-    if (info.type().has_tensor_type()) {
-      Type declared = importElementType(context, info.type().tensor_type().elem_type());
-      if (declared && declared != getElementTypeOrSelf(v.getType())) {
-        emitError(fileLoc) << "graph output '" << info.name() << "' is declared as "
-                           << declared << " but computes " << getElementTypeOrSelf(v.getType());
-        return nullptr;
-      }
+    if (std::optional<Type> declared = declaredConflict(info, v)) {
+      // At the value's definition: the node computing it, when one does.
+      emitError(v.getLoc()) << "graph output '" << info.name() << "' is declared as "
+                            << *declared << " but computes " << v.getType();
+      return nullptr;
     }
     results.push_back(v);
   }

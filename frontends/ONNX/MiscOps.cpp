@@ -79,6 +79,12 @@ LogicalResult importOneHot(NodeImporter &n) {
   FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
   if (failed(axis))
     return failure();
+  // The index ramp below holds `depth` values: refuse a depth no result could have.
+  SmallVector<int64_t> resultShape(NodeImporter::type(indices).getShape());
+  resultShape.insert(resultShape.begin() + *axis, depth);
+  if (std::optional<std::string> problem =
+          tensorShapeProblem(resultShape, valuesType.getElementType()))
+    return n.fail("depth '" + Twine(depth) + "' makes a result with " + *problem);
   auto &b = n.builder;
   Type i64 = b.getI64Type();
   // Indices may be floats; negative ones count from depth.
@@ -133,25 +139,36 @@ template <bool toSpace> LogicalResult importBlockShuffle(NodeImporter &n) {
     return n.fail("blocksize must be positive");
   SmallVector<int64_t> split, perm, merged;
   if (toSpace) {
-    if (C % (bs * bs) != 0)
+    FailureOr<int64_t> bs2 = n.checked(CheckedInt(bs) * bs, "blocksize^2 (blocksize '" + Twine(bs) + "')");
+    if (failed(bs2))
+      return failure();
+    if (C % *bs2 != 0)
       return n.fail("channels (" + Twine(C) + ") must be divisible by blocksize^2");
+    FailureOr<int64_t> outH = n.checked(CheckedInt(H) * bs, "output height");
+    FailureOr<int64_t> outW = n.checked(CheckedInt(W) * bs, "output width");
+    if (failed(outH) || failed(outW))
+      return failure();
     std::string mode = n.attrString("mode", "DCR");
     if (mode != "DCR" && mode != "CRD")
       return n.fail("unknown mode '" + mode + "'");
     if (mode == "CRD") {
-      split = {N, C / (bs * bs), bs, bs, H, W};
+      split = {N, C / *bs2, bs, bs, H, W};
       perm = {0, 1, 4, 2, 5, 3};
     } else {
-      split = {N, bs, bs, C / (bs * bs), H, W};
+      split = {N, bs, bs, C / *bs2, H, W};
       perm = {0, 3, 4, 1, 5, 2};
     }
-    merged = {N, C / (bs * bs), H * bs, W * bs};
+    merged = {N, C / *bs2, *outH, *outW};
   } else {
     if (H % bs != 0 || W % bs != 0)
       return n.fail("spatial dims must be divisible by blocksize");
+    // Empty spatial dims are divisible by any blocksize.
+    FailureOr<int64_t> outC = n.checked(CheckedInt(C) * bs * bs, "output channel count");
+    if (failed(outC))
+      return failure();
     split = {N, C, H / bs, bs, W / bs, bs};
     perm = {0, 3, 5, 1, 2, 4};
-    merged = {N, C * bs * bs, H / bs, W / bs};
+    merged = {N, *outC, H / bs, W / bs};
   }
   auto &b = n.builder;
   Value y = n.create<nn::ReshapeOp>(x, n.constI64(split), b.getBoolAttr(false));

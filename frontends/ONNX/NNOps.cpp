@@ -21,6 +21,25 @@ struct Window {
   SmallVector<int64_t> kernel, strides, dilations, pads;
 };
 
+/// The values as the messages quote them: '1, 2'.
+std::string listString(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(values, os);
+  return s;
+}
+
+/// Strides and dilations divide and multiply sizes, here and in nn's inference.
+LogicalResult checkStridesAndDilations(NodeImporter &n, ArrayRef<int64_t> strides,
+                                       ArrayRef<int64_t> dilations) {
+  auto positive = [](ArrayRef<int64_t> v) { return llvm::all_of(v, [](int64_t x) { return x > 0; }); };
+  if (!positive(strides))
+    return n.fail("expected positive strides (got '" + listString(strides) + "')");
+  if (!positive(dilations))
+    return n.fail("expected positive dilations (got '" + listString(dilations) + "')");
+  return success();
+}
+
 /// Reads strides/dilations/pads and resolves auto_pad for a forward window op.
 FailureOr<Window> readWindow(NodeImporter &n, Value input, ArrayRef<int64_t> kernel) {
   int64_t spatial = NodeImporter::rank(input) - 2;
@@ -35,6 +54,8 @@ FailureOr<Window> readWindow(NodeImporter &n, Value input, ArrayRef<int64_t> ker
       (int64_t)w.dilations.size() != spatial || (int64_t)w.pads.size() != 2 * spatial)
     return n.fail("expected kernel, strides and dilations with " + Twine(spatial) +
                   " values and pads with " + Twine(2 * spatial));
+  if (failed(checkStridesAndDilations(n, w.strides, w.dilations)))
+    return failure();
   std::string autoPad = n.attrString("auto_pad", "NOTSET");
   if (autoPad == "NOTSET")
     return w;
@@ -49,10 +70,14 @@ FailureOr<Window> readWindow(NodeImporter &n, Value input, ArrayRef<int64_t> ker
     int64_t in = type.getDimSize(i + 2);
     if (ShapedType::isDynamic(in))
       return n.fail("auto_pad " + autoPad + " needs static spatial dims; pin them with --input-shape");
-    int64_t out = (in + w.strides[i] - 1) / w.strides[i];
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in);
-    int64_t small = total / 2, large = total - small;
+    // Output ceil(in / stride); the pads make the last window end at the input's end.
+    CheckedInt out = ceilDiv(CheckedInt(in), w.strides[i]);
+    FailureOr<int64_t> total =
+        n.checked((out - 1) * w.strides[i] + (CheckedInt(w.kernel[i]) - 1) * w.dilations[i] + 1 - in,
+                  "auto_pad " + autoPad + " padding along dim " + Twine(i + 2));
+    if (failed(total))
+      return failure();
+    int64_t small = std::max<int64_t>(0, *total) / 2, large = std::max<int64_t>(0, *total) - small;
     w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
     w.pads[i + spatial] = autoPad == "SAME_UPPER" ? large : small;
   }
@@ -135,8 +160,13 @@ LogicalResult importConvTranspose(NodeImporter &n) {
       (int64_t)dilations.size() != spatial || (int64_t)pads.size() != 2 * spatial ||
       (int64_t)outputPadding.size() != spatial)
     return n.fail("expected window attributes with " + Twine(spatial) + " values per dim");
+  if (failed(checkStridesAndDilations(n, strides, dilations)))
+    return failure();
   std::string autoPad = n.attrString("auto_pad", "NOTSET");
   std::optional<SmallVector<int64_t>> outputShape = n.attrInts("output_shape");
+  if (outputShape && (int64_t)outputShape->size() < spatial)
+    return n.fail("expected output_shape with at least " + Twine(spatial) + " values (got " +
+                  Twine(outputShape->size()) + ")");
   auto type = NodeImporter::type(x);
   if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     // Pads follow from the requested output size; output_shape may include N and C.
@@ -147,12 +177,28 @@ LogicalResult importConvTranspose(NodeImporter &n) {
       int64_t in = type.getDimSize(i + 2);
       if (ShapedType::isDynamic(in))
         return n.fail("output_shape/auto_pad need static spatial dims; pin them with --input-shape");
-      if (!outputShape)
-        target.push_back(in * strides[i]);
-      int64_t total = strides[i] * (in - 1) + outputPadding[i] +
-                      ((*kernel)[i] - 1) * dilations[i] + 1 - target[i];
-      if (total < 0) // a larger output than the window reaches grows output_padding
-        outputPadding[i] -= total, total = 0;
+      if (!outputShape) {
+        FailureOr<int64_t> size =
+            n.checked(CheckedInt(in) * strides[i], "output size along dim " + Twine(i + 2));
+        if (failed(size))
+          return failure();
+        target.push_back(*size);
+      }
+      FailureOr<int64_t> totalOr =
+          n.checked(CheckedInt(strides[i]) * (CheckedInt(in) - 1) + outputPadding[i] +
+                        (CheckedInt((*kernel)[i]) - 1) * dilations[i] + 1 - target[i],
+                    "padding along dim " + Twine(i + 2));
+      if (failed(totalOr))
+        return failure();
+      int64_t total = *totalOr;
+      if (total < 0) { // a larger output than the window reaches grows output_padding
+        FailureOr<int64_t> grown = n.checked(CheckedInt(outputPadding[i]) - total,
+                                             "output_padding along dim " + Twine(i + 2));
+        if (failed(grown))
+          return failure();
+        outputPadding[i] = *grown;
+        total = 0;
+      }
       int64_t half = total / 2;
       // ONNX: SAME_UPPER puts the odd pad at the end, everything else at the start.
       bool upper = autoPad == "SAME_UPPER";

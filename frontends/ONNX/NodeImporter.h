@@ -9,6 +9,7 @@
 #ifndef NNC_FRONTENDS_ONNX_NODEIMPORTER_H
 #define NNC_FRONTENDS_ONNX_NODEIMPORTER_H
 
+#include "dialects/NN/IR/CheckedInt.h"
 #include "dialects/NN/IR/NNOps.h"
 #include "frontends/ONNX/Importer.h"
 
@@ -44,10 +45,10 @@ mlir::FailureOr<mlir::ElementsAttr> importTensor(mlir::MLIRContext &context, mli
                                                  const std::string &modelDir);
 
 /// The nn element type for an ONNX TensorProto data type, or null.
-mlir::Type importElementType(mlir::MLIRContext &context, int32_t dataType);
+mlir::Type importElementType(mlir::MLIRContext &context, int64_t dataType);
 
 /// Human-readable name of an ONNX data type (for diagnostics).
-std::string dataTypeName(int32_t dataType);
+std::string dataTypeName(int64_t dataType);
 
 class NodeImporter {
 public:
@@ -84,6 +85,9 @@ public:
 
   /// Emits an error naming the node and returns failure.
   llvm::LogicalResult fail(const llvm::Twine &message) const;
+  /// `value`, or an error naming the node when computing `what` overflowed or
+  /// divided by zero ("blocksize^2 overflows int64").
+  mlir::FailureOr<int64_t> checked(CheckedInt value, const llvm::Twine &what) const;
 
   /// Records the results, in order, as the node's outputs.
   void setOutputs(mlir::ValueRange values) { outputs.assign(values.begin(), values.end()); }

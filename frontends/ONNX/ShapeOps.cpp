@@ -160,7 +160,12 @@ LogicalResult importSplit(NodeImporter &n) {
     int64_t parts = n.opset >= 18 ? n.attrInt("num_outputs", 0) : (int64_t)n.numOutputs();
     if (parts < 1)
       return n.fail("expected 'num_outputs' or a 'split' input");
-    int64_t chunk = n.opset >= 18 ? (dim + parts - 1) / parts : dim / parts;
+    // One size per output: a larger count would only build results nobody reads.
+    if (parts != (int64_t)n.numOutputs())
+      return n.fail("expected 'num_outputs' (" + Twine(parts) + ") to equal the number of outputs (" +
+                    Twine(n.numOutputs()) + ")");
+    // parts >= 1 and dim >= 0: neither division overflows.
+    int64_t chunk = n.opset >= 18 ? llvm::divideCeilSigned(dim, parts) : dim / parts;
     if (n.opset < 18 && dim % parts != 0)
       return n.fail("dim " + Twine(dim) + " does not split evenly into " + Twine(parts));
     sizes.emplace();
@@ -382,11 +387,19 @@ LogicalResult importResize(NodeImporter &n) {
       } else if (policy == "not_larger" || policy == "not_smaller") {
         double scale = policy == "not_larger" ? 1e300 : 0;
         for (size_t i = 0; i < ax.size(); ++i) {
+          if (type.getDimSize(ax[i]) == 0 || (*values)[i] < 0)
+            return n.fail("an aspect-ratio policy needs non-empty dims and non-negative sizes");
           double s = (double)(*values)[i] / (double)type.getDimSize(ax[i]);
           scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
         }
-        for (int64_t a : ax)
-          full[a] = (int64_t)std::round(scale * (double)type.getDimSize(a));
+        for (int64_t a : ax) {
+          FailureOr<int64_t> size =
+              n.checked(CheckedInt::fromDouble(std::round(scale * (double)type.getDimSize(a))),
+                        "size along dim " + Twine(a));
+          if (failed(size))
+            return failure();
+          full[a] = *size;
+        }
       } else {
         return n.fail("unknown keep_aspect_ratio_policy '" + policy + "'");
       }

@@ -15,15 +15,17 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdint>
 #include <memory>
 
 using namespace mlir;
+using namespace nnc;
 using namespace nnc::onnx_frontend;
 
 /// Raw buffers up to this size become plain dense attributes; larger ones resources.
 static constexpr size_t kResourceThreshold = 1024;
 
-Type nnc::onnx_frontend::importElementType(MLIRContext &context, int32_t dataType) {
+Type nnc::onnx_frontend::importElementType(MLIRContext &context, int64_t dataType) {
   using TP = onnx::TensorProto;
   Builder b(&context);
   switch (dataType) {
@@ -44,8 +46,10 @@ Type nnc::onnx_frontend::importElementType(MLIRContext &context, int32_t dataTyp
   }
 }
 
-std::string nnc::onnx_frontend::dataTypeName(int32_t dataType) {
-  if (onnx::TensorProto::DataType_IsValid(dataType))
+std::string nnc::onnx_frontend::dataTypeName(int64_t dataType) {
+  // Attributes carry data types as int64: no truncation to protobuf's int.
+  if (dataType >= INT32_MIN && dataType <= INT32_MAX &&
+      onnx::TensorProto::DataType_IsValid((int)dataType))
     return onnx::TensorProto::DataType_Name((onnx::TensorProto::DataType)dataType);
   return "unknown data type " + std::to_string(dataType);
 }
@@ -66,14 +70,21 @@ FailureOr<std::pair<ArrayRef<char>, std::shared_ptr<MappedFile>>>
 readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &modelDir) {
   static llvm::StringMap<std::weak_ptr<MappedFile>> cache;
   std::string location;
-  int64_t offset = 0, length = -1;
+  std::optional<int64_t> offsetField, lengthField;
   for (const auto &entry : tensor.external_data()) {
-    if (entry.key() == "location")
+    if (entry.key() == "location") {
       location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::strtoll(entry.value().c_str(), nullptr, 10);
-    else if (entry.key() == "length")
-      length = std::strtoll(entry.value().c_str(), nullptr, 10);
+      continue;
+    }
+    if (entry.key() != "offset" && entry.key() != "length")
+      continue;
+    // The whole value must be a decimal integer in int64: strtoll's silent 0
+    // for garbage and clamping for huge values would read other bytes.
+    int64_t value;
+    if (llvm::StringRef(entry.value()).getAsInteger(10, value) || value < 0)
+      return emitError(loc) << "tensor '" << tensor.name() << "': external data " << entry.key()
+                            << " '" << entry.value() << "' is not a non-negative integer";
+    (entry.key() == "offset" ? offsetField : lengthField) = value;
   }
   if (location.empty())
     return emitError(loc) << "tensor '" << tensor.name()
@@ -81,6 +92,14 @@ readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &m
   if (llvm::sys::path::is_absolute(location))
     return emitError(loc) << "tensor '" << tensor.name() << "': external data location '"
                           << location << "' must be relative to the model";
+  // Weights live in the model's folder or below it: a location that climbs out
+  // (once 'a/..' pairs cancel) could make a model read any file.
+  llvm::SmallString<256> normalized(location);
+  llvm::sys::path::remove_dots(normalized, /*remove_dot_dot=*/true);
+  if (llvm::sys::path::begin(normalized) != llvm::sys::path::end(normalized) &&
+      *llvm::sys::path::begin(normalized) == "..")
+    return emitError(loc) << "tensor '" << tensor.name() << "': external data location '"
+                          << location << "' leaves the model's folder";
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
   std::shared_ptr<MappedFile> file = cache.lookup(path).lock();
@@ -94,12 +113,18 @@ readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &m
     cache[path] = file;
   }
   int64_t size = file->buffer->getBufferSize();
-  if (length < 0)
-    length = size - offset;
-  if (offset < 0 || offset + length > size)
-    return emitError(loc) << "tensor '" << tensor.name() << "': external data file '" << path
-                          << "' holds " << size << " bytes, fewer than offset " << offset
-                          << " + length " << length;
+  int64_t offset = offsetField.value_or(0);
+  // Without a length the tensor runs to the end of the file.
+  int64_t length = lengthField.value_or(std::max<int64_t>(0, size - offset));
+  CheckedInt end = CheckedInt(offset) + length;
+  if (!end.ok() || *end.get() > size) {
+    InFlightDiagnostic diag = emitError(loc)
+                              << "tensor '" << tensor.name() << "': external data file '" << path
+                              << "' holds " << size << " bytes, fewer than offset " << offset;
+    if (lengthField)
+      diag << " + length " << length;
+    return diag;
+  }
   return std::make_pair(ArrayRef<char>(file->buffer->getBufferStart() + offset, length), file);
 }
 
@@ -177,13 +202,13 @@ FailureOr<ElementsAttr> nnc::onnx_frontend::importTensor(MLIRContext &context, L
                           << dataTypeName(tensor.data_type());
   if (tensor.has_segment())
     return emitError(loc) << "tensor '" << tensor.name() << "' is segmented, which is unsupported";
-  SmallVector<int64_t> shape;
-  for (int64_t d : tensor.dims()) {
-    if (d < 0)
-      return emitError(loc) << "tensor '" << tensor.name() << "' has a negative dim " << d;
-    shape.push_back(d);
-  }
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  // Checked before anything counts elements or bytes: dims whose count wraps
+  // would otherwise match an empty buffer.
+  if (std::optional<std::string> problem = tensorShapeProblem(shape, element))
+    return emitError(loc) << "tensor '" << tensor.name() << "' has " << *problem;
   auto type = RankedTensorType::get(shape, element);
+  // Fits: storageBytes(element) <= elementBytes(element), which the check used.
   size_t expected = type.getNumElements() * storageBytes(element);
 
   bool external = tensor.data_location() == onnx::TensorProto::EXTERNAL;

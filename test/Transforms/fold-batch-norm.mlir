@@ -59,3 +59,17 @@ func.func @not_folded(%x: tensor<1x1x4x4xf32>, %f: tensor<1x1x1x1xf32>) -> (tens
   %z2 = nn.batch_norm %y2, %p, %p, %p, %p {epsilon = 1.0e-05 : f32} : (tensor<1x1x4x4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x4x4xf32>
   return %y, %z, %z2 : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>
 }
+
+// -----
+
+// A convolution without output channels has nothing to fold into (the taps
+// per channel would be 0 / 0).
+// CHECK-LABEL: func.func @no_channels
+// CHECK: nn.batch_norm
+func.func @no_channels(%x: tensor<1x1x4x4xf32>) -> tensor<1x0x4x4xf32> {
+  %w = nn.constant {value = dense<> : tensor<0x1x1x1xf32>} : () -> tensor<0x1x1x1xf32>
+  %p = nn.constant {value = dense<> : tensor<0xf32>} : () -> tensor<0xf32>
+  %y = nn.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<0x1x1x1xf32>) -> tensor<1x0x4x4xf32>
+  %z = nn.batch_norm %y, %p, %p, %p, %p {epsilon = 1.0 : f32} : (tensor<1x0x4x4xf32>, tensor<0xf32>, tensor<0xf32>, tensor<0xf32>, tensor<0xf32>) -> tensor<1x0x4x4xf32>
+  return %z : tensor<1x0x4x4xf32>
+}

@@ -13,6 +13,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace nnc::nn;
 
@@ -127,11 +129,16 @@ OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
   bool isUnsigned = getElementTypeOrSelf(op->getOperand(0).getType()).isUnsignedInteger();
   auto fn = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
     int64_t a = v[0], b = v[1];
-    if (name == "add") return a + b;
-    if (name == "sub") return a - b;
-    if (name == "mul") return a * b;
+    // Integer tensors wrap like the compiled code's arithmetic (and unlike
+    // int64 in C++, where overflow is undefined).
+    if (name == "add") return (int64_t)((uint64_t)a + (uint64_t)b);
+    if (name == "sub") return (int64_t)((uint64_t)a - (uint64_t)b);
+    if (name == "mul") return (int64_t)((uint64_t)a * (uint64_t)b);
     if (name == "div") {
-      if (b == 0) return std::nullopt;
+      // Division by zero and INT64_MIN / -1 have no value (the latter traps
+      // here): left to the compiled code.
+      if (b == 0 || (!isUnsigned && b == -1 && a == std::numeric_limits<int64_t>::min()))
+        return std::nullopt;
       return isUnsigned ? (int64_t)((uint64_t)a / (uint64_t)b) : a / b;
     }
     if (name == "max") return std::max(a, b);
@@ -209,8 +216,10 @@ OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
   if (!type || !start || !delta)
     return {};
   SmallVector<int64_t> values;
+  // Wrapping, as above: the values stay within [start, limit) for the inferred
+  // length, but the result type may come from elsewhere.
   for (int64_t i = 0; i < type.getNumElements(); ++i)
-    values.push_back(start->data[0] + i * delta->data[0]);
+    values.push_back((int64_t)((uint64_t)start->data[0] + (uint64_t)i * (uint64_t)delta->data[0]));
   return makeConstant(type, values);
 }
 
@@ -301,7 +310,9 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
     step[axis] = steps->data[i];
     if (s < 0)
       s += dim;
-    start[axis] = step[axis] > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+    // An empty dim has no last element to clamp to (and nothing to read).
+    start[axis] = step[axis] > 0 || dim == 0 ? std::clamp<int64_t>(s, 0, dim)
+                                             : std::clamp<int64_t>(s, 0, dim - 1);
   }
   SmallVector<int64_t> inStrides = stridesOf(input->shape), outStrides = stridesOf(type.getShape());
   SmallVector<int64_t> values;

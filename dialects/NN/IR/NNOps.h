@@ -58,6 +58,24 @@ mlir::OpFoldResult foldBinary(mlir::Operation *op, llvm::ArrayRef<mlir::Attribut
 /// The most static type compatible with both, or null when they conflict.
 mlir::Type refineType(mlir::Type current, mlir::Type inferred);
 
+/// Checks that each of the inferred `types` can be a tensor: no negative dim,
+/// and its bytes countable in int64. Every nn op's type inference ends with
+/// it, so a model cannot build an op whose shape arithmetic went wrong.
+llvm::LogicalResult checkInferredShapes(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                                        llvm::ArrayRef<mlir::Type> types);
+
+/// The same check on the operand and result types of `op`.
+llvm::LogicalResult verifyTensorShapes(mlir::Operation *op);
+
+/// Verifies that every operand and result of an nn op is a tensor that can
+/// exist (see verifyTensorShapes): later stages compute sizes and offsets
+/// from these shapes in int64 without checking.
+template <typename ConcreteType>
+class ValidShapes : public mlir::OpTrait::TraitBase<ConcreteType, ValidShapes> {
+public:
+  static llvm::LogicalResult verifyTrait(mlir::Operation *op) { return verifyTensorShapes(op); }
+};
+
 } // namespace nnc::nn
 
 #include "dialects/NN/IR/NNDialect.h.inc"

@@ -51,14 +51,24 @@ def NN_InferType : TraitList<[
         ::mlir::RegionRange regions,
         ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
       $cppClass::Adaptor adaptor(operands, attributes, properties, regions);
-      return $cppClass::inferReturnTypes(context, location, adaptor,
-                                         inferredReturnTypes);
+      if (::mlir::failed($cppClass::inferReturnTypes(context, location, adaptor,
+                                                     inferredReturnTypes)))
+        return ::mlir::failure();
+      return ::nnc::nn::checkInferredShapes(location, getOperationName(),
+                                            inferredReturnTypes);
     }
   }]>
 ]>;
 
+// Operand and result types are tensors that can exist: no negative dim, a
+// byte size within int64. Checked before inference, which assumes it.
+def NN_ValidShapes : NativeOpTrait<"ValidShapes"> {
+  let cppNamespace = "::nnc::nn";
+}
+
 class NN_Op<string mnemonic, list<Trait> traits = []>
-    : Op<NN_Dialect, mnemonic, !listconcat(traits, [NoMemoryEffect, NN_InferType])> {
+    : Op<NN_Dialect, mnemonic,
+         !listconcat(traits, [NoMemoryEffect, NN_ValidShapes, NN_InferType])> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/NN/IR/NNOps.h"
+#include "dialects/NN/IR/CheckedInt.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -15,6 +16,7 @@
 #include <cmath>
 
 using namespace mlir;
+using namespace nnc;
 using namespace nnc::nn;
 
 static constexpr int64_t kDynamic = ShapedType::kDynamic;
@@ -82,14 +84,21 @@ std::optional<SmallVector<int64_t>> shapeOperandDims(Value shape) {
   return SmallVector<int64_t>(type.getDimSize(0), kDynamic);
 }
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t p = 1;
-  for (int64_t d : dims) {
-    if (ShapedType::isDynamic(d))
-      return kDynamic;
-    p *= d;
-  }
-  return p;
+/// `value`, or an error saying that `what` overflowed or divided by zero.
+FailureOr<int64_t> checked(std::optional<Location> loc, StringRef opName, CheckedInt value,
+                           const Twine &what) {
+  if (std::optional<int64_t> v = value.get())
+    return *v;
+  return fail(loc, opName, what + " " + value.problem());
+}
+
+/// The element count of `dims`: dynamic when one is, an error naming `what` on overflow.
+FailureOr<int64_t> product(std::optional<Location> loc, StringRef opName, ArrayRef<int64_t> dims,
+                           const Twine &what) {
+  if (ShapedType::isDynamicShape(dims))
+    return kDynamic;
+  return checked(loc, opName, checkedProduct(dims),
+                 "element count of " + what + " '" + shapeString(dims) + "'");
 }
 } // namespace
 
@@ -141,6 +150,38 @@ std::optional<SmallVector<double>> nnc::nn::getConstantFloats(Value value) {
   for (const APFloat &v : attr.getValues<APFloat>())
     out.push_back(v.convertToDouble());
   return out;
+}
+
+LogicalResult nnc::nn::checkInferredShapes(std::optional<Location> loc, StringRef opName,
+                                           ArrayRef<Type> types) {
+  for (auto [i, type] : llvm::enumerate(types)) {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    if (!shaped)
+      continue;
+    if (std::optional<std::string> problem =
+            tensorShapeProblem(shaped.getShape(), shaped.getElementType()))
+      return fail(loc, opName, "result #" + Twine(i) + " has " + *problem);
+  }
+  return success();
+}
+
+LogicalResult nnc::nn::verifyTensorShapes(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    if (!shaped)
+      return success();
+    if (std::optional<std::string> problem =
+            tensorShapeProblem(shaped.getShape(), shaped.getElementType()))
+      return op->emitOpError() << what << " #" << i << " has " << *problem;
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }
 
 LogicalResult nnc::nn::checkAxis(std::optional<Location> loc, StringRef opName, Type input,
@@ -231,13 +272,23 @@ LogicalResult nnc::nn::inferPool(std::optional<Location> loc, StringRef opName, 
       shape.push_back(kDynamic);
       continue;
     }
-    int64_t span = in + pads[i] + pads[i + spatial] - ((kernel[i] - 1) * dilations[i] + 1);
-    if (span < 0)
+    FailureOr<int64_t> padded =
+        checked(loc, opName, CheckedInt(in) + pads[i] + pads[i + spatial],
+                "padded input size along dim " + Twine(i + 2));
+    FailureOr<int64_t> window = checked(loc, opName, (CheckedInt(kernel[i]) - 1) * dilations[i] + 1,
+                                        "dilated window size along dim " + Twine(i + 2));
+    if (failed(padded) || failed(window))
+      return failure();
+    if (*padded < *window)
       return fail(loc, opName, "expected the window to fit in the padded input along dim " +
                                    Twine(i + 2));
-    int64_t out = (ceilMode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
-    // With ceil_mode, a last window that would start in the trailing padding is dropped.
-    if (ceilMode && (out - 1) * strides[i] >= in + pads[i])
+    // No overflow from here: span >= 0 and strides >= 1.
+    int64_t span = *padded - *window;
+    int64_t out = (ceilMode ? llvm::divideCeilSigned(span, strides[i]) : span / strides[i]) + 1;
+    // With ceil_mode, a last window that would start in the trailing padding is
+    // dropped. Its start may overflow (then it is past the padding, too);
+    // in + pads[i] <= padded cannot.
+    if (ceilMode && ((CheckedInt(out) - 1) * strides[i]).valueOr(INT64_MAX) >= in + pads[i])
       --out;
     shape.push_back(out);
   }
@@ -341,7 +392,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (group < 1)
     return fail(loc, name, "expected group >= 1");
   if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(filterChannels) &&
-      channels != filterChannels * group)
+      (CheckedInt(filterChannels) * group).valueOr(-1) != channels)
     return fail(loc, name, "expected input channels (" + Twine(channels) +
                                ") = filter channels (" + Twine(filterChannels) + ") * group (" +
                                Twine(group) + ")");
@@ -359,11 +410,22 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
       shape.push_back(kDynamic);
       continue;
     }
-    int64_t span = in + pads[i] + pads[i + spatial] - ((k - 1) * dilations[i] + 1);
-    if (span < 0)
+    FailureOr<int64_t> padded = checked(loc, name, CheckedInt(in) + pads[i] + pads[i + spatial],
+                                        "padded input size along dim " + Twine(i + 2));
+    FailureOr<int64_t> window = checked(loc, name, (CheckedInt(k) - 1) * dilations[i] + 1,
+                                        "dilated filter size along dim " + Twine(i + 2));
+    if (failed(padded) || failed(window))
+      return failure();
+    if (*padded < *window)
       return fail(loc, name, "expected the filter to fit in the padded input along dim " +
                                  Twine(i + 2));
-    shape.push_back(span / strides[i] + 1);
+    // An empty filter dim makes the window size negative, so even the span
+    // can overflow; with a span in [0, INT64_MAX] and strides >= 1 nothing else can.
+    FailureOr<int64_t> span = checked(loc, name, CheckedInt(*padded) - *window,
+                                      "output size along dim " + Twine(i + 2));
+    if (failed(span))
+      return failure();
+    shape.push_back(*span / strides[i] + 1);
   }
   types.push_back(input.clone(shape));
   return success();
@@ -389,9 +451,14 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Loc
     return fail(loc, name, "expected group >= 1");
   if (!mergeDim(input.getDimSize(1), filter.getDimSize(0)))
     return fail(loc, name, "expected input channels = filter dim 0");
-  int64_t outChannels = ShapedType::isDynamic(filter.getDimSize(1))
-                            ? kDynamic
-                            : filter.getDimSize(1) * group;
+  int64_t outChannels = kDynamic;
+  if (!ShapedType::isDynamic(filter.getDimSize(1))) {
+    FailureOr<int64_t> c =
+        checked(loc, name, CheckedInt(filter.getDimSize(1)) * group, "output channel count");
+    if (failed(c))
+      return failure();
+    outChannels = *c;
+  }
   if (adaptor.getBias() &&
       failed(checkChannelParam(loc, name, "bias", adaptor.getBias(), outChannels)))
     return failure();
@@ -404,11 +471,16 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Loc
       shape.push_back(kDynamic);
       continue;
     }
-    int64_t out = strides[i] * (in - 1) + outputPadding[i] + (k - 1) * dilations[i] + 1 -
-                  pads[i] - pads[i + spatial];
-    if (out < 1)
+    FailureOr<int64_t> out =
+        checked(loc, name,
+                CheckedInt(strides[i]) * (CheckedInt(in) - 1) + outputPadding[i] +
+                    (CheckedInt(k) - 1) * dilations[i] + 1 - pads[i] - pads[i + spatial],
+                "output size along dim " + Twine(i + 2));
+    if (failed(out))
+      return failure();
+    if (*out < 1)
       return fail(loc, name, "expected a positive output size along dim " + Twine(i + 2));
-    shape.push_back(out);
+    shape.push_back(*out);
   }
   types.push_back(input.clone(shape));
   return success();
@@ -579,16 +651,29 @@ LogicalResult RangeOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     if (s && l && d) {
       if ((*d)[0] == 0)
         return fail(loc, getOperationName(), "expected a nonzero delta");
-      length = std::max<int64_t>(
-          0, (int64_t)std::ceil((double)((*l)[0] - (*s)[0]) / (double)(*d)[0]));
+      // ceil((limit - start) / delta) in integers: a double quotient rounds
+      // large distances.
+      FailureOr<int64_t> count = checked(loc, getOperationName(),
+                                         ceilDiv(CheckedInt((*l)[0]) - (*s)[0], (*d)[0]),
+                                         "element count");
+      if (failed(count))
+        return failure();
+      length = std::max<int64_t>(0, *count);
     }
   } else {
     auto s = getConstantFloats(adaptor.getStart()), l = getConstantFloats(adaptor.getLimit()),
          d = getConstantFloats(adaptor.getDelta());
     if (s && l && d) {
+      if (!std::isfinite((*s)[0]) || !std::isfinite((*l)[0]) || !std::isfinite((*d)[0]))
+        return fail(loc, getOperationName(), "expected finite start, limit and delta");
       if ((*d)[0] == 0)
         return fail(loc, getOperationName(), "expected a nonzero delta");
-      length = std::max<int64_t>(0, (int64_t)std::ceil(((*l)[0] - (*s)[0]) / (*d)[0]));
+      FailureOr<int64_t> count =
+          checked(loc, getOperationName(),
+                  CheckedInt::fromDouble(std::ceil(((*l)[0] - (*s)[0]) / (*d)[0])), "element count");
+      if (failed(count))
+        return failure();
+      length = std::max<int64_t>(0, *count);
     }
   }
   types.push_back(RankedTensorType::get({length}, element));
@@ -628,8 +713,13 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
     if (d < 0)
       return fail(loc, name, "expected dims >= -1 in 'shape' (got " + Twine(d) + ")");
   }
-  int64_t total = product(inputRest);
-  int64_t known = 1;
+  // The input's count fits (verified types), but that of the target shape is
+  // model data.
+  FailureOr<int64_t> totalOr = product(loc, name, inputRest, "the input");
+  if (failed(totalOr))
+    return failure();
+  int64_t total = *totalOr;
+  SmallVector<int64_t> knownDims;
   bool knownStatic = true;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (inferred && i == *inferred)
@@ -640,8 +730,14 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
     if (ShapedType::isDynamic(shape[i]))
       knownStatic = false;
     else
-      known *= shape[i];
+      knownDims.push_back(shape[i]);
   }
+  FailureOr<int64_t> knownChecked =
+      checked(loc, name, checkedProduct(knownDims),
+              "element count of the result shape '" + shapeString(shape) + "'");
+  if (failed(knownChecked))
+    return failure();
+  int64_t known = *knownChecked;
   if (inferred) {
     shape[*inferred] = kDynamic;
     if (!ShapedType::isDynamic(total) && knownStatic) {
@@ -665,8 +761,13 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   if (axis < 0 || axis > input.getRank())
     return fail(loc, getOperationName(),
                 "expected axis in [0, " + Twine(input.getRank()) + "] (got " + Twine(axis) + ")");
-  types.push_back(input.clone({product(input.getShape().take_front(axis)),
-                               product(input.getShape().drop_front(axis))}));
+  FailureOr<int64_t> outer =
+      product(loc, getOperationName(), input.getShape().take_front(axis), "the leading dims");
+  FailureOr<int64_t> inner =
+      product(loc, getOperationName(), input.getShape().drop_front(axis), "the trailing dims");
+  if (failed(outer) || failed(inner))
+    return failure();
+  types.push_back(input.clone({*outer, *inner}));
   return success();
 }
 
@@ -754,9 +855,15 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     for (int64_t d = 0; d < type.getRank(); ++d) {
       int64_t size = type.getDimSize(d);
       if (d == axis) {
-        shape[d] = ShapedType::isDynamic(size) || ShapedType::isDynamic(shape[d])
-                       ? kDynamic
-                       : shape[d] + size;
+        if (ShapedType::isDynamic(size) || ShapedType::isDynamic(shape[d])) {
+          shape[d] = kDynamic;
+          continue;
+        }
+        FailureOr<int64_t> sum =
+            checked(loc, name, CheckedInt(shape[d]) + size, "result size along axis " + Twine(d));
+        if (failed(sum))
+          return failure();
+        shape[d] = *sum;
         continue;
       }
       std::optional<int64_t> merged = mergeDim(shape[d], size);
@@ -774,7 +881,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   auto input = ranked(adaptor.getInput().getType());
   if (failed(checkAxis(loc, getOperationName(), input, adaptor.getAxis())))
     return failure();
-  int64_t axis = adaptor.getAxis(), total = 0;
+  int64_t axis = adaptor.getAxis();
+  CheckedInt total = 0;
   for (int64_t size : adaptor.getSizes()) {
     if (size < 0)
       return fail(loc, getOperationName(), "expected non-negative sizes");
@@ -783,10 +891,12 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     shape[axis] = size;
     types.push_back(input.clone(shape));
   }
-  if (!input.isDynamicDim(axis) && total != input.getDimSize(axis))
+  if (failed(checked(loc, getOperationName(), total, "sum of the sizes")))
+    return failure();
+  if (!input.isDynamicDim(axis) && *total.get() != input.getDimSize(axis))
     return fail(loc, getOperationName(), "expected sizes to add up to " +
                                              Twine(input.getDimSize(axis)) + " (got " +
-                                             Twine(total) + ")");
+                                             Twine(*total.get()) + ")");
   return success();
 }
 
@@ -828,7 +938,14 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
       shape[axis] = kDynamic;
       continue;
     }
+    if (dim == 0) { // nothing to clamp the bounds to
+      shape[axis] = 0;
+      continue;
+    }
     int64_t start = (*starts)[i], end = (*ends)[i], step = (*steps)[i];
+    // Negative bounds count from the end (no overflow: dim >= 0); after
+    // clamping, the distance covered is at most dim + 1, and the count is
+    // written so that no step, however large, overflows: 1 + (distance - 1) / |step|.
     if (start < 0)
       start += dim;
     if (end < 0)
@@ -836,11 +953,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      shape[axis] = end > start ? (end - start + step - 1) / step : 0;
+      shape[axis] = end > start ? 1 + (end - start - 1) / step : 0;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      shape[axis] = start > end ? (start - end - step - 1) / -step : 0;
+      // -step overflows for INT64_MIN; dividing by the negative step and
+      // negating cannot (the quotient is at most dim in magnitude).
+      shape[axis] = start > end ? 1 - (start - end - 1) / step : 0;
     }
   }
   types.push_back(input.clone(shape));
@@ -892,7 +1011,7 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, std::optional<Location
   if (q < 1 || indices.isDynamicDim(q - 1))
     return fail(loc, getOperationName(), "expected indices whose last dim is static");
   int64_t k = indices.getDimSize(q - 1);
-  if (b < 0 || b >= q || b >= r || b + k > r)
+  if (b < 0 || b >= q || b >= r || k > r - b)
     return fail(loc, getOperationName(), "expected batch_dims + index length (" + Twine(b) + " + " +
                                              Twine(k) + ") within the input's rank " + Twine(r));
   for (int64_t d = 0; d < b; ++d)
@@ -950,6 +1069,10 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   auto dims = shapeOperandDims(adaptor.getShape());
   if (!dims)
     return fail(loc, getOperationName(), "expected a 1-D 'shape' of static length");
+  for (int64_t d : *dims)
+    if (d < 0 && !ShapedType::isDynamic(d))
+      return fail(loc, getOperationName(),
+                  "expected non-negative dims in 'shape' (got '" + Twine(d) + "')");
   auto shape = broadcastShapes(input.getShape(), *dims);
   if (!shape)
     return fail(loc, getOperationName(), "expected input " + shapeString(input.getShape()) +
@@ -968,7 +1091,15 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   for (auto [d, r] : llvm::zip(input.getShape(), *repeats)) {
     if (!ShapedType::isDynamic(r) && r < 0)
       return fail(loc, getOperationName(), "expected non-negative repeats");
-    shape.push_back(ShapedType::isDynamic(d) || ShapedType::isDynamic(r) ? kDynamic : d * r);
+    if (ShapedType::isDynamic(d) || ShapedType::isDynamic(r)) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    FailureOr<int64_t> size = checked(loc, getOperationName(), CheckedInt(d) * r,
+                                      "result size along dim " + Twine(shape.size()));
+    if (failed(size))
+      return failure();
+    shape.push_back(*size);
   }
   types.push_back(input.clone(shape));
   return success();
@@ -988,9 +1119,13 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
       shape.push_back(kDynamic);
       continue;
     }
-    if (size + lo + hi < 0)
+    FailureOr<int64_t> padded = checked(loc, getOperationName(), CheckedInt(size) + lo + hi,
+                                        "padded size of dim " + Twine(d));
+    if (failed(padded))
+      return failure();
+    if (*padded < 0)
       return fail(loc, getOperationName(), "expected pads to leave dim " + Twine(d) + " non-negative");
-    shape.push_back(size + lo + hi);
+    shape.push_back(*padded);
   }
   types.push_back(input.clone(shape));
   return success();
@@ -1022,10 +1157,18 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       return fail(loc, getOperationName(), "expected " + Twine(rank) + " scales");
     if (auto scales = getConstantFloats(adaptor.getScales())) {
       for (int64_t d = 0; d < rank; ++d) {
-        if ((*scales)[d] <= 0)
+        // Written to refuse NaN, too.
+        if (!((*scales)[d] > 0))
           return fail(loc, getOperationName(), "expected positive scales");
-        if (!input.isDynamicDim(d))
-          shape[d] = (int64_t)std::floor((double)input.getDimSize(d) * (float)(*scales)[d]);
+        if (input.isDynamicDim(d))
+          continue;
+        double size = std::floor((double)input.getDimSize(d) * (float)(*scales)[d]);
+        FailureOr<int64_t> checkedSize = checked(loc, getOperationName(),
+                                                 CheckedInt::fromDouble(size),
+                                                 "result size along dim " + Twine(d));
+        if (failed(checkedSize))
+          return failure();
+        shape[d] = *checkedSize;
       }
     }
   }

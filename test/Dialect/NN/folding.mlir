@@ -63,6 +63,27 @@ func.func @div_by_zero() -> tensor<i64> {
 
 // -----
 
+// So is INT64_MIN / -1, which has no int64 value (and traps when folded with
+// the host's division); sums and products wrap as in the compiled code.
+// CHECK-LABEL: func.func @int64_edges
+// CHECK-DAG: %[[SUM:.*]] = nn.constant {value = dense<-9223372036854775808> : tensor<i64>}
+// CHECK-DAG: %[[PRODUCT:.*]] = nn.constant {value = dense<-2> : tensor<i64>}
+// CHECK-DAG: %[[Q:.*]] = nn.div
+// CHECK: return %[[Q]], %[[SUM]], %[[PRODUCT]]
+func.func @int64_edges() -> (tensor<i64>, tensor<i64>, tensor<i64>) {
+  %min = nn.constant {value = dense<-9223372036854775808> : tensor<i64>} : () -> tensor<i64>
+  %max = nn.constant {value = dense<9223372036854775807> : tensor<i64>} : () -> tensor<i64>
+  %m1 = nn.constant {value = dense<-1> : tensor<i64>} : () -> tensor<i64>
+  %one = nn.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %two = nn.constant {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %q = nn.div %min, %m1 : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %s = nn.add %max, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %p = nn.mul %max, %two : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  return %q, %s, %p : tensor<i64>, tensor<i64>, tensor<i64>
+}
+
+// -----
+
 // Float math is not folded: numerics stay in the compiled code.
 // CHECK-LABEL: func.func @no_float_folding
 // CHECK: nn.add

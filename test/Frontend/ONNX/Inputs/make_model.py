@@ -22,8 +22,17 @@ def add_model(weight):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("kind", choices=["inline", "external", "huge-external", "string-initializer", "unranked-input"])
+    p.add_argument("kind", choices=["inline", "external", "huge-external", "string-initializer",
+                                    "unranked-input", "huge-initializer", "external-fields"])
     p.add_argument("out")
+    # huge-initializer: keep the (empty) raw_data field or use the typed field.
+    p.add_argument("--typed", action="store_true")
+    # external-fields: the tensor's external_data entries (omitted when not given)
+    # and the size of the data file written at --location.
+    p.add_argument("--location")
+    p.add_argument("--offset")
+    p.add_argument("--length")
+    p.add_argument("--file-bytes", type=int, default=4)
     args = p.parse_args()
     out_dir = os.path.dirname(os.path.abspath(args.out))
 
@@ -64,6 +73,37 @@ def main():
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
         graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+    elif args.kind == "huge-initializer":
+        # Dims whose element count (2^64) wraps to 0 in int64 arithmetic, with no
+        # data: as many bytes or values as the wrapped count asks for.
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2**32, 2**32])
+        if not args.typed:
+            w.raw_data = b""
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2**32, 2**32])
+        node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+        graph = helper.make_graph([node], "g", [x], [y], [w])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+    elif args.kind == "external-fields":
+        # One f32 weight in external data, its fields as given; the data file
+        # holds --file-bytes bytes at --location (relative to the model).
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1])
+        w.data_location = TensorProto.EXTERNAL
+        for k in ("location", "offset", "length"):
+            v = getattr(args, k)
+            if v is not None:
+                entry = w.external_data.add()
+                entry.key, entry.value = k, v
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+        node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+        graph = helper.make_graph([node], "g", [x], [y], [w])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+        if args.location:
+            path = os.path.join(out_dir, args.location)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(b"\0" * args.file_bytes)
 
 
 if __name__ == "__main__":
