@@ -189,13 +189,9 @@ void nnc::buildCUDAKernelPipeline(OpPassManager &pm, const CompileOptions &optio
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {
-  // Launches become calls of the runtime's hook; the PTX moves to attributes.
-  pm.addPass(createCUDALowerLaunches());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+/// Host code's last step, for every target: what remains of memrefs, arith,
+/// index, func and cf becomes the LLVM dialect.
+static void addToLLVM(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -204,6 +200,16 @@ void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {
+  // Launches become calls of the runtime's hook; the PTX moves to attributes.
+  pm.addPass(createCUDALowerLaunches());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  addToLLVM(pm);
 }
 
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
@@ -230,14 +236,7 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
   toLLVM.vectorTransposeLowering = vector::VectorTransposeLowering::Shuffle16x16;
   pm.addPass(createConvertVectorToLLVMPass(toLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  addToLLVM(pm);
 }
 
 void nnc::registerCompilerDialects(DialectRegistry &registry) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Passes.h"
+#include "dialects/NN/IR/CheckedInt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -26,10 +27,20 @@ struct Buffer {
   int64_t size, start, end, offset = 0;
 };
 
-int64_t byteSize(MemRefType type) {
+/// The buffer's bytes; invalid when they do not fit in int64 (a lowering's
+/// intermediate can be larger than any tensor of the model: a pool's padded
+/// input with huge pads).
+nnc::CheckedInt byteSize(MemRefType type) {
   int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, bits / 8);
+  nnc::CheckedInt bytes(std::max<int64_t>(1, bits / 8));
+  for (int64_t dim : type.getShape())
+    bytes *= dim;
+  return bytes;
 }
+
+/// Workspace offsets and sizes stay below 2^62, so that the planner's sums
+/// cannot wrap and the runtime reports a plan that large as unallocatable.
+constexpr int64_t kMaxWorkspaceBytes = int64_t(1) << 62;
 
 /// A result computed in a buffer and then copied to its out-param is computed
 /// in the out-param instead, when nothing else touches that out-param and the
@@ -94,7 +105,13 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       // Alive from its first use to its last: allocations are often placed
       // well before their first use (empty tensors CSE merged, then split
       // again at the first one's place).
-      Buffer buffer{alloc, byteSize(type), std::numeric_limits<int64_t>::max(),
+      std::optional<int64_t> size = byteSize(type).get();
+      if (!size || *size > kMaxWorkspaceBytes) {
+        alloc.emitError("an intermediate buffer of type ")
+            << type << " needs more than 2^62 bytes";
+        return signalPassFailure();
+      }
+      Buffer buffer{alloc, *size, std::numeric_limits<int64_t>::max(),
                     std::numeric_limits<int64_t>::min()};
       // Follow every memref derived from the buffer to its uses.
       SmallVector<Value> worklist{alloc.getResult()};
@@ -131,6 +148,11 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       }
       b.offset = offset;
       total = std::max(total, offset + b.size);
+      // Each buffer is at most 2^62 bytes, so these sums have not wrapped.
+      if (total > kMaxWorkspaceBytes) {
+        b.alloc.emitError("the workspace would need more than 2^62 bytes");
+        return signalPassFailure();
+      }
     }
     total = (int64_t)llvm::alignTo(std::max<int64_t>(total, 1), alignment);
 
@@ -154,10 +176,11 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     }
     func->setAttr("nnc.workspace_size", IntegerAttr::get(IntegerType::get(context, 64), total));
     // What the plan saved: the bytes of all intermediates, were none shared.
-    int64_t sum = 0;
+    nnc::CheckedInt sum(0);
     for (const Buffer &b : buffers)
       sum += b.size;
-    func->setAttr("nnc.intermediates_size", IntegerAttr::get(IntegerType::get(context, 64), sum));
+    func->setAttr("nnc.intermediates_size", IntegerAttr::get(IntegerType::get(context, 64),
+                                                             sum.valueOr(INT64_MAX)));
   }
 };
 } // namespace
