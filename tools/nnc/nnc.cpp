@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/CUDA/CUDA.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Artifact.h"
 #include "frontends/ONNX/Importer.h"
@@ -106,7 +107,7 @@ static LogicalResult writePTX(ModuleOp module) {
     return error("--emit=ptx needs -o DIR");
   if (std::error_code ec = llvm::sys::fs::create_directories(outputFile))
     return error("cannot create '" + outputFile + "': " + ec.message());
-  auto images = module->getAttrOfType<DictionaryAttr>("nnc.cuda_images");
+  auto images = module->getAttrOfType<DictionaryAttr>(nnc::kCUDAImagesAttr);
   if (!images)
     return error("the module has no CUDA kernels");
   for (NamedAttribute image : images) {
@@ -269,7 +270,7 @@ int main(int argc, char **argv) {
       if (failed(runStage(nnc::buildCUDAKernelPipeline)))
         return 1;
       auto main = module->lookupSymbol<func::FuncOp>("main");
-      if (auto size = main->getAttrOfType<IntegerAttr>("nnc.constants_size"))
+      if (auto size = main->getAttrOfType<IntegerAttr>(nnc::kConstantsSizeAttr))
         functions[0].constantsSize = size.getInt();
       if (failed(runStage(nnc::buildCUDAHostLLVMPipeline)))
         return 1;
