@@ -133,9 +133,9 @@ DenseElementsAttr NodeImporter::scalarAttr(Type element, double value, ArrayRef<
     attr = DenseElementsAttr::get(type, builder.getFloatAttr(element, value).getValue());
   else if (element.isInteger(1))
     attr = DenseElementsAttr::get(type, value != 0);
-  else
+  else // saturated to int64 first: a cast of a double outside it is undefined
     attr = DenseElementsAttr::get(
-        type, APInt(element.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value,
+        type, APInt(element.getIntOrFloatBitWidth(), (uint64_t)saturatingInt64(value),
                     !element.isUnsignedInteger(), /*implicitTrunc=*/true));
   return attr;
 }

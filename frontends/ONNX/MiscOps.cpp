@@ -197,13 +197,17 @@ LogicalResult importLRN(NodeImporter &n) {
   int64_t N = type.getDimSize(0), C = type.getDimSize(1), rest = type.getNumElements() / (N * C);
   Value sq = n.create<nn::MulOp>(x, x);
   Value view = n.create<nn::ReshapeOp>(sq, n.constI64({N, 1, C, rest}), b.getBoolAttr(false));
-  int64_t before = (size - 1) / 2, after = size - 1 - before;
-  Value mean = n.create<nn::AvgPoolOp>(view, b.getDenseI64ArrayAttr({size, 1}), b.getDenseI64ArrayAttr({1, 1}),
+  // A window reaching more than C - 1 channels either side sums the same
+  // channels as one reaching exactly that far, so a huge `size` costs nothing.
+  int64_t before = std::min((size - 1) / 2, C - 1), after = std::min(size - 1 - (size - 1) / 2, C - 1);
+  int64_t window = before + after + 1;
+  Value mean = n.create<nn::AvgPoolOp>(view, b.getDenseI64ArrayAttr({window, 1}), b.getDenseI64ArrayAttr({1, 1}),
                                        b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({before, 0, after, 0}),
                                        b.getBoolAttr(false), b.getBoolAttr(true));
   Value sum = n.create<nn::ReshapeOp>(mean, n.constI64(type.getShape()), b.getBoolAttr(false));
-  // alpha / size * (mean * size) = alpha * mean
-  Value denom = n.create<nn::AddOp>(n.scalar(element, bias), n.create<nn::MulOp>(sum, n.scalar(element, alpha)));
+  // alpha / size * (mean * window)
+  float scale = (float)((double)alpha * (double)window / (double)size);
+  Value denom = n.create<nn::AddOp>(n.scalar(element, bias), n.create<nn::MulOp>(sum, n.scalar(element, scale)));
   denom = n.create<nn::PowOp>(denom, n.scalar(element, beta));
   n.setOutputs(n.create<nn::DivOp>(x, denom));
   return success();

@@ -84,12 +84,20 @@ FailureOr<Window> readWindow(NodeImporter &n, Value input, ArrayRef<int64_t> ker
   return w;
 }
 
-/// The kernel's spatial dims: `kernel_shape`, or the filter's static dims.
+/// The kernel's spatial dims: the filter's, which `kernel_shape` may give
+/// when they are dynamic and must agree with when they are not.
 FailureOr<SmallVector<int64_t>> filterKernel(NodeImporter &n, Value filter) {
-  if (auto attr = n.attrInts("kernel_shape"))
-    return *attr;
   auto type = NodeImporter::type(filter);
   SmallVector<int64_t> kernel(type.getShape().drop_front(2));
+  if (auto attr = n.attrInts("kernel_shape")) {
+    bool agrees = attr->size() == kernel.size();
+    for (size_t i = 0; agrees && i < kernel.size(); ++i)
+      agrees = ShapedType::isDynamic(kernel[i]) || kernel[i] == (*attr)[i];
+    if (!agrees)
+      return n.fail("kernel_shape '" + listString(*attr) + "' contradicts the filter's spatial dims '" +
+                    listString(kernel) + "'");
+    return *attr;
+  }
   if (ShapedType::isDynamicShape(kernel))
     return n.fail("the filter's spatial dims are dynamic; give kernel_shape or a static filter");
   return kernel;
@@ -162,6 +170,12 @@ LogicalResult importConvTranspose(NodeImporter &n) {
     return n.fail("expected window attributes with " + Twine(spatial) + " values per dim");
   if (failed(checkStridesAndDilations(n, strides, dilations)))
     return failure();
+  // ONNX: output_padding < stride (or < dilation): more would add rows no
+  // input reaches.
+  for (int64_t i = 0; i < spatial; ++i)
+    if (outputPadding[i] < 0 || (outputPadding[i] >= strides[i] && outputPadding[i] >= dilations[i]))
+      return n.fail("output_padding '" + listString(outputPadding) +
+                    "' must be non-negative and less than the stride or the dilation of its dim");
   std::string autoPad = n.attrString("auto_pad", "NOTSET");
   std::optional<SmallVector<int64_t>> outputShape = n.attrInts("output_shape");
   if (outputShape && (int64_t)outputShape->size() < spatial)

@@ -212,10 +212,24 @@ LogicalResult importSlice(NodeImporter &n) {
   return success();
 }
 
+/// Constant indices outside [-size, size) along `axis` of `x` are an error
+/// (index tensors computed at run time are clamped by the lowering).
+LogicalResult checkConstantIndices(NodeImporter &n, Value x, int64_t axis) {
+  std::optional<SmallVector<int64_t>> indices = n.constInts(1);
+  int64_t size = NodeImporter::type(x).getDimSize(axis);
+  if (!indices || ShapedType::isDynamic(size))
+    return success();
+  for (int64_t i : *indices)
+    if (i < -size || i >= size)
+      return n.fail("index " + Twine(i) + " is out of range for axis " + Twine(axis) + " of size " +
+                    Twine(size));
+  return success();
+}
+
 LogicalResult importGather(NodeImporter &n) {
   Value x = n.input(0);
   FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 0), NodeImporter::rank(x));
-  if (failed(axis))
+  if (failed(axis) || failed(checkConstantIndices(n, x, *axis)))
     return failure();
   n.setOutputs(n.create<nn::GatherOp>(x, n.input(1), n.builder.getI64IntegerAttr(*axis)));
   return success();
@@ -224,7 +238,7 @@ LogicalResult importGather(NodeImporter &n) {
 LogicalResult importGatherElements(NodeImporter &n) {
   Value x = n.input(0);
   FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 0), NodeImporter::rank(x));
-  if (failed(axis))
+  if (failed(axis) || failed(checkConstantIndices(n, x, *axis)))
     return failure();
   n.setOutputs(n.create<nn::GatherElementsOp>(x, n.input(1), n.builder.getI64IntegerAttr(*axis)));
   return success();

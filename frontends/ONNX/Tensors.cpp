@@ -102,6 +102,13 @@ readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &m
                           << location << "' leaves the model's folder";
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
+  // Nor may a symbolic link on the way lead out of it.
+  llvm::SmallString<256> realDir, realPath;
+  if (!llvm::sys::fs::real_path(modelDir, realDir) && !llvm::sys::fs::real_path(path, realPath) &&
+      !llvm::StringRef(realPath).starts_with((realDir + llvm::sys::path::get_separator()).str()))
+    return emitError(loc) << "tensor '" << tensor.name() << "': external data location '"
+                          << location << "' leaves the model's folder through a symbolic link (to '"
+                          << realPath << "')";
   std::shared_ptr<MappedFile> file = cache.lookup(path).lock();
   if (!file) {
     auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,

@@ -875,8 +875,8 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                    RankedTensorType resultType) {
   Type element = resultType.getElementType();
-  if (resultType.getRank() != 4 || !element.isF32() || kernel[0] * kernel[1] > 25 ||
-      strides[1] > 2)
+  if (resultType.getRank() != 4 || !element.isF32() || kernel[0] > 25 || kernel[1] > 25 ||
+      kernel[0] * kernel[1] > 25 || strides[1] > 2)
     return nullptr;
   SmallVector<Value> windows;
   for (int64_t i = 0; i < kernel[0]; ++i)
@@ -941,6 +941,16 @@ Value buildWindowLoops(OpBuilder &b, Location loc, Value x, bool isMax, bool isU
   return generic.getResult(0);
 }
 
+/// How many of the taps first, first + dilation, ..., first + (kernel - 1) *
+/// dilation lie in [begin, end), without visiting them (kernels may be huge).
+int64_t countedTaps(int64_t first, int64_t kernel, int64_t dilation, int64_t begin, int64_t end) {
+  // Smallest k with first + k * dilation >= begin, largest with < end.
+  int64_t lo = begin <= first ? 0 : llvm::divideCeilSigned(begin - first, dilation);
+  int64_t hi = end <= first ? -1 : llvm::divideFloorSigned(end - 1 - first, dilation);
+  hi = std::min(hi, kernel - 1);
+  return std::max<int64_t>(0, hi - lo + 1);
+}
+
 template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
@@ -969,43 +979,36 @@ template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> 
       result = buildWindowLoops(b, loc, x, isMax, isUnsigned, kernel, strides, dilations,
                                 resultType, padValue);
     if constexpr (!isMax) {
-      // Divide by the number of counted elements of each window, known statically.
+      // Divide by the number of counted elements of each window, known
+      // statically. It is a product over spatial dims, one small table each.
       bool includePad = op.getCountIncludePad();
-      SmallVector<int64_t> outSpatial(resultType.getShape().drop_front(2));
-      int64_t count = 1;
-      for (int64_t s : outSpatial)
-        count *= s;
-      SmallVector<double> divisors(count, 1.0);
-      for (int64_t flat = 0; flat < count; ++flat) {
-        double n = 1;
-        for (int64_t i = spatial - 1, rest = flat; i >= 0; --i) {
-          int64_t o = rest % outSpatial[i];
-          rest /= outSpatial[i];
-          int64_t in = inType.getDimSize(i + 2), counted = 0;
-          int64_t begin = includePad ? -pads[i] : 0, end = includePad ? in + pads[i + spatial] : in;
-          for (int64_t k = 0; k < kernel[i]; ++k) {
-            int64_t pos = o * strides[i] + k * dilations[i] - pads[i];
-            counted += pos >= begin && pos < end;
-          }
-          n *= counted;
+      SmallVector<Value> operands{result};
+      for (int64_t i = 0; i < spatial; ++i) {
+        int64_t outSize = resultType.getDimSize(i + 2), in = inType.getDimSize(i + 2);
+        int64_t begin = includePad ? -pads[i] : 0, end = includePad ? in + pads[i + spatial] : in;
+        SmallVector<int64_t> shape(resultType.getRank(), 1);
+        shape[i + 2] = outSize;
+        auto countType = RankedTensorType::get(shape, element);
+        SmallVector<Attribute> counts;
+        for (int64_t o = 0; o < outSize; ++o) {
+          int64_t counted = countedTaps(o * strides[i] - pads[i], kernel[i], dilations[i], begin, end);
+          counts.push_back(isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, (double)counted))
+                                                   : Attribute(b.getIntegerAttr(element, counted)));
         }
-        divisors[flat] = n;
+        operands.push_back(arith::ConstantOp::create(b, loc, DenseElementsAttr::get(countType, counts)));
       }
-      SmallVector<int64_t> divShape(2, 1);
-      divShape.append(outSpatial);
-      auto divType = RankedTensorType::get(divShape, element);
-      SmallVector<Attribute> values;
-      for (double v : divisors)
-        values.push_back(isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, v))
-                                                 : Attribute(b.getIntegerAttr(element, (int64_t)v)));
-      Value div = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(divType, values));
-      result = buildElementwise(b, loc, resultType, {result, div},
+      result = buildElementwise(b, loc, resultType, operands,
                                 [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                                  if (isa<FloatType>(element))
-                                    return arith::DivFOp::create(nb, nl, a[0], a[1]);
+                                  bool isFloat = isa<FloatType>(element);
+                                  Value n = a[1];
+                                  for (Value c : a.drop_front(2))
+                                    n = isFloat ? Value(arith::MulFOp::create(nb, nl, n, c))
+                                                : Value(arith::MulIOp::create(nb, nl, n, c));
+                                  if (isFloat)
+                                    return arith::DivFOp::create(nb, nl, a[0], n);
                                   // Integers divide like nn.div: toward zero.
-                                  return isUnsigned ? Value(arith::DivUIOp::create(nb, nl, a[0], a[1]))
-                                                    : Value(arith::DivSIOp::create(nb, nl, a[0], a[1]));
+                                  return isUnsigned ? Value(arith::DivUIOp::create(nb, nl, a[0], n))
+                                                    : Value(arith::DivSIOp::create(nb, nl, a[0], n));
                                 });
     }
     b.replaceOp(op, result);

@@ -171,6 +171,16 @@ Value shiftOrZero(OpBuilder &b, Location l, Value amount, Value shifted) {
   return arith::SelectOp::create(b, l, tooFar, cst(b, l, amount, 0), shifted);
 }
 
+/// A signed divisor that cannot trap: 0 and -1 (the minimum over -1
+/// overflows) become 1. Callers fix up the quotient of -1; a remainder by 1 is
+/// already the remainder by -1, 0.
+Value signedDivisor(OpBuilder &b, Location l, Value y) {
+  Value zeroOrMinusOne = arith::OrIOp::create(
+      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, 0)),
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, -1)));
+  return arith::SelectOp::create(b, l, zeroOrMinusOne, cst(b, l, y, 1), y);
+}
+
 /// Python-style integer modulo: the result takes the divisor's sign.
 Value floorMod(OpBuilder &b, Location l, Value x, Value y) {
   Value r = arith::RemSIOp::create(b, l, x, y);
@@ -211,9 +221,14 @@ SmallVector<std::pair<StringRef, ScalarFn>> binaryFunctions() {
          // Integer division by zero is undefined in ONNX; never trap on it.
          Value zero = cst(b, l, a[1], 0);
          Value isZero = arith::CmpIOp::create(b, l, P::eq, a[1], zero);
-         Value safe = arith::SelectOp::create(b, l, isZero, cst(b, l, a[1], 1), a[1]);
-         Value q = operandUnsigned(op) ? Value(arith::DivUIOp::create(b, l, a[0], safe))
-                                       : Value(arith::DivSIOp::create(b, l, a[0], safe));
+         if (operandUnsigned(op)) {
+           Value safe = arith::SelectOp::create(b, l, isZero, cst(b, l, a[1], 1), a[1]);
+           return arith::SelectOp::create(b, l, isZero, zero, arith::DivUIOp::create(b, l, a[0], safe));
+         }
+         // Nor on the minimum over -1, which overflows: x / -1 is -x, wrapping.
+         Value isMinusOne = arith::CmpIOp::create(b, l, P::eq, a[1], cst(b, l, a[1], -1));
+         Value q = arith::DivSIOp::create(b, l, a[0], signedDivisor(b, l, a[1]));
+         q = arith::SelectOp::create(b, l, isMinusOne, arith::SubIOp::create(b, l, zero, a[0]), q);
          return arith::SelectOp::create(b, l, isZero, zero, q);
        }},
       {"nn.max", [](OpBuilder &b, Location l, Operation *op, ValueRange a) -> Value {
@@ -240,11 +255,11 @@ SmallVector<std::pair<StringRef, ScalarFn>> binaryFunctions() {
          // Like division, a zero divisor gives 0 instead of trapping.
          Value zero = cst(b, l, a[1], 0);
          Value isZero = arith::CmpIOp::create(b, l, P::eq, a[1], zero);
-         Value safe = arith::SelectOp::create(b, l, isZero, cst(b, l, a[1], 1), a[1]);
          Value r;
-         if (operandUnsigned(op)) r = arith::RemUIOp::create(b, l, a[0], safe);
-         else if (fmod) r = arith::RemSIOp::create(b, l, a[0], safe);
-         else r = floorMod(b, l, a[0], safe);
+         if (operandUnsigned(op))
+           r = arith::RemUIOp::create(b, l, a[0], arith::SelectOp::create(b, l, isZero, cst(b, l, a[1], 1), a[1]));
+         else if (fmod) r = arith::RemSIOp::create(b, l, a[0], signedDivisor(b, l, a[1]));
+         else r = floorMod(b, l, a[0], signedDivisor(b, l, a[1]));
          return arith::SelectOp::create(b, l, isZero, zero, r);
        }},
       {"nn.shift_left", [](OpBuilder &b, Location l, Operation *, ValueRange a) -> Value {

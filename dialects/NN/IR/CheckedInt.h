@@ -150,13 +150,32 @@ inline int64_t elementBytes(mlir::Type element) {
   return 8; // index and pointer-like types
 }
 
-/// Why no tensor can have `shape` and `element`, or nullopt when one can:
-/// dynamic dims aside, each dim must be non-negative and the bytes of the
-/// static dims must fit in int64, so that every byte offset into the tensor
-/// does (an empty tensor has none). The reason reads after "has" ("tensor 'w'
-/// has a negative dim '-3'").
+/// `x` truncated toward zero and clamped to int64; NaN gives 0.
+inline int64_t saturatingInt64(double x) {
+  if (x != x)
+    return 0;
+  if (x >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  if (x < -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  return (int64_t)x;
+}
+
+/// The most dims a tensor may have (numpy's limit). Loop nests, affine maps
+/// and index lists are built per dim, some quadratic in the rank, so an
+/// unbounded rank from a model file would hang compilation.
+constexpr int64_t kMaxRank = 64;
+
+/// Why no tensor can have `shape` and `element`, or nullopt when one can: the
+/// rank must be at most kMaxRank; dynamic dims aside, each dim must be
+/// non-negative and the bytes of the static dims must fit in int64, so that
+/// every byte offset into the tensor does (an empty tensor has none). The
+/// reason reads after "has" ("tensor 'w' has a negative dim '-3'").
 inline std::optional<std::string> tensorShapeProblem(llvm::ArrayRef<int64_t> shape,
                                                      mlir::Type element) {
+  if ((int64_t)shape.size() > kMaxRank)
+    return "rank " + std::to_string(shape.size()) + ", above the supported " +
+           std::to_string(kMaxRank);
   llvm::SmallVector<int64_t> sizes{elementBytes(element)};
   std::string dims;
   for (auto [i, d] : llvm::enumerate(shape)) {
