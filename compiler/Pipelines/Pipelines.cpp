@@ -63,7 +63,22 @@
 
 using namespace mlir;
 
-void nnc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &) {
+void nnc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Gradients first: the parameters are still the initializers' constants,
+  // before folding and CSE merge or rewrite them.
+  if (options.train) {
+    nn::NNAutodiffOptions autodiff;
+    autodiff.loss = options.train->loss;
+    autodiff.optimizer = options.train->optimizer;
+    autodiff.learningRate = options.train->learningRate;
+    autodiff.momentum = options.train->momentum;
+    autodiff.weightDecay = options.train->weightDecay;
+    autodiff.beta1 = options.train->beta1;
+    autodiff.beta2 = options.train->beta2;
+    autodiff.epsilon = options.train->epsilon;
+    autodiff.freeze.assign(options.train->freeze.begin(), options.train->freeze.end());
+    pm.addPass(nn::createNNAutodiff(autodiff));
+  }
   OpPassManager &func = pm.nest<func::FuncOp>();
   // Fold exporter shape arithmetic and make types static before anything else looks at shapes.
   func.addPass(nn::createNNRefineShapes());

@@ -11,7 +11,20 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace nnc {
+
+/// What --train asks for (docs/training.md); the fields of nn-autodiff.
+struct TrainOptions {
+  std::string loss = "mse";
+  std::string optimizer = "sgd";
+  double learningRate = 0.01, momentum = 0, weightDecay = 0;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  std::vector<std::string> freeze;
+};
 
 /// What the driver asks of the compiler.
 struct CompileOptions {
@@ -21,9 +34,12 @@ struct CompileOptions {
   int64_t vectorRegisters = 32;
   /// CUDA: the chips to emit PTX for, one image each.
   std::vector<std::string> cudaChips = {"sm_80", "sm_90"};
+  /// Set: compile the training functions of the model instead of @main.
+  std::optional<TrainOptions> train;
 };
 
-/// Graph stage: `nn` in, `nn` out, with static shapes wherever the inputs allow.
+/// Graph stage: `nn` in, `nn` out, with static shapes wherever the inputs
+/// allow; with options.train, @main replaced by the training functions.
 void buildGraphPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
 /// Lower stage: `nn` to linalg/tensor/arith/math on tensors.

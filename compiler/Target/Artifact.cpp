@@ -15,6 +15,7 @@
 #include "compiler/Codegen/CUDA/CUDA.h"
 #include "compiler/Codegen/CUDA/HostKernels.h"
 #include "compiler/Codegen/Common/RuntimeContext.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "runtime/include/nnc/abi.h"
 
@@ -48,6 +49,27 @@ using namespace mlir;
 #ifndef NNC_LLVM_TOOLS_DIR
 #define NNC_LLVM_TOOLS_DIR "/usr/lib/llvm-22/bin"
 #endif
+
+std::vector<nnc::FunctionInfo> nnc::describeFunctions(ModuleOp module) {
+  std::vector<FunctionInfo> functions;
+  auto describe = [](Type type, DictionaryAttr attrs, std::vector<TensorInfo> &list) {
+    auto tensor = cast<RankedTensorType>(type);
+    auto name = attrs ? attrs.getAs<StringAttr>("nn.name") : StringAttr();
+    list.push_back({name ? name.str() : "", abiDtype(tensor.getElementType(), false),
+                    std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end())});
+  };
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    FunctionInfo info{func.getSymName().str(), {}, {}, 0, 0};
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      describe(type, func.getArgAttrDict(i), info.inputs);
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+      describe(type, func.getResultAttrDict(i), info.outputs);
+    functions.push_back(std::move(info));
+  }
+  return functions;
+}
 
 int32_t nnc::abiDtype(Type element, bool isUnsigned) {
   if (element.isF32()) return NNC_DTYPE_F32;

@@ -33,6 +33,10 @@ struct FunctionInfo {
   uint64_t constantsSize = 0;
 };
 
+/// The public functions of an `nn` module as the runtime will see them: name,
+/// inputs and outputs (named by their `nn.name` attributes), in module order.
+std::vector<FunctionInfo> describeFunctions(mlir::ModuleOp module);
+
 struct ArtifactOptions {
   std::string target = "cpu";
   std::string cpu;      // empty: the host CPU

@@ -47,4 +47,35 @@ def NNFoldBatchNorm : Pass<"nn-fold-batch-norm", "mlir::func::FuncOp"> {
   let dependentDialects = ["nnc::nn::NNDialect"];
 }
 
+def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
+  let summary = "derive the training functions of @main";
+  let description = [{
+    Replaces `@main` by the four functions of a training module
+    (docs/training.md): `@init` returns the parameters' initial values and
+    zeroed optimizer state; `@eval` is the forward pass with the parameters
+    as arguments; `@loss_and_gradients` appends the loss to the forward pass
+    and the reverse sweep after it; `@train_step` also applies the optimizer.
+
+    The parameters are the float initializers (nn.constant ops carrying
+    `nn.initializer`) that the loss depends on, minus `freeze`. The reverse
+    sweep visits the ops on a path from a parameter to the loss in reverse
+    order and asks each for its vector-Jacobian product
+    (GradientOpInterface); gradients of a value used several times are summed.
+    An op without a gradient is an error at the op. Shapes must be static.
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", "\"mse\"", "mse or cross-entropy">,
+    Option<"optimizer", "optimizer", "std::string", "\"sgd\"", "sgd, adam or adamw">,
+    Option<"learningRate", "lr", "double", "0.01", "learning rate">,
+    Option<"momentum", "momentum", "double", "0.0", "SGD momentum">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "L2 (sgd, adam) or decoupled (adamw) weight decay">,
+    Option<"beta1", "beta1", "double", "0.9", "Adam's first-moment decay">,
+    Option<"beta2", "beta2", "double", "0.999", "Adam's second-moment decay">,
+    Option<"epsilon", "eps", "double", "1e-8", "Adam's denominator term">,
+    ListOption<"freeze", "freeze", "std::string", "initializers to keep constant">
+  ];
+  let dependentDialects = ["nnc::nn::NNDialect", "mlir::func::FuncDialect"];
+}
+
 #endif // NNC_COMPILER_TRANSFORMS_PASSES_TD

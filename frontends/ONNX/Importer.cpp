@@ -71,7 +71,7 @@ std::optional<SmallVector<float>> NodeImporter::attrFloats(StringRef name) const
 FailureOr<ElementsAttr> NodeImporter::attrTensor(StringRef name) {
   for (onnx::AttributeProto &a : *node.mutable_attribute())
     if (a.name() == name)
-      return importTensor(*builder.getContext(), loc, *a.mutable_t(), modelDir);
+      return importTensor(*builder.getContext(), loc, *a.mutable_t(), modelPath);
   return fail("expected attribute '" + name + "'");
 }
 
@@ -100,7 +100,15 @@ Operation *NodeImporter::standIn(ValueRange operands) {
 
 Value NodeImporter::foldNow(Operation *op) {
   SmallVector<OpFoldResult> folded;
-  if (buildFailed || !isa<nn::NNDialect>(op->getDialect()) || failed(op->fold(folded)) ||
+  // A float initializer stays an operand: training makes it a parameter
+  // (the graph stage folds it later for inference).
+  auto isFloatInitializer = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && def->hasAttr("nn.initializer") &&
+           isa<FloatType>(getElementTypeOrSelf(v.getType()));
+  };
+  if (buildFailed || !isa<nn::NNDialect>(op->getDialect()) ||
+      llvm::any_of(op->getOperands(), isFloatInitializer) || failed(op->fold(folded)) ||
       folded.size() != 1)
     return op->getResult(0);
   Value result;
@@ -243,11 +251,7 @@ public:
   GraphImporter(MLIRContext &context, onnx::ModelProto &model, const std::string &modelPath,
                 const ImportOptions &options)
       : context(context), model(model), modelPath(modelPath), options(options),
-        builder(&context) {
-    modelDir = llvm::sys::path::parent_path(modelPath).str();
-    if (modelDir.empty())
-      modelDir = ".";
-  }
+        builder(&context) {}
 
   OwningOpRef<ModuleOp> run();
 
@@ -268,7 +272,7 @@ private:
 
   MLIRContext &context;
   onnx::ModelProto &model;
-  std::string modelPath, modelDir;
+  std::string modelPath;
   const ImportOptions &options;
   OpBuilder builder;
   int64_t opset = 0;
@@ -454,10 +458,13 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
 
   for (onnx::TensorProto &t : *graph.mutable_initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
-    FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelDir);
+    FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelPath);
     if (failed(attr))
       return nullptr;
-    values[t.name()] = nn::ConstantOp::create(builder, loc, *attr).getResult();
+    auto constant = nn::ConstantOp::create(builder, loc, *attr);
+    // Training finds its parameters by this mark.
+    constant->setAttr("nn.initializer", builder.getStringAttr(t.name()));
+    values[t.name()] = constant.getResult();
   }
   for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {
     emitError(fileLoc) << "sparse initializer '" << t.values().name() << "' is not supported";
@@ -491,7 +498,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       skip = true;
     }
     NodeImporter importer(node, opset, builder, loc,
-                          [this](const std::string &name) { return values.lookup(name); }, modelDir);
+                          [this](const std::string &name) { return values.lookup(name); }, modelPath);
     if (!skip && succeeded((*findHandler(node.op_type(), opset))(importer)) &&
         !importer.rejected()) {
       for (int i = 0; i < node.output_size(); ++i) {

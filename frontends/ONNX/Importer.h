@@ -39,8 +39,8 @@ llvm::LogicalResult loadModel(mlir::MLIRContext &context, const std::string &pat
                               onnx::ModelProto &model);
 
 /// Imports `model` as a module holding `func.func @main`. Raw weight bytes are
-/// moved out of `model` into the module, not copied. `modelDir` locates
-/// external data files. Every unsupported node is reported before failing.
+/// moved out of `model` into the module, not copied. External data files
+/// are found beside `modelPath`. Every unsupported node is reported before failing.
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &context, onnx::ModelProto &model,
                                               const std::string &modelPath,
                                               const ImportOptions &options);

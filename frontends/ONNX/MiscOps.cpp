@@ -206,7 +206,7 @@ LogicalResult importLRN(NodeImporter &n) {
                                        b.getBoolAttr(false), b.getBoolAttr(true));
   Value sum = n.create<nn::ReshapeOp>(mean, n.constI64(type.getShape()), b.getBoolAttr(false));
   // alpha / size * (mean * window)
-  float scale = (float)((double)alpha * (double)window / (double)size);
+  double scale = (double)alpha * (double)window / (double)size;
   Value denom = n.create<nn::AddOp>(n.scalar(element, bias), n.create<nn::MulOp>(sum, n.scalar(element, scale)));
   denom = n.create<nn::PowOp>(denom, n.scalar(element, beta));
   n.setOutputs(n.create<nn::DivOp>(x, denom));

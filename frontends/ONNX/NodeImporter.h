@@ -39,10 +39,11 @@ void addLossHandlers(std::vector<HandlerEntry> &table);
 void addMiscHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
-/// moved into a dense resource. `modelDir` resolves external data.
+/// moved into a dense resource. External data is found beside `modelPath`, the
+/// model file.
 mlir::FailureOr<mlir::ElementsAttr> importTensor(mlir::MLIRContext &context, mlir::Location loc,
                                                  onnx::TensorProto &tensor,
-                                                 const std::string &modelDir);
+                                                 const std::string &modelPath);
 
 /// The nn element type for an ONNX TensorProto data type, or null.
 mlir::Type importElementType(mlir::MLIRContext &context, int64_t dataType);
@@ -55,9 +56,9 @@ public:
   using ValueLookup = std::function<mlir::Value(const std::string &)>;
 
   NodeImporter(onnx::NodeProto &node, int64_t opset, mlir::OpBuilder &builder,
-               mlir::Location loc, ValueLookup lookup, const std::string &modelDir)
+               mlir::Location loc, ValueLookup lookup, const std::string &modelPath)
       : node(node), opset(opset), builder(builder), loc(loc), lookup(std::move(lookup)),
-        modelDir(modelDir) {}
+        modelPath(modelPath) {}
 
   onnx::NodeProto &node;
   const int64_t opset;
@@ -151,7 +152,7 @@ private:
 
   bool buildFailed = false;
   ValueLookup lookup;
-  const std::string &modelDir;
+  const std::string &modelPath;
 };
 
 } // namespace nnc::onnx_frontend

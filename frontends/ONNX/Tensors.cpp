@@ -65,9 +65,38 @@ struct MappedFile {
   std::unique_ptr<llvm::MemoryBuffer> buffer;
 };
 
+/// Whether `path` is `dir` or below it, compared by components.
+bool isWithin(StringRef path, StringRef dir) {
+  auto p = llvm::sys::path::begin(path), pe = llvm::sys::path::end(path);
+  for (auto d = llvm::sys::path::begin(dir), de = llvm::sys::path::end(dir); d != de; ++d, ++p)
+    if (p == pe || *p != *d)
+      return false;
+  return true;
+}
+
+/// A symbolic link on the way to external data may not lead out of the
+/// model's folder either. The folder is taken both as given and where the
+/// model file itself resolves to: a model linked from elsewhere (model hubs'
+/// caches link every file into one blob folder) finds its weights there.
+LogicalResult checkResolvesInside(Location loc, const onnx::TensorProto &tensor,
+                                  StringRef location, StringRef modelPath, StringRef path) {
+  llvm::SmallString<256> realPath, realModel, realDir;
+  if (llvm::sys::fs::real_path(path, realPath))
+    return success(); // missing: reported when it is read
+  StringRef dir = llvm::sys::path::parent_path(modelPath);
+  if (!llvm::sys::fs::real_path(dir.empty() ? "." : dir, realDir) && isWithin(realPath, realDir))
+    return success();
+  if (!llvm::sys::fs::real_path(modelPath, realModel) &&
+      isWithin(realPath, llvm::sys::path::parent_path(realModel)))
+    return success();
+  return emitError(loc) << "tensor '" << tensor.name() << "': external data location '"
+                        << location << "' leaves the model's folder through a symbolic link (to '"
+                        << realPath << "')";
+}
+
 /// Reads the bytes of an external tensor; keeps mappings alive by file.
 FailureOr<std::pair<ArrayRef<char>, std::shared_ptr<MappedFile>>>
-readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &modelDir) {
+readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &modelPath) {
   static llvm::StringMap<std::weak_ptr<MappedFile>> cache;
   std::string location;
   std::optional<int64_t> offsetField, lengthField;
@@ -100,15 +129,10 @@ readExternal(Location loc, const onnx::TensorProto &tensor, const std::string &m
       *llvm::sys::path::begin(normalized) == "..")
     return emitError(loc) << "tensor '" << tensor.name() << "': external data location '"
                           << location << "' leaves the model's folder";
-  llvm::SmallString<256> path(modelDir);
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(modelPath));
   llvm::sys::path::append(path, location);
-  // Nor may a symbolic link on the way lead out of it.
-  llvm::SmallString<256> realDir, realPath;
-  if (!llvm::sys::fs::real_path(modelDir, realDir) && !llvm::sys::fs::real_path(path, realPath) &&
-      !llvm::StringRef(realPath).starts_with((realDir + llvm::sys::path::get_separator()).str()))
-    return emitError(loc) << "tensor '" << tensor.name() << "': external data location '"
-                          << location << "' leaves the model's folder through a symbolic link (to '"
-                          << realPath << "')";
+  if (failed(checkResolvesInside(loc, tensor, location, modelPath, path)))
+    return failure();
   std::shared_ptr<MappedFile> file = cache.lookup(path).lock();
   if (!file) {
     auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -202,7 +226,7 @@ FailureOr<ElementsAttr> fromTypedFields(Location loc, RankedTensorType type,
 
 FailureOr<ElementsAttr> nnc::onnx_frontend::importTensor(MLIRContext &context, Location loc,
                                                          onnx::TensorProto &tensor,
-                                                         const std::string &modelDir) {
+                                                         const std::string &modelPath) {
   Type element = importElementType(context, tensor.data_type());
   if (!element)
     return emitError(loc) << "tensor '" << tensor.name() << "' has unsupported element type "
@@ -226,7 +250,7 @@ FailureOr<ElementsAttr> nnc::onnx_frontend::importTensor(MLIRContext &context, L
   ArrayRef<char> bytes;
   std::shared_ptr<MappedFile> mapping;
   if (external) {
-    auto read = readExternal(loc, tensor, modelDir);
+    auto read = readExternal(loc, tensor, modelPath);
     if (failed(read))
       return failure();
     std::tie(bytes, mapping) = *read;

@@ -72,6 +72,32 @@ static cl::opt<bool> memoryReport("memory-report",
 static cl::opt<bool> elideWeights("elide-weights",
                                   cl::desc("print large constants as elided resources"));
 
+// Training (docs/training.md).
+static cl::OptionCategory trainCategory("Training (--train)");
+static cl::opt<bool> train("train", cl::desc("compile the training functions (init, train_step, "
+                                             "loss_and_gradients, eval) instead of main"),
+                           cl::cat(trainCategory));
+static cl::opt<std::string> lossName("loss", cl::desc("mse or cross-entropy"), cl::init("mse"),
+                                     cl::cat(trainCategory));
+static cl::opt<std::string> optimizerName("optimizer", cl::desc("sgd, adam or adamw"),
+                                          cl::init("sgd"), cl::cat(trainCategory));
+static cl::opt<double> learningRate("lr", cl::desc("learning rate (default 0.01)"), cl::init(0.01),
+                                    cl::cat(trainCategory));
+static cl::opt<double> momentum("momentum", cl::desc("SGD momentum (default 0)"), cl::init(0),
+                                cl::cat(trainCategory));
+static cl::opt<double> weightDecay("weight-decay",
+                                   cl::desc("L2 (sgd, adam) or decoupled (adamw) weight decay"),
+                                   cl::init(0), cl::cat(trainCategory));
+static cl::opt<double> beta1("beta1", cl::desc("Adam's beta1 (default 0.9)"), cl::init(0.9),
+                             cl::cat(trainCategory));
+static cl::opt<double> beta2("beta2", cl::desc("Adam's beta2 (default 0.999)"), cl::init(0.999),
+                             cl::cat(trainCategory));
+static cl::opt<double> epsilon("eps", cl::desc("Adam's epsilon (default 1e-8)"), cl::init(1e-8),
+                               cl::cat(trainCategory));
+static cl::list<std::string> freeze("freeze", cl::desc("initializers to keep constant"),
+                                    cl::CommaSeparated, cl::value_desc("NAME,..."),
+                                    cl::cat(trainCategory));
+
 /// Prints diagnostics as `<file>: node '<name>': error: <message>`.
 static void printDiagnostic(Diagnostic &diag) {
   std::string where;
@@ -161,6 +187,19 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
                  "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
   if (emit == Emit::PTX && target != "cuda")
     return bad("--emit=ptx needs -target=cuda");
+  bool trainingFlag = lossName.getNumOccurrences() || optimizerName.getNumOccurrences() ||
+                      learningRate.getNumOccurrences() || momentum.getNumOccurrences() ||
+                      weightDecay.getNumOccurrences() || beta1.getNumOccurrences() ||
+                      beta2.getNumOccurrences() || epsilon.getNumOccurrences() ||
+                      freeze.getNumOccurrences();
+  if (trainingFlag && !train)
+    return bad("--loss, --optimizer, --lr, --momentum, --weight-decay, --beta1, --beta2, --eps "
+               "and --freeze need --train");
+  if (momentum.getNumOccurrences() && optimizerName != "sgd")
+    return bad("--momentum is an SGD setting (--optimizer=" + optimizerName + ")");
+  if ((beta1.getNumOccurrences() || beta2.getNumOccurrences() || epsilon.getNumOccurrences()) &&
+      optimizerName == "sgd")
+    return bad("--beta1, --beta2 and --eps are Adam settings (--optimizer=sgd)");
   return success();
 }
 
@@ -201,6 +240,18 @@ int main(int argc, char **argv) {
 
   nnc::CompileOptions compileOptions;
   compileOptions.target = target;
+  if (train) {
+    nnc::TrainOptions &t = compileOptions.train.emplace();
+    t.loss = lossName;
+    t.optimizer = optimizerName;
+    t.learningRate = learningRate;
+    t.momentum = momentum;
+    t.weightDecay = weightDecay;
+    t.beta1 = beta1;
+    t.beta2 = beta2;
+    t.epsilon = epsilon;
+    t.freeze.assign(freeze.begin(), freeze.end());
+  }
   if (!cudaArch.empty())
     compileOptions.cudaChips.assign(cudaArch.begin(), cudaArch.end());
   nnc::ArtifactOptions artifactOptions;
@@ -230,48 +281,41 @@ int main(int argc, char **argv) {
   if (emit >= Emit::NN && failed(runStage(nnc::buildGraphPipeline)))
     return 1;
 
-  // What the runtime sees of @main is fixed by its nn signature.
+  // What the runtime sees of each function is fixed by its nn signature.
   std::vector<nnc::FunctionInfo> functions;
   if (emit >= Emit::Linalg) {
-    auto main = module->lookupSymbol<func::FuncOp>("main");
-    nnc::FunctionInfo info{"main", {}, {}, 0, 0};
-    auto describe = [](Type type, DictionaryAttr attrs, std::vector<nnc::TensorInfo> &list) {
-      auto tensor = cast<RankedTensorType>(type);
-      auto name = attrs ? attrs.getAs<StringAttr>("nn.name") : StringAttr();
-      list.push_back({name ? name.str() : "", nnc::abiDtype(tensor.getElementType(), false),
-                      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end())});
-    };
-    for (auto [i, type] : llvm::enumerate(main.getArgumentTypes()))
-      describe(type, main.getArgAttrDict(i), info.inputs);
-    for (auto [i, type] : llvm::enumerate(main.getResultTypes()))
-      describe(type, main.getResultAttrDict(i), info.outputs);
-    functions.push_back(info);
+    functions = nnc::describeFunctions(*module);
     if (failed(runStage(nnc::buildLowerPipeline)))
       return 1;
   }
+  // Reads a per-function size the codegen stages leave as an attribute.
+  auto sizeOf = [&](const nnc::FunctionInfo &info, StringRef attr) -> uint64_t {
+    auto func = module->lookupSymbol<func::FuncOp>(info.name);
+    auto size = func ? func->getAttrOfType<IntegerAttr>(attr) : IntegerAttr();
+    return size ? size.getInt() : 0;
+  };
   bool cuda = target == "cuda";
   if (emit >= Emit::Buffers) {
     if (failed(runStage(cuda ? nnc::buildCUDABufferizePipeline : nnc::buildCPUBufferizePipeline)))
       return 1;
-    auto main = module->lookupSymbol<func::FuncOp>("main");
-    if (auto size = main->getAttrOfType<IntegerAttr>("nnc.workspace_size"))
-      functions[0].workspaceSize = size.getInt();
-    if (memoryReport) {
-      auto sum = main->getAttrOfType<IntegerAttr>("nnc.intermediates_size");
-      int64_t all = sum ? sum.getInt() : 0, planned = functions[0].workspaceSize;
-      llvm::errs() << llvm::format("nnc: main: workspace %lld bytes (%.2f MiB) for %lld bytes "
+    for (nnc::FunctionInfo &info : functions) {
+      info.workspaceSize = sizeOf(info, "nnc.workspace_size");
+      if (!memoryReport)
+        continue;
+      int64_t all = sizeOf(info, "nnc.intermediates_size"), planned = info.workspaceSize;
+      llvm::errs() << llvm::format("nnc: %s: workspace %lld bytes (%.2f MiB) for %lld bytes "
                                    "(%.2f MiB) of intermediates, %.0f%% saved by reuse\n",
-                                   (long long)planned, planned / 1048576.0, (long long)all,
-                                   all / 1048576.0, all ? 100.0 * (all - planned) / all : 0.0);
+                                   info.name.c_str(), (long long)planned, planned / 1048576.0,
+                                   (long long)all, all / 1048576.0,
+                                   all ? 100.0 * (all - planned) / all : 0.0);
     }
   }
   if (emit >= Emit::LLVMDialect) {
     if (cuda) {
       if (failed(runStage(nnc::buildCUDAKernelPipeline)))
         return 1;
-      auto main = module->lookupSymbol<func::FuncOp>("main");
-      if (auto size = main->getAttrOfType<IntegerAttr>(nnc::kConstantsSizeAttr))
-        functions[0].constantsSize = size.getInt();
+      for (nnc::FunctionInfo &info : functions)
+        info.constantsSize = sizeOf(info, nnc::kConstantsSizeAttr);
       if (failed(runStage(nnc::buildCUDAHostLLVMPipeline)))
         return 1;
     } else if (failed(runStage(nnc::buildCPULLVMPipeline))) {

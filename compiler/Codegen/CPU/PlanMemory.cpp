@@ -83,9 +83,13 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
       copy.erase();
     });
-    auto func = module.lookupSymbol<func::FuncOp>("main");
-    if (!func)
-      return;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal() && failed(plan(func)))
+        return signalPassFailure();
+  }
+
+  /// Places every allocation of `func` in one workspace, its last argument.
+  LogicalResult plan(func::FuncOp func) {
     Block &body = func.getBody().front();
     DenseMap<Operation *, int64_t> position;
     for (auto [i, op] : llvm::enumerate(body))
@@ -100,7 +104,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           !type.getElementType().isIntOrFloat()) {
         alloc.emitError("cannot plan a dynamic or strided buffer");
-        return signalPassFailure();
+        return failure();
       }
       // Alive from its first use to its last: allocations are often placed
       // well before their first use (empty tensors CSE merged, then split
@@ -109,7 +113,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (!size || *size > kMaxWorkspaceBytes) {
         alloc.emitError("an intermediate buffer of type ")
             << type << " needs more than 2^62 bytes";
-        return signalPassFailure();
+        return failure();
       }
       Buffer buffer{alloc, *size, std::numeric_limits<int64_t>::max(),
                     std::numeric_limits<int64_t>::min()};
@@ -151,17 +155,17 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       // Each buffer is at most 2^62 bytes, so these sums have not wrapped.
       if (total > kMaxWorkspaceBytes) {
         b.alloc.emitError("the workspace would need more than 2^62 bytes");
-        return signalPassFailure();
+        return failure();
       }
     }
     total = (int64_t)llvm::alignTo(std::max<int64_t>(total, 1), alignment);
 
-    // The workspace is the last argument of @main.
+    // The workspace is the last argument.
     MLIRContext *context = &getContext();
     auto wsType = MemRefType::get({total}, IntegerType::get(context, 8));
     unsigned index = func.getNumArguments();
     if (failed(func.insertArgument(index, wsType, {}, func.getLoc())))
-      return signalPassFailure();
+      return failure();
     Value workspace = func.getArgument(index);
     for (Buffer &b : buffers) {
       OpBuilder builder(b.alloc);
@@ -181,6 +185,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       sum += b.size;
     func->setAttr("nnc.intermediates_size", IntegerAttr::get(IntegerType::get(context, 64),
                                                              sum.valueOr(INT64_MAX)));
+    return success();
   }
 };
 } // namespace

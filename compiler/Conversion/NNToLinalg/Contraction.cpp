@@ -992,23 +992,16 @@ template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> 
         SmallVector<Attribute> counts;
         for (int64_t o = 0; o < outSize; ++o) {
           int64_t counted = countedTaps(o * strides[i] - pads[i], kernel[i], dilations[i], begin, end);
-          counts.push_back(isa<FloatType>(element) ? Attribute(b.getFloatAttr(element, (double)counted))
-                                                   : Attribute(b.getIntegerAttr(element, counted)));
+          counts.push_back(b.getFloatAttr(element, (double)counted));
         }
         operands.push_back(arith::ConstantOp::create(b, loc, DenseElementsAttr::get(countType, counts)));
       }
       result = buildElementwise(b, loc, resultType, operands,
                                 [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                                  bool isFloat = isa<FloatType>(element);
                                   Value n = a[1];
                                   for (Value c : a.drop_front(2))
-                                    n = isFloat ? Value(arith::MulFOp::create(nb, nl, n, c))
-                                                : Value(arith::MulIOp::create(nb, nl, n, c));
-                                  if (isFloat)
-                                    return arith::DivFOp::create(nb, nl, a[0], n);
-                                  // Integers divide like nn.div: toward zero.
-                                  return isUnsigned ? Value(arith::DivUIOp::create(nb, nl, a[0], n))
-                                                    : Value(arith::DivSIOp::create(nb, nl, a[0], n));
+                                    n = arith::MulFOp::create(nb, nl, n, c);
+                                  return arith::DivFOp::create(nb, nl, a[0], n);
                                 });
     }
     b.replaceOp(op, result);

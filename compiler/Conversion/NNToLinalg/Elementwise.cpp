@@ -175,10 +175,10 @@ Value shiftOrZero(OpBuilder &b, Location l, Value amount, Value shifted) {
 /// overflows) become 1. Callers fix up the quotient of -1; a remainder by 1 is
 /// already the remainder by -1, 0.
 Value signedDivisor(OpBuilder &b, Location l, Value y) {
-  Value zeroOrMinusOne = arith::OrIOp::create(
-      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, 0)),
-      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, -1)));
-  return arith::SelectOp::create(b, l, zeroOrMinusOne, cst(b, l, y, 1), y);
+  Value isZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, 0));
+  Value isMinusOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, -1));
+  Value either = arith::OrIOp::create(b, l, isZero, isMinusOne);
+  return arith::SelectOp::create(b, l, either, cst(b, l, y, 1), y);
 }
 
 /// Python-style integer modulo: the result takes the divisor's sign.

@@ -1,6 +1,6 @@
 //===- NNDialect.cpp - the nn dialect -------------------------------------===//
 //
-// Registers the nn ops and materializes folded constants as nn.constant.
+// Registers the nn ops (with their gradients) and materializes folded constants as nn.constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@ void NNDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/NN/IR/NNOps.cpp.inc"
       >();
+  attachGradientInterfaces(getContext());
 }
 
 Operation *NNDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,

@@ -76,8 +76,12 @@ public:
   static llvm::LogicalResult verifyTrait(mlir::Operation *op) { return verifyTensorShapes(op); }
 };
 
+/// Attaches GradientOpInterface (NNGradients.cpp) to the differentiable ops.
+void attachGradientInterfaces(mlir::MLIRContext *context);
+
 } // namespace nnc::nn
 
+#include "dialects/NN/IR/NNGradient.h.inc"
 #include "dialects/NN/IR/NNDialect.h.inc"
 
 #define GET_OP_CLASSES

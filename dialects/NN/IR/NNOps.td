@@ -300,7 +300,7 @@ def NN_ConvTransposeOp : NN_Op<"conv_transpose"> {
   let results = (outs NN_FloatTensor:$result);
 }
 
-class NN_PoolOp<string mnemonic, string what, dag extra>
+class NN_PoolOp<string mnemonic, string what, dag extra, Type type = NN_NumericTensor>
     : NN_Op<mnemonic> {
   let summary = what;
   let description = "Sliding-window " # what # " over the spatial dimensions of an "
@@ -309,10 +309,10 @@ class NN_PoolOp<string mnemonic, string what, dag extra>
     # " %x {ceil_mode = false, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, "
     # "pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}\n"
     # "     : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>\n```";
-  let arguments = !con((ins NN_NumericTensor:$input, DenseI64ArrayAttr:$kernel,
+  let arguments = !con((ins type:$input, DenseI64ArrayAttr:$kernel,
                         DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
                         DenseI64ArrayAttr:$pads, BoolAttr:$ceil_mode), extra);
-  let results = (outs NN_NumericTensor:$result);
+  let results = (outs type:$result);
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
         std::optional<::mlir::Location> location, Adaptor adaptor,
@@ -325,8 +325,9 @@ class NN_PoolOp<string mnemonic, string what, dag extra>
 }
 
 def NN_MaxPoolOp : NN_PoolOp<"max_pool", "max pooling", (ins)>;
+// Float only, as ONNX's AveragePool: an integer mean would need a rounding rule.
 def NN_AvgPoolOp : NN_PoolOp<"avg_pool", "average pooling",
-                             (ins BoolAttr:$count_include_pad)>;
+                             (ins BoolAttr:$count_include_pad), NN_FloatTensor>;
 
 def NN_BatchNormOp : NN_Op<"batch_norm"> {
   let summary = "batch normalization with running statistics (inference form)";

@@ -300,9 +300,13 @@ func.func @max_pool_i32(%x: tensor<1x1x4x4xi32>) -> tensor<1x1x2x2xi32> {
 // CHECK: tensor.extract_slice %[[P]][0, 0, 2, 2] [1, 1, 3, 3] [1, 1, 2, 2]
 // CHECK: %[[SUM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x3x3xf32>)
 // CHECK-COUNT-8: arith.addf
-// CHECK: %[[DIV:.*]] = arith.constant dense<{{\[\[\[\[}}9.000000e+00, 9.000000e+00, 6.000000e+00], [9.000000e+00, 9.000000e+00, 6.000000e+00], [6.000000e+00, 6.000000e+00, 4.000000e+00]]]]> : tensor<1x1x3x3xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[SUM]], %[[DIV]] : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>)
-// CHECK: ^bb0(%[[S:.*]]: f32, %[[D:.*]]: f32, %{{.*}}: f32):
+// The divisor is a product of per-dim counts: the last window (ceil_mode)
+// reaches 2 of its 3 taps into the padded input, the others all 3.
+// CHECK-DAG: %[[ROWS:.*]] = arith.constant dense<{{\[\[\[\[}}3.000000e+00], [3.000000e+00], [2.000000e+00]]]]> : tensor<1x1x3x1xf32>
+// CHECK-DAG: %[[COLS:.*]] = arith.constant dense<{{\[\[\[\[}}3.000000e+00, 3.000000e+00, 2.000000e+00]]]]> : tensor<1x1x1x3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]], %[[ROWS]], %[[COLS]] : tensor<1x1x3x3xf32>, tensor<1x1x3x1xf32>, tensor<1x1x1x3xf32>)
+// CHECK: ^bb0(%[[S:.*]]: f32, %[[R:.*]]: f32, %[[C:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.mulf %[[R]], %[[C]] : f32
 // CHECK-NEXT: arith.divf %[[S]], %[[D]] : f32
 func.func @avg_pool_count_include_pad(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32> {
   %0 = nn.avg_pool %x {ceil_mode = true, count_include_pad = true, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32>
@@ -314,7 +318,8 @@ func.func @avg_pool_count_include_pad(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x3
 // The same windows without count_include_pad count only real input: 2, 3
 // and 1 positions per dim.
 // CHECK-LABEL: func.func @avg_pool_exclude_pad_ceil
-// CHECK: arith.constant dense<{{\[\[\[\[}}4.000000e+00, 6.000000e+00, 2.000000e+00], [6.000000e+00, 9.000000e+00, 3.000000e+00], [2.000000e+00, 3.000000e+00, 1.000000e+00]]]]> : tensor<1x1x3x3xf32>
+// CHECK-DAG: arith.constant dense<{{\[\[\[\[}}2.000000e+00], [3.000000e+00], [1.000000e+00]]]]> : tensor<1x1x3x1xf32>
+// CHECK-DAG: arith.constant dense<{{\[\[\[\[}}2.000000e+00, 3.000000e+00, 1.000000e+00]]]]> : tensor<1x1x1x3xf32>
 func.func @avg_pool_exclude_pad_ceil(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32> {
   %0 = nn.avg_pool %x {ceil_mode = true, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>

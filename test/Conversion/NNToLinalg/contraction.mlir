@@ -110,11 +110,15 @@ func.func @max_pool_ceil(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // -----
 
 // Average pool divides by the number of counted elements of each window,
-// computed at compile time: without count_include_pad, a corner 3x3 window
-// over a padded 3x3 input covers 2x2 = 4 real elements, the center 9.
+// computed at compile time as a product of per-dim counts: without
+// count_include_pad, a 3-tap window over a padded row of 3 covers 2 real
+// elements at the ends, 3 in the middle (a corner window 2x2 = 4).
 // CHECK-LABEL: func.func @avg_pool
-// CHECK: arith.constant dense<{{\[\[\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]]]> : tensor<1x1x3x3xf32>
-// CHECK: arith.divf
+// CHECK-DAG: %[[ROWS:.*]] = arith.constant dense<{{\[\[\[\[}}2.000000e+00], [3.000000e+00], [2.000000e+00]]]]> : tensor<1x1x3x1xf32>
+// CHECK-DAG: %[[COLS:.*]] = arith.constant dense<{{\[\[\[\[}}2.000000e+00, 3.000000e+00, 2.000000e+00]]]]> : tensor<1x1x1x3xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]], %[[COLS]] :
+// CHECK: %[[N:.*]] = arith.mulf
+// CHECK: arith.divf %{{.*}}, %[[N]]
 func.func @avg_pool(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
   %0 = nn.avg_pool %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>

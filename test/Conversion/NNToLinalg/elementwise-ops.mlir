@@ -601,13 +601,16 @@ func.func @fmod_f32(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Integer fmod is remsi of a divisor made safe, 0 where the divisor is 0.
+// Integer fmod is remsi of a divisor made safe (0 and -1 become 1: x % -1
+// is 0 and the minimum's would trap), 0 where the divisor is 0.
 // CHECK-LABEL: func.func @fmod_i32
 // CHECK: ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
 // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[ISZ:.*]] = arith.cmpi eq, %[[B]], %[[Z]] : i32
-// CHECK-DAG: %[[SAFE:.*]] = arith.select %[[ISZ]], %[[ONE]], %[[B]] : i32
+// CHECK-DAG: %[[ISM1:.*]] = arith.cmpi eq, %[[B]], %{{.*}} : i32
+// CHECK-DAG: %[[EITHER:.*]] = arith.ori %{{.*}}, %{{.*}} : i1
+// CHECK-DAG: %[[SAFE:.*]] = arith.select %[[EITHER]], %[[ONE]], %[[B]] : i32
 // CHECK-DAG: %[[REM:.*]] = arith.remsi %[[A]], %[[SAFE]] : i32
 // CHECK-DAG: %[[R:.*]] = arith.select %[[ISZ]], %[[Z]], %[[REM]] : i32
 // CHECK: linalg.yield %[[R]] : i32
@@ -625,8 +628,9 @@ func.func @fmod_i32(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
 // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[ISZ:.*]] = arith.cmpi eq, %[[B]], %[[Z]] : i32
-// CHECK-DAG: %[[SAFE:.*]] = arith.select %[[ISZ]], %[[ONE]], %[[B]] : i32
-// CHECK-DAG: %[[REM:.*]] = arith.remsi %[[A]], %[[SAFE]] : i32
+// CHECK-DAG: %[[EITHER:.*]] = arith.ori %{{.*}}, %{{.*}} : i1
+// CHECK-DAG: %[[SAFE:.*]] = arith.select %[[EITHER]], %[[ONE]], %[[B]] : i32
+// CHECK: %[[REM:.*]] = arith.remsi %[[A]], %[[SAFE]] : i32
 // CHECK-DAG: %[[Z2:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[NZ:.*]] = arith.cmpi ne, %[[REM]], %[[Z2]] : i32
 // CHECK-DAG: %[[RNEG:.*]] = arith.cmpi slt, %[[REM]], %[[Z2]] : i32

@@ -43,11 +43,17 @@ func.func @unsigned_ops(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>,
 
 // -----
 
-// Integer division guards a zero divisor instead of trapping; signed ops for signed types.
+// Integer division guards a zero divisor and the minimum over -1 instead of
+// trapping (x / -1 is -x, wrapping); signed ops for signed types.
 // CHECK-LABEL: func.func @signed_div
-// CHECK: %[[Z:.*]] = arith.cmpi eq, %[[D:.*]], %{{.*}} : i32
-// CHECK: %[[SAFE:.*]] = arith.select %[[Z]], %{{.*}}, %[[D]] : i32
-// CHECK: arith.divsi %{{.*}}, %[[SAFE]] : i32
+// CHECK: ^bb0(%[[N:.*]]: i32, %[[D:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[Z:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : i32
+// CHECK: %[[M1:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : i32
+// CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[D]] : i32
+// CHECK: %[[Q:.*]] = arith.divsi %[[N]], %[[SAFE]] : i32
+// CHECK: %[[NEG:.*]] = arith.subi %{{.*}}, %[[N]] : i32
+// CHECK: %[[Q2:.*]] = arith.select %[[M1]], %[[NEG]], %[[Q]] : i32
+// CHECK: arith.select %[[Z]], %{{.*}}, %[[Q2]] : i32
 func.func @signed_div(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
   %0 = nn.div %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>

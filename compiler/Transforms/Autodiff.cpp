@@ -1,0 +1,469 @@
+//===- Autodiff.cpp - the training functions of a model -------------------===//
+//
+// nn-autodiff turns an inference @main into a training module: the forward
+// pass with the parameters as arguments, a loss, a reverse sweep built from
+// each op's vector-Jacobian product (GradientOpInterface), and an optimizer
+// update, all as nn ops. Everything after this pass (folding, fusion, tiling,
+// code generation) is the same as for inference, on every target. The
+// function names and argument names are the contract with the runtime's
+// trainer (docs/training.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace nnc::nn {
+#define GEN_PASS_DEF_NNAUTODIFF
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace nnc::nn
+
+using namespace mlir;
+using namespace nnc::nn;
+
+namespace {
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool isFloatTensor(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+/// A trainable parameter: an initializer of @main.
+struct Parameter {
+  ConstantOp constant;
+  std::string name;
+};
+
+/// One optimizer state tensor: `state:<name>`, shaped like `like` (0-D when null).
+struct StateSlot {
+  std::string name;
+  RankedTensorType type;
+};
+
+/// Builds nn ops with inferred result types.
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+  template <typename Op, typename... Args> Value make(Args &&...args) {
+    OperationState state(loc, Op::getOperationName());
+    Op::build(b, state, TypeRange(), std::forward<Args>(args)...);
+    SmallVector<Type> types;
+    MLIRContext *context = b.getContext();
+    if (failed(Op::inferReturnTypes(context, loc, state.operands,
+                                    state.attributes.getDictionary(context),
+                                    state.getRawProperties(), state.regions, types)))
+      return nullptr;
+    state.addTypes(types);
+    return b.create(state)->getResult(0);
+  }
+  Value splat(RankedTensorType type, double value) {
+    Type element = type.getElementType();
+    Attribute attr = isa<FloatType>(element)
+                         ? DenseElementsAttr::get(type, FloatAttr::get(element, value).getValue())
+                         : DenseElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(),
+                                                              (uint64_t)(int64_t)value, true));
+    return make<ConstantOp>(cast<ElementsAttr>(attr));
+  }
+  Value scalar(Value like, double value) {
+    return splat(RankedTensorType::get({}, tensorType(like).getElementType()), value);
+  }
+  Value add(Value x, Value y) { return make<AddOp>(x, y); }
+  Value sub(Value x, Value y) { return make<SubOp>(x, y); }
+  Value mul(Value x, Value y) { return make<MulOp>(x, y); }
+  Value div(Value x, Value y) { return make<DivOp>(x, y); }
+  Value scale(Value x, double c) { return mul(x, scalar(x, c)); }
+  /// Sums (or averages) over every dim to a 0-D tensor.
+  template <typename Reduce> Value reduceAll(Value x) {
+    int64_t rank = tensorType(x).getRank();
+    if (rank == 0)
+      return x;
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    return make<Reduce>(x, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
+  }
+};
+
+struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
+  using NNAutodiffBase::NNAutodiffBase;
+
+  func::FuncOp main;
+  SmallVector<Parameter> params;
+  SmallVector<StateSlot> state;
+  RankedTensorType labelsType;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    main = module.lookupSymbol<func::FuncOp>("main");
+    if (!main) {
+      module.emitError("training needs a function @main");
+      return signalPassFailure();
+    }
+    if (failed(checkOptions()) || failed(checkMain()) || failed(findParameters()) ||
+        failed(chooseLabels()))
+      return signalPassFailure();
+    planState();
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointAfter(main);
+    if (failed(buildInit(b)) || failed(buildEval(b)) || failed(buildTraining(b, false)) ||
+        failed(buildTraining(b, true)))
+      return signalPassFailure();
+    main.erase();
+  }
+
+  LogicalResult checkOptions() {
+    auto bad = [&](const Twine &message) { return getOperation().emitError(message); };
+    if (loss != "mse" && loss != "cross-entropy")
+      return bad("unknown loss '" + loss + "' (expected mse or cross-entropy)");
+    if (optimizer != "sgd" && optimizer != "adam" && optimizer != "adamw")
+      return bad("unknown optimizer '" + optimizer + "' (expected sgd, adam or adamw)");
+    if (!(learningRate > 0) || !(momentum >= 0) || !(weightDecay >= 0) ||
+        !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(epsilon > 0))
+      return bad("optimizer settings out of range: lr and eps must be positive, momentum and "
+                 "weight decay non-negative, beta1 and beta2 in [0, 1)");
+    return success();
+  }
+
+  LogicalResult checkMain() {
+    if (main.getNumResults() == 0)
+      return main.emitError("training needs a model output for the loss");
+    for (Type type : llvm::concat<const Type>(main.getArgumentTypes(), main.getResultTypes()))
+      if (!cast<RankedTensorType>(type).hasStaticShape())
+        return main.emitError("training needs static shapes (got ")
+               << type << "); pin dynamic dims with --input-shape or --dim";
+    return success();
+  }
+
+  /// The float initializers the first result depends on through float values.
+  LogicalResult findParameters() {
+    Block &body = main.getBody().front();
+    llvm::StringSet<> frozen;
+    for (const std::string &name : freeze)
+      frozen.insert(name);
+    llvm::StringSet<> seen;
+    DenseSet<Value> active; // depends on an initializer
+    for (Operation &op : body) {
+      auto constant = dyn_cast<ConstantOp>(op);
+      if (auto name = op.getAttrOfType<StringAttr>("nn.initializer"); constant && name) {
+        seen.insert(name.getValue());
+        if (isFloatTensor(constant) && !frozen.contains(name.getValue()))
+          active.insert(constant);
+        continue;
+      }
+      if (llvm::any_of(op.getOperands(), [&](Value v) { return active.contains(v); }))
+        for (Value r : op.getResults())
+          if (isFloatTensor(r))
+            active.insert(r);
+    }
+    for (const std::string &name : freeze)
+      if (!seen.contains(name))
+        return main.emitError("--freeze names '") << name << "', which is no initializer";
+    // Walk back from the loss's input through active values.
+    DenseSet<Value> needed;
+    Value output = body.getTerminator()->getOperand(0);
+    if (active.contains(output))
+      needed.insert(output);
+    for (Operation &op : llvm::reverse(body))
+      if (llvm::any_of(op.getResults(), [&](Value r) { return needed.contains(r); }))
+        for (Value v : op.getOperands())
+          if (active.contains(v))
+            needed.insert(v);
+    for (Operation &op : body)
+      if (auto constant = dyn_cast<ConstantOp>(op); constant && needed.contains(constant))
+        params.push_back({constant, op.getAttrOfType<StringAttr>("nn.initializer").str()});
+    if (params.empty())
+      return main.emitError("the model has no trainable parameters: no float initializer "
+                            "(unfrozen) reaches its first output");
+    return success();
+  }
+
+  LogicalResult chooseLabels() {
+    auto output = cast<RankedTensorType>(main.getResultTypes()[0]);
+    if (loss == "mse") {
+      labelsType = output;
+      return success();
+    }
+    if (output.getRank() != 2)
+      return main.emitError("cross-entropy needs logits of shape N x C (got ") << output << ")";
+    labelsType = RankedTensorType::get({output.getDimSize(0)}, IntegerType::get(&getContext(), 64));
+    return success();
+  }
+
+  void planState() {
+    MLIRContext *context = &getContext();
+    state.push_back({"step", RankedTensorType::get({}, Float32Type::get(context))});
+    for (Parameter &p : params) {
+      auto type = tensorType(p.constant);
+      if (optimizer == "sgd" && momentum > 0)
+        state.push_back({p.name + ":momentum", type});
+      if (optimizer != "sgd") {
+        state.push_back({p.name + ":m", type});
+        state.push_back({p.name + ":v", type});
+      }
+    }
+  }
+
+  /// A new public function; `names` become the arguments' and results' nn.name.
+  func::FuncOp makeFunction(OpBuilder &b, StringRef name, ArrayRef<Type> inputs,
+                            ArrayRef<std::string> inputNames, ArrayRef<Type> outputs,
+                            ArrayRef<std::string> outputNames) {
+    auto func = func::FuncOp::create(b, main.getLoc(), name, b.getFunctionType(inputs, outputs));
+    for (auto [i, n] : llvm::enumerate(inputNames))
+      func.setArgAttr(i, "nn.name", b.getStringAttr(n));
+    for (auto [i, n] : llvm::enumerate(outputNames))
+      func.setResultAttr(i, "nn.name", b.getStringAttr(n));
+    func.addEntryBlock();
+    return func;
+  }
+
+  std::vector<std::string> dataNames() {
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+      auto name = main.getArgAttrOfType<StringAttr>(i, "nn.name");
+      names.push_back(name ? name.str() : "input_" + std::to_string(i));
+    }
+    return names;
+  }
+
+  /// Clones @main's body into `func` after its data arguments, with
+  /// parameter `i` read from argument `paramBase + i`. Returns @main's results.
+  SmallVector<Value> cloneForward(func::FuncOp func, unsigned paramBase, OpBuilder &b) {
+    IRMapping map;
+    Block &body = func.getBody().front();
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      map.map(main.getArgument(i), body.getArgument(i));
+    for (auto [i, p] : llvm::enumerate(params))
+      map.map(p.constant.getResult(), body.getArgument(paramBase + i));
+    b.setInsertionPointToEnd(&body);
+    for (Operation &op : main.getBody().front().without_terminator()) {
+      if (auto constant = dyn_cast<ConstantOp>(op); constant && map.contains(constant.getResult()))
+        continue;
+      b.clone(op, map);
+    }
+    SmallVector<Value> results;
+    for (Value v : main.getBody().front().getTerminator()->getOperands())
+      results.push_back(map.lookup(v));
+    return results;
+  }
+
+  LogicalResult buildInit(OpBuilder &b) {
+    SmallVector<Type> types;
+    std::vector<std::string> names;
+    for (Parameter &p : params) {
+      types.push_back(p.constant.getType());
+      names.push_back("param:" + p.name);
+    }
+    for (const StateSlot &s : state) {
+      types.push_back(s.type);
+      names.push_back("state:" + s.name);
+    }
+    func::FuncOp init = makeFunction(b, "init", {}, {}, types, names);
+    OpBuilder ib = OpBuilder::atBlockEnd(&init.getBody().front());
+    Builder nb{ib, main.getLoc()};
+    SmallVector<Value> values;
+    for (Parameter &p : params)
+      values.push_back(ib.clone(*p.constant)->getResult(0));
+    for (const StateSlot &s : state)
+      values.push_back(nb.splat(s.type, 0.0));
+    func::ReturnOp::create(ib, main.getLoc(), values);
+    b.setInsertionPointAfter(init);
+    return success();
+  }
+
+  LogicalResult buildEval(OpBuilder &b) {
+    SmallVector<Type> inputs(main.getArgumentTypes());
+    std::vector<std::string> inputNames = dataNames(), outputNames;
+    for (Parameter &p : params) {
+      inputs.push_back(p.constant.getType());
+      inputNames.push_back("param:" + p.name);
+    }
+    for (unsigned i = 0; i < main.getNumResults(); ++i) {
+      auto name = main.getResultAttrOfType<StringAttr>(i, "nn.name");
+      outputNames.push_back(name ? name.str() : "output_" + std::to_string(i));
+    }
+    func::FuncOp eval = makeFunction(b, "eval", inputs, inputNames,
+                                     SmallVector<Type>(main.getResultTypes()), outputNames);
+    OpBuilder eb(&getContext());
+    SmallVector<Value> results = cloneForward(eval, main.getNumArguments(), eb);
+    func::ReturnOp::create(eb, main.getLoc(), results);
+    b.setInsertionPointAfter(eval);
+    return success();
+  }
+
+  /// The mean loss of `output` against `labels`, a 0-D tensor.
+  Value buildLoss(Builder &nb, Value output, Value labels) {
+    if (loss == "mse") {
+      Value d = nb.sub(output, labels);
+      return nb.reduceAll<ReduceMeanOp>(nb.mul(d, d));
+    }
+    // -mean over the batch of log_softmax(logits)[n, label[n]], the label
+    // picked by a one-hot mask (labels outside [0, C) pick nothing).
+    auto logitsType = tensorType(output);
+    int64_t n = logitsType.getDimSize(0), c = logitsType.getDimSize(1);
+    Value logp = nb.make<LogSoftmaxOp>(output, nb.b.getI64IntegerAttr(1));
+    SmallVector<int64_t> classes = llvm::to_vector(llvm::seq<int64_t>(0, c));
+    auto classesType = RankedTensorType::get({1, c}, nb.b.getI64Type());
+    Value classIds = nb.make<ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(classesType, ArrayRef<int64_t>(classes))));
+    Value column = nb.make<UnsqueezeOp>(labels, nb.b.getDenseI64ArrayAttr({1}));
+    Value mask = nb.make<CastOp>(nb.make<EqualOp>(column, classIds),
+                                 TypeAttr::get(logitsType.getElementType()));
+    Value picked = nb.reduceAll<ReduceSumOp>(nb.mul(mask, logp));
+    return nb.scale(picked, -1.0 / (double)std::max<int64_t>(n, 1));
+  }
+
+  /// The reverse sweep over `func`'s body from `loss`: the gradient of each
+  /// parameter argument (params start at `paramBase`).
+  FailureOr<SmallVector<Value>> buildGradients(func::FuncOp func, unsigned paramBase, Value loss,
+                                               OpBuilder &b) {
+    Block &body = func.getBody().front();
+    DenseSet<Value> active;
+    for (unsigned i = 0; i < params.size(); ++i)
+      active.insert(body.getArgument(paramBase + i));
+    SmallVector<Operation *> forward;
+    for (Operation &op : body) {
+      if (llvm::any_of(op.getOperands(), [&](Value v) { return active.contains(v); })) {
+        for (Value r : op.getResults())
+          if (isFloatTensor(r))
+            active.insert(r);
+        forward.push_back(&op);
+      }
+    }
+    DenseMap<Value, Value> grads;
+    Builder nb{b, func.getLoc()};
+    grads[loss] = nb.scalar(loss, 1.0);
+    for (Operation *op : llvm::reverse(forward)) {
+      SmallVector<Value> resultGrads;
+      for (Value r : op->getResults())
+        resultGrads.push_back(grads.lookup(r));
+      if (llvm::all_of(resultGrads, [](Value g) { return !g; }))
+        continue;
+      auto gradient = dyn_cast<GradientOpInterface>(op);
+      if (!gradient)
+        return op->emitOpError("has no gradient: training through it is not supported");
+      SmallVector<Value> operandGrads;
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&body);
+      if (failed(gradient.buildGradients(b, resultGrads, operandGrads)))
+        return op->emitOpError("could not build its gradient");
+      for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads)) {
+        if (!g || !active.contains(operand))
+          continue;
+        Value &sum = grads[operand];
+        sum = sum ? nb.add(sum, g) : g;
+      }
+    }
+    SmallVector<Value> result;
+    for (unsigned i = 0; i < params.size(); ++i) {
+      Value arg = body.getArgument(paramBase + i), g = grads.lookup(arg);
+      result.push_back(g ? g : nb.splat(tensorType(arg), 0.0));
+    }
+    return result;
+  }
+
+  /// @loss_and_gradients, or with `update` @train_step.
+  LogicalResult buildTraining(OpBuilder &b, bool update) {
+    SmallVector<Type> inputs(main.getArgumentTypes());
+    std::vector<std::string> inputNames = dataNames(), outputNames{"loss"};
+    inputs.push_back(labelsType);
+    inputNames.push_back("labels");
+    unsigned paramBase = inputs.size();
+    auto outputType = cast<RankedTensorType>(main.getResultTypes()[0]);
+    SmallVector<Type> outputs{RankedTensorType::get({}, outputType.getElementType())};
+    for (Parameter &p : params) {
+      inputs.push_back(p.constant.getType());
+      inputNames.push_back("param:" + p.name);
+      outputs.push_back(p.constant.getType());
+      outputNames.push_back((update ? "param:" : "grad:") + p.name);
+    }
+    unsigned stateBase = inputs.size();
+    if (update)
+      for (const StateSlot &s : state) {
+        inputs.push_back(s.type);
+        inputNames.push_back("state:" + s.name);
+        outputs.push_back(s.type);
+        outputNames.push_back("state:" + s.name);
+      }
+    func::FuncOp func = makeFunction(b, update ? "train_step" : "loss_and_gradients", inputs,
+                                     inputNames, outputs, outputNames);
+    b.setInsertionPointAfter(func);
+    OpBuilder fb(&getContext());
+    SmallVector<Value> forward = cloneForward(func, paramBase, fb);
+    Block &body = func.getBody().front();
+    fb.setInsertionPointToEnd(&body);
+    Builder nb{fb, func.getLoc()};
+    Value lossValue = buildLoss(nb, forward[0], body.getArgument(paramBase - 1));
+    if (!lossValue)
+      return func.emitError("could not build the loss");
+    FailureOr<SmallVector<Value>> grads = buildGradients(func, paramBase, lossValue, fb);
+    if (failed(grads))
+      return failure();
+    SmallVector<Value> results{lossValue};
+    if (!update) {
+      results.append(*grads);
+    } else {
+      SmallVector<Value> paramArgs, stateArgs;
+      for (unsigned i = 0; i < params.size(); ++i)
+        paramArgs.push_back(body.getArgument(paramBase + i));
+      for (unsigned i = 0; i < state.size(); ++i)
+        stateArgs.push_back(body.getArgument(stateBase + i));
+      SmallVector<Value> newParams, newState;
+      applyOptimizer(nb, paramArgs, *grads, stateArgs, newParams, newState);
+      results.append(newParams);
+      results.append(newState);
+    }
+    if (llvm::any_of(results, [](Value v) { return !v; }))
+      return func.emitError("could not build the training step");
+    func::ReturnOp::create(fb, func.getLoc(), results);
+    return success();
+  }
+
+  /// PyTorch's SGD (dampening 0, no Nesterov), Adam and AdamW. `stateArgs`
+  /// holds state:step, then each parameter's slots in planState's order.
+  void applyOptimizer(Builder &nb, ArrayRef<Value> paramArgs, ArrayRef<Value> grads,
+                      ArrayRef<Value> stateArgs, SmallVectorImpl<Value> &newParams,
+                      SmallVectorImpl<Value> &newState) {
+    Value step = nb.add(stateArgs[0], nb.scalar(stateArgs[0], 1.0));
+    newState.push_back(step);
+    unsigned slot = 1;
+    for (auto [p, gIn] : llvm::zip(paramArgs, grads)) {
+      Value g = gIn;
+      if (optimizer != "adamw" && weightDecay > 0)
+        g = nb.add(g, nb.scale(p, weightDecay));
+      if (optimizer == "sgd") {
+        Value direction = g;
+        if (momentum > 0) {
+          // buf = momentum * buf + g (PyTorch starts buf at g: the same from zeros).
+          direction = nb.add(nb.scale(stateArgs[slot++], momentum), g);
+          newState.push_back(direction);
+        }
+        newParams.push_back(nb.sub(p, nb.scale(direction, learningRate)));
+        continue;
+      }
+      Value decayed = p;
+      if (optimizer == "adamw" && weightDecay > 0)
+        decayed = nb.scale(p, 1.0 - learningRate * weightDecay);
+      Value m = nb.add(nb.scale(stateArgs[slot++], beta1), nb.scale(g, 1.0 - beta1));
+      Value v = nb.add(nb.scale(stateArgs[slot++], beta2), nb.scale(nb.mul(g, g), 1.0 - beta2));
+      newState.push_back(m);
+      newState.push_back(v);
+      // p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps),
+      // in the parameter's precision.
+      Type element = tensorType(p).getElementType();
+      Value t = element == tensorType(step).getElementType()
+                    ? step
+                    : nb.make<CastOp>(step, TypeAttr::get(element));
+      auto correction = [&](double beta) {
+        return nb.sub(nb.scalar(t, 1.0), nb.make<PowOp>(nb.scalar(t, beta), t));
+      };
+      Value stepSize = nb.div(nb.scalar(t, learningRate), correction(beta1));
+      Value denom = nb.add(nb.div(nb.make<SqrtOp>(v), nb.make<SqrtOp>(correction(beta2))),
+                           nb.scalar(v, epsilon));
+      newParams.push_back(nb.sub(decayed, nb.mul(stepSize, nb.div(m, denom))));
+    }
+  }
+};
+
+} // namespace

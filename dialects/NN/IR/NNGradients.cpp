@@ -1,0 +1,473 @@
+//===- NNGradients.cpp - vector-Jacobian products of nn ops ---------------===//
+//
+// Each differentiable op's GradientOpInterface: given the loss's gradients
+// with respect to the op's results, build those with respect to its operands
+// out of nn ops. The formulas use the op's results where that saves work
+// (exp, tanh, sigmoid, softmax), so the backward sweep keeps those alive
+// instead of recomputing them. Shapes are static here (nn-autodiff requires
+// it), which lets broadcasting be undone by summing with constant axes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/NN/IR/NNOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace nnc::nn;
+
+#include "dialects/NN/IR/NNGradient.cpp.inc"
+
+namespace {
+
+/// Builds nn ops with inferred result types at one location.
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+
+  template <typename Op, typename... Args> Value make(Args &&...args) {
+    OperationState state(loc, Op::getOperationName());
+    Op::build(b, state, TypeRange(), std::forward<Args>(args)...);
+    SmallVector<Type> types;
+    MLIRContext *context = b.getContext();
+    if (failed(Op::inferReturnTypes(context, loc, state.operands,
+                                    state.attributes.getDictionary(context),
+                                    state.getRawProperties(), state.regions, types)))
+      return nullptr;
+    state.addTypes(types);
+    return b.create(state)->getResult(0);
+  }
+
+  static RankedTensorType type(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  Value scalar(Value like, double value) {
+    Type element = type(like).getElementType();
+    auto t = RankedTensorType::get({}, element);
+    return make<ConstantOp>(cast<ElementsAttr>(
+        DenseElementsAttr::get(t, FloatAttr::get(element, value).getValue())));
+  }
+  Value i64s(ArrayRef<int64_t> values) {
+    auto t = RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
+    return make<ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(t, values)));
+  }
+  Value zerosLike(Value like) {
+    Type element = type(like).getElementType();
+    return make<ConstantOp>(cast<ElementsAttr>(
+        DenseElementsAttr::get(type(like), FloatAttr::get(element, 0.0).getValue())));
+  }
+
+  Value add(Value x, Value y) { return make<AddOp>(x, y); }
+  Value sub(Value x, Value y) { return make<SubOp>(x, y); }
+  Value mul(Value x, Value y) { return make<MulOp>(x, y); }
+  Value div(Value x, Value y) { return make<DivOp>(x, y); }
+  Value neg(Value x) { return make<NegOp>(x); }
+  Value mulScalar(Value x, double c) { return mul(x, scalar(x, c)); }
+
+  Value reshape(Value x, ArrayRef<int64_t> shape) {
+    if (type(x).getShape() == shape)
+      return x;
+    return make<ReshapeOp>(x, i64s(shape), b.getBoolAttr(false));
+  }
+  Value reduceSum(Value x, ArrayRef<int64_t> axes, bool keepDims) {
+    if (axes.empty())
+      return x;
+    return make<ReduceSumOp>(x, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(keepDims));
+  }
+  Value expand(Value x, ArrayRef<int64_t> shape) {
+    if (type(x).getShape() == shape)
+      return x;
+    return make<ExpandOp>(x, i64s(shape));
+  }
+  Value transpose(Value x, ArrayRef<int64_t> perm) {
+    return make<TransposeOp>(x, b.getDenseI64ArrayAttr(perm));
+  }
+  /// Swaps the last two dims.
+  Value transposeLast(Value x) {
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, type(x).getRank()));
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    return transpose(x, perm);
+  }
+  Value where(Value condition, Value x, Value y) { return make<WhereOp>(condition, x, y); }
+
+  /// The gradient `g` of a broadcast result summed back to `target`'s shape:
+  /// over the leading dims `target` lacks and the dims where it has size 1.
+  Value unbroadcast(Value g, Type target) {
+    if (!g)
+      return g;
+    auto targetType = cast<RankedTensorType>(target);
+    ArrayRef<int64_t> from = type(g).getShape(), want = targetType.getShape();
+    if (from == want)
+      return g;
+    int64_t lead = (int64_t)from.size() - (int64_t)want.size();
+    SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < (int64_t)from.size(); ++i)
+      if (i < lead || (want[i - lead] == 1 && from[i] != 1))
+        axes.push_back(i);
+    return reshape(reduceSum(g, axes, /*keepDims=*/true), want);
+  }
+};
+
+/// dy/dx * g for an elementwise unary op, from its input x and result y.
+template <typename Op>
+LogicalResult unary(Op op, OpBuilder &ob, ArrayRef<Value> dy, SmallVectorImpl<Value> &dx,
+                    function_ref<Value(Builder &, Value x, Value y, Value g)> rule) {
+  Builder b{ob, op.getLoc()};
+  dx.assign(1, rule(b, op.getInput(), op.getResult(), dy[0]));
+  return success(dx[0] != nullptr);
+}
+
+template <typename Op> struct Gradient;
+
+/// Attaches `Gradient<Op>` to each op.
+template <typename... Ops> void attach(MLIRContext *context) {
+  (Ops::template attachInterface<Gradient<Ops>>(*context), ...);
+}
+
+#define NN_UNARY_GRADIENT(OP, ...)                                                            \
+  template <> struct Gradient<OP> : GradientOpInterface::ExternalModel<Gradient<OP>, OP> {      \
+    LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,             \
+                                 SmallVectorImpl<Value> &dx) const {                           \
+      return unary<OP>(cast<OP>(op), ob, dy, dx,                                               \
+                       [&](Builder &b, Value x, Value y, Value g) -> Value __VA_ARGS__);              \
+    }                                                                                          \
+  };
+
+NN_UNARY_GRADIENT(NegOp, { return b.neg(g); })
+NN_UNARY_GRADIENT(ExpOp, { return b.mul(g, y); })
+NN_UNARY_GRADIENT(LogOp, { return b.div(g, x); })
+NN_UNARY_GRADIENT(SqrtOp, { return b.div(b.mulScalar(g, 0.5), y); })
+NN_UNARY_GRADIENT(ReciprocalOp, { return b.neg(b.mul(g, b.mul(y, y))); })
+NN_UNARY_GRADIENT(TanhOp, { return b.mul(g, b.sub(b.scalar(y, 1.0), b.mul(y, y))); })
+NN_UNARY_GRADIENT(SigmoidOp, { return b.mul(g, b.mul(y, b.sub(b.scalar(y, 1.0), y))); })
+NN_UNARY_GRADIENT(SoftplusOp, { return b.mul(g, b.make<SigmoidOp>(x)); })
+NN_UNARY_GRADIENT(AbsOp, { return b.mul(g, b.make<SignOp>(x)); })
+NN_UNARY_GRADIENT(SinOp, { return b.mul(g, b.make<CosOp>(x)); })
+NN_UNARY_GRADIENT(CosOp, { return b.neg(b.mul(g, b.make<SinOp>(x))); })
+// d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2)
+NN_UNARY_GRADIENT(ErfOp, {
+  return b.mul(g, b.mulScalar(b.make<ExpOp>(b.neg(b.mul(x, x))), 2.0 / std::sqrt(M_PI)));
+})
+// The subgradient at 0 is 0, as in PyTorch.
+NN_UNARY_GRADIENT(ReluOp, {
+  return b.where(b.make<GreaterOp>(x, b.scalar(x, 0.0)), g, b.scalar(g, 0.0));
+})
+// Rounding is piecewise constant: its gradient is zero almost everywhere.
+NN_UNARY_GRADIENT(FloorOp, { return b.zerosLike(g); })
+NN_UNARY_GRADIENT(CeilOp, { return b.zerosLike(g); })
+NN_UNARY_GRADIENT(RoundOp, { return b.zerosLike(g); })
+NN_UNARY_GRADIENT(SignOp, { return b.zerosLike(g); })
+#undef NN_UNARY_GRADIENT
+
+template <> struct Gradient<LeakyReluOp> : GradientOpInterface::ExternalModel<Gradient<LeakyReluOp>, LeakyReluOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    double alpha = cast<LeakyReluOp>(op).getAlpha().convertToDouble();
+    return unary<LeakyReluOp>(cast<LeakyReluOp>(op), ob, dy, dx,
+                              [&](Builder &b, Value x, Value, Value g) -> Value {
+                                return b.where(b.make<GreaterOp>(x, b.scalar(x, 0.0)), g,
+                                               b.mulScalar(g, alpha));
+                              });
+  }
+};
+
+/// Binary elementwise ops with broadcasting: each operand's gradient is
+/// summed back to its shape.
+template <typename Op>
+LogicalResult binary(Operation *op, OpBuilder &ob, ArrayRef<Value> dy, SmallVectorImpl<Value> &dx,
+                     function_ref<std::pair<Value, Value>(Builder &, Value x, Value y, Value r,
+                                                          Value g)>
+                         rule) {
+  Builder b{ob, op->getLoc()};
+  Value x = op->getOperand(0), y = op->getOperand(1);
+  if (!isa<FloatType>(Builder::type(x).getElementType())) {
+    dx.assign(2, Value());
+    return success();
+  }
+  auto [gx, gy] = rule(b, x, y, op->getResult(0), dy[0]);
+  dx.assign({b.unbroadcast(gx, x.getType()), b.unbroadcast(gy, y.getType())});
+  return success();
+}
+
+#define NN_BINARY_GRADIENT(OP, ...)                                                           \
+  template <> struct Gradient<OP> : GradientOpInterface::ExternalModel<Gradient<OP>, OP> {      \
+    LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,             \
+                                 SmallVectorImpl<Value> &dx) const {                           \
+      return binary<OP>(op, ob, dy, dx,                                                        \
+                        [&](Builder &b, Value x, Value y, Value r,                             \
+                            Value g) -> std::pair<Value, Value> __VA_ARGS__);                         \
+    }                                                                                          \
+  };
+
+NN_BINARY_GRADIENT(AddOp, { return {g, g}; })
+NN_BINARY_GRADIENT(SubOp, { return {g, b.neg(g)}; })
+NN_BINARY_GRADIENT(MulOp, { return {b.mul(g, y), b.mul(g, x)}; })
+// d(x/y)/dy = -x / y^2 = -r / y
+NN_BINARY_GRADIENT(DivOp, {
+  Value gx = b.div(g, y);
+  return {gx, b.neg(b.mul(gx, r))};
+})
+// d(x^y)/dx = y x^(y-1); d(x^y)/dy = x^y log x
+NN_BINARY_GRADIENT(PowOp, {
+  Value gx = b.mul(g, b.mul(y, b.make<PowOp>(x, b.sub(y, b.scalar(y, 1.0)))));
+  return {gx, b.mul(g, b.mul(r, b.make<LogOp>(x)))};
+})
+// Ties send the gradient to the first operand, as PyTorch's maximum splits it
+// evenly; both are subgradients.
+NN_BINARY_GRADIENT(MaxOp, {
+  Value first = b.make<GreaterEqualOp>(x, y);
+  Value zero = b.scalar(g, 0.0);
+  return {b.where(first, g, zero), b.where(first, zero, g)};
+})
+NN_BINARY_GRADIENT(MinOp, {
+  Value first = b.make<LessEqualOp>(x, y);
+  Value zero = b.scalar(g, 0.0);
+  return {b.where(first, g, zero), b.where(first, zero, g)};
+})
+#undef NN_BINARY_GRADIENT
+
+template <> struct Gradient<WhereOp> : GradientOpInterface::ExternalModel<Gradient<WhereOp>, WhereOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto where = cast<WhereOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value g = dy[0], zero = b.scalar(g, 0.0), c = where.getCondition();
+    dx.assign({Value(), b.unbroadcast(b.where(c, g, zero), where.getX().getType()),
+          b.unbroadcast(b.where(c, zero, g), where.getY().getType())});
+    return success();
+  }
+};
+
+template <> struct Gradient<CastOp> : GradientOpInterface::ExternalModel<Gradient<CastOp>, CastOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto cast = llvm::cast<CastOp>(op);
+    Type from = Builder::type(cast.getInput()).getElementType();
+    dx.assign(1, Value());
+    if (isa<FloatType>(from) && isa<FloatType>(cast.getTo())) {
+      Builder b{ob, op->getLoc()};
+      dx[0] = b.make<CastOp>(dy[0], TypeAttr::get(from));
+    }
+    return success();
+  }
+};
+
+/// Reshape-like ops: the gradient takes the input's shape back.
+template <typename Op> struct ReshapeGradient : GradientOpInterface::ExternalModel<ReshapeGradient<Op>, Op> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    Builder b{ob, op->getLoc()};
+    dx.assign(op->getNumOperands(), Value());
+    dx[0] = b.reshape(dy[0], Builder::type(op->getOperand(0)).getShape());
+    return success();
+  }
+};
+template <> struct Gradient<ReshapeOp> : ReshapeGradient<ReshapeOp> {};
+template <> struct Gradient<FlattenOp> : ReshapeGradient<FlattenOp> {};
+template <> struct Gradient<SqueezeOp> : ReshapeGradient<SqueezeOp> {};
+template <> struct Gradient<UnsqueezeOp> : ReshapeGradient<UnsqueezeOp> {};
+
+template <> struct Gradient<ExpandOp> : GradientOpInterface::ExternalModel<Gradient<ExpandOp>, ExpandOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    Builder b{ob, op->getLoc()};
+    dx.assign({b.unbroadcast(dy[0], op->getOperand(0).getType()), Value()});
+    return success();
+  }
+};
+
+template <> struct Gradient<TransposeOp> : GradientOpInterface::ExternalModel<Gradient<TransposeOp>, TransposeOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    ArrayRef<int64_t> perm = cast<TransposeOp>(op).getPerm();
+    SmallVector<int64_t> inverse(perm.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      inverse[p] = i;
+    Builder b{ob, op->getLoc()};
+    dx.assign({b.transpose(dy[0], inverse)});
+    return success();
+  }
+};
+
+/// matmul with NumPy semantics: 1-D operands are viewed as matrices, batch
+/// dims broadcast. dA = g B^T, dB = A^T g, each summed over the batch dims
+/// it was broadcast along.
+template <> struct Gradient<MatMulOp> : GradientOpInterface::ExternalModel<Gradient<MatMulOp>, MatMulOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto matmul = cast<MatMulOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value a = matmul.getLhs(), w = matmul.getRhs();
+    if (!isa<FloatType>(Builder::type(a).getElementType())) {
+      dx.assign(2, Value());
+      return success();
+    }
+    ArrayRef<int64_t> aShape = Builder::type(a).getShape(), wShape = Builder::type(w).getShape();
+    // Promote 1-D operands to matrices, and the gradient to the promoted product's shape.
+    Value a2 = aShape.size() == 1 ? b.reshape(a, {1, aShape[0]}) : a;
+    Value w2 = wShape.size() == 1 ? b.reshape(w, {wShape[0], 1}) : w;
+    // The product of the promoted operands has the dims the 1-D ones dropped.
+    SmallVector<int64_t> shape(Builder::type(dy[0]).getShape());
+    if (wShape.size() == 1)
+      shape.push_back(1);
+    if (aShape.size() == 1)
+      shape.insert(shape.end() - 1, 1);
+    Value g = b.reshape(dy[0], shape);
+    Value ga = b.make<MatMulOp>(g, b.transposeLast(w2));
+    Value gw = b.make<MatMulOp>(b.transposeLast(a2), g);
+    ga = b.reshape(b.unbroadcast(ga, a2.getType()), aShape);
+    gw = b.reshape(b.unbroadcast(gw, w2.getType()), wShape);
+    dx.assign({ga, gw});
+    return success();
+  }
+};
+
+template <typename Op> struct ReduceGradient : GradientOpInterface::ExternalModel<ReduceGradient<Op>, Op> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto reduce = cast<Op>(op);
+    Builder b{ob, op->getLoc()};
+    auto inType = Builder::type(reduce.getInput());
+    // The gradient with the reduced dims kept (as size 1), then broadcast back.
+    SmallVector<int64_t> kept(inType.getShape());
+    int64_t count = 1;
+    for (int64_t axis : reduce.getAxes()) {
+      count *= kept[axis];
+      kept[axis] = 1;
+    }
+    Value g = b.expand(b.reshape(dy[0], kept), inType.getShape());
+    if constexpr (std::is_same_v<Op, ReduceMeanOp>)
+      g = b.mulScalar(g, 1.0 / (double)std::max<int64_t>(count, 1));
+    dx.assign({g});
+    return success();
+  }
+};
+template <> struct Gradient<ReduceSumOp> : ReduceGradient<ReduceSumOp> {};
+template <> struct Gradient<ReduceMeanOp> : ReduceGradient<ReduceMeanOp> {};
+
+// softmax: dx = y * (g - sum(g * y)) along the axis.
+template <> struct Gradient<SoftmaxOp> : GradientOpInterface::ExternalModel<Gradient<SoftmaxOp>, SoftmaxOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto softmax = cast<SoftmaxOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value y = softmax.getResult(), g = dy[0];
+    int64_t axis = softmax.getAxis();
+    Value dot = b.reduceSum(b.mul(g, y), {axis}, /*keepDims=*/true);
+    dx.assign({b.mul(y, b.sub(g, dot))});
+    return success();
+  }
+};
+
+// log_softmax: dx = g - exp(y) * sum(g) along the axis.
+template <> struct Gradient<LogSoftmaxOp> : GradientOpInterface::ExternalModel<Gradient<LogSoftmaxOp>, LogSoftmaxOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto logSoftmax = cast<LogSoftmaxOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value g = dy[0];
+    Value sum = b.reduceSum(g, {logSoftmax.getAxis()}, /*keepDims=*/true);
+    dx.assign({b.sub(g, b.mul(b.make<ExpOp>(logSoftmax.getResult()), sum))});
+    return success();
+  }
+};
+
+/// concat: each input's gradient is its slice of g along the axis.
+template <> struct Gradient<ConcatOp> : GradientOpInterface::ExternalModel<Gradient<ConcatOp>, ConcatOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto concat = cast<ConcatOp>(op);
+    Builder b{ob, op->getLoc()};
+    int64_t axis = concat.getAxis(), start = 0;
+    dx.clear();
+    for (Value input : concat.getInputs()) {
+      int64_t size = Builder::type(input).getDimSize(axis);
+      dx.push_back(b.make<SliceOp>(dy[0], b.i64s({start}), b.i64s({start + size}), b.i64s({axis}),
+                                   b.i64s({1})));
+      start += size;
+    }
+    return success();
+  }
+};
+
+/// split: the results' gradients concatenated, zeros for results the loss
+/// does not reach.
+template <> struct Gradient<SplitOp> : GradientOpInterface::ExternalModel<Gradient<SplitOp>, SplitOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto split = cast<SplitOp>(op);
+    Builder b{ob, op->getLoc()};
+    SmallVector<Value> parts;
+    for (auto [result, g] : llvm::zip(split.getResults(), dy))
+      parts.push_back(g ? g : b.zerosLike(result));
+    dx.assign({b.make<ConcatOp>(parts, b.b.getI64IntegerAttr(split.getAxis()))});
+    return success();
+  }
+};
+
+/// slice with constant bounds and unit steps: g padded with zeros back to the
+/// input's shape.
+template <> struct Gradient<SliceOp> : GradientOpInterface::ExternalModel<Gradient<SliceOp>, SliceOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto slice = cast<SliceOp>(op);
+    auto starts = getConstantInts(slice.getStarts()), ends = getConstantInts(slice.getEnds()),
+         axes = getConstantInts(slice.getAxes()), steps = getConstantInts(slice.getSteps());
+    if (!starts || !ends || !axes || !steps || llvm::any_of(*steps, [](int64_t s) { return s != 1; }))
+      return op->emitOpError("has no gradient unless its bounds are constants and its steps 1");
+    auto inType = Builder::type(slice.getInput());
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> pads(2 * rank, 0);
+    for (auto [start, end, axisIn] : llvm::zip(*starts, *ends, *axes)) {
+      int64_t axis = axisIn < 0 ? axisIn + rank : axisIn, size = inType.getDimSize(axis);
+      int64_t s = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
+      int64_t e = std::clamp<int64_t>(end < 0 ? end + size : end, 0, size);
+      pads[axis] = s;
+      pads[rank + axis] = size - std::max(s, e);
+    }
+    Builder b{ob, op->getLoc()};
+    dx.assign(5, Value());
+    dx[0] = b.make<PadOp>(dy[0], b.i64s(pads), b.scalar(dy[0], 0.0), b.b.getStringAttr("constant"));
+    return success();
+  }
+};
+
+/// layer_norm over the dims from `axis`: with x^ = (x - mean) * rstd,
+/// dscale = sum(g * x^), dbias = sum(g) over the other dims, and
+/// dx = rstd * (g' - mean(g') - x^ * mean(g' * x^)) with g' = g * scale.
+/// The statistics are recomputed from x.
+template <> struct Gradient<LayerNormOp> : GradientOpInterface::ExternalModel<Gradient<LayerNormOp>, LayerNormOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto norm = cast<LayerNormOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value x = norm.getInput(), g = dy[0];
+    int64_t rank = Builder::type(x).getRank();
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(norm.getAxis(), rank));
+    auto mean = [&](Value v) {
+      return b.make<ReduceMeanOp>(v, b.b.getDenseI64ArrayAttr(axes), b.b.getBoolAttr(true));
+    };
+    Value centered = b.sub(x, mean(x));
+    Value variance = mean(b.mul(centered, centered));
+    Value rstd = b.make<ReciprocalOp>(
+        b.make<SqrtOp>(b.add(variance, b.scalar(x, norm.getEpsilon().convertToDouble()))));
+    Value xhat = b.mul(centered, rstd);
+    Value gScaled = b.mul(g, norm.getScale());
+    Value gx = b.mul(rstd, b.sub(b.sub(gScaled, mean(gScaled)), b.mul(xhat, mean(b.mul(gScaled, xhat)))));
+    dx.assign({gx, b.unbroadcast(b.mul(g, xhat), norm.getScale().getType())});
+    if (norm.getBias())
+      dx.push_back(b.unbroadcast(g, norm.getBias().getType()));
+    return success();
+  }
+};
+
+} // namespace
+
+void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
+  attach<NegOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, TanhOp, SigmoidOp, SoftplusOp, AbsOp, SinOp,
+         CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
+         DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+         ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
+         ConcatOp, SplitOp, SliceOp, LayerNormOp>(context);
+}

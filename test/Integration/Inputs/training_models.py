@@ -1,0 +1,139 @@
+"""Writes small models for training tests with PyTorch's references.
+
+usage: training_models.py OUT_DIR [CASE ...]
+
+For each case, OUT_DIR/<case>/ holds:
+  model.onnx            the inference model, exported from PyTorch (eval mode,
+                        no constant folding, so initializers keep PyTorch's
+                        parameter names)
+  data/input_<i>.pb     the model's inputs, then the labels
+  data/loss.pb          the loss PyTorch computes on them
+  data/grad_<name>.pb   the loss's gradient for each parameter
+  curve_<opt>.txt       the loss of each of the first 20 steps ("step K loss X",
+                        the loss before that step's update) for each optimizer
+                        setting in OPTIMIZERS, trained on the same batch
+
+The references are PyTorch's own (torch.autograd and torch.optim), in float32
+on the CPU, from the same weights and data.
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+from onnx import numpy_helper
+from torch import nn
+
+STEPS = 20
+
+OPTIMIZERS = {
+    "sgd": ("--optimizer=sgd --lr=0.05 --momentum=0.9 --weight-decay=0.001",
+            lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, weight_decay=0.001)),
+    "adam": ("--optimizer=adam --lr=0.01 --weight-decay=0.001",
+             lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.001)),
+    "adamw": ("--optimizer=adamw --lr=0.01 --weight-decay=0.05 --beta1=0.8 --beta2=0.99 --eps=1e-6",
+              lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.05, betas=(0.8, 0.99),
+                                          eps=1e-6)),
+}
+
+
+class Attention(nn.Module):
+    """A pre-norm transformer block: layer norm, one-head attention, GELU MLP."""
+
+    def __init__(self, d=16, seq=6):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, 4 * d)
+        self.fc2 = nn.Linear(4 * d, d)
+        self.head = nn.Linear(d * seq, 5)
+        self.d = d
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(self.d, dim=-1)
+        att = torch.softmax(q @ k.transpose(-2, -1) / self.d ** 0.5, dim=-1)
+        x = x + self.proj(att @ v)
+        x = x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+        return self.head(x.flatten(1))
+
+
+def cases():
+    """name -> (module, input, labels, loss fn, nnc --loss)"""
+    g = torch.Generator().manual_seed(0)
+    out = {}
+    mlp = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32), nn.Tanh(),
+                        nn.Linear(32, 10))
+    x = torch.randn(8, 20, generator=g)
+    labels = torch.randint(0, 10, (8,), generator=g)
+    out["mlp_ce"] = (mlp, x, labels, nn.functional.cross_entropy, "cross-entropy")
+    reg = nn.Sequential(nn.Linear(6, 12), nn.Sigmoid(), nn.Linear(12, 3))
+    x = torch.randn(5, 6, generator=g)
+    target = torch.randn(5, 3, generator=g)
+    out["mlp_mse"] = (reg, x, target, nn.functional.mse_loss, "mse")
+    att = Attention()
+    x = torch.randn(4, 6, 16, generator=g)
+    labels = torch.randint(0, 5, (4,), generator=g)
+    out["attention"] = (att, x, labels, nn.functional.cross_entropy, "cross-entropy")
+    return out
+
+
+def write(path, array, name):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(np.ascontiguousarray(array), name).SerializeToString())
+
+
+def generate(out, name, module, x, labels, loss_fn, loss_flag):
+    torch.manual_seed(1)
+    for p in module.parameters():  # deterministic, moderate weights
+        with torch.no_grad():
+            p.copy_(torch.randn(p.shape) * 0.3)
+    directory = os.path.join(out, name)
+    data = os.path.join(directory, "data")
+    os.makedirs(data, exist_ok=True)
+    module.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, (x,), os.path.join(directory, "model.onnx"), opset_version=17,
+                          input_names=["input"], output_names=["output"],
+                          do_constant_folding=False)
+    with open(os.path.join(directory, "loss_flag.txt"), "w") as f:
+        f.write(loss_flag + "\n")
+    write(os.path.join(data, "input_0.pb"), x.numpy(), "input")
+    write(os.path.join(data, "input_1.pb"), labels.numpy(), "labels")
+
+    initial = {k: v.clone() for k, v in module.state_dict().items()}
+    module.zero_grad()
+    loss = loss_fn(module(x), labels)
+    loss.backward()
+    write(os.path.join(data, "loss.pb"), loss.detach().numpy(), "loss")
+    for pname, p in module.named_parameters():
+        write(os.path.join(data, "grad_" + pname + ".pb"), p.grad.numpy(), "grad_" + pname)
+
+    for opt_name, (flags, make) in OPTIMIZERS.items():
+        module.load_state_dict(initial)
+        optimizer = make(module.parameters())
+        lines = []
+        for step in range(1, STEPS + 1):
+            optimizer.zero_grad()
+            loss = loss_fn(module(x), labels)
+            loss.backward()
+            optimizer.step()
+            lines.append("step %d loss %.9g" % (step, loss.item()))
+        with open(os.path.join(directory, "curve_%s.txt" % opt_name), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+def main():
+    out = sys.argv[1]
+    wanted = sys.argv[2:]
+    for name, case in cases().items():
+        if not wanted or name in wanted:
+            generate(out, name, *case)
+
+
+if __name__ == "__main__":
+    main()
