@@ -287,6 +287,7 @@ struct FileCloser {
 using File = std::unique_ptr<FILE, FileCloser>;
 } // namespace
 
+namespace nnc::runtime {
 /// A parameter or state tensor: two buffers, one of them current, and where
 /// each function takes or returns it (-1: it does not).
 struct Variable {
@@ -296,6 +297,7 @@ struct Variable {
   int32_t initOutput = -1, stepInput = -1, stepOutput = -1;
   int32_t gradientsInput = -1, gradientOutput = -1, evalInput = -1;
 };
+} // namespace nnc::runtime
 
 struct nnc_trainer {
   ~nnc_trainer() {
@@ -417,8 +419,8 @@ struct Reader {
   nnc_status_t read(void *out, uint64_t bytes, const std::string &what) {
     if (size - offset < bytes)
       return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
-                        "checkpoint '" + path + "' is truncated: it ends in " + what + " (at byte " +
-                            std::to_string(size) + ")");
+                        "checkpoint '" + path + "' is truncated: it ends in " + what +
+                            " (at byte " + std::to_string(size) + ")");
     if (bytes && std::fread(out, 1, bytes, file) != bytes)
       return makeStatus(NNC_STATUS_INVALID_ARGUMENT, "cannot read checkpoint '" + path +
                                                          "': " + std::strerror(errno));
@@ -532,7 +534,8 @@ nnc_status_t nnc_trainer_create(nnc_runtime_t *runtime, nnc_module_t *module,
   }
   if (!missing.empty())
     return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
-                      "module '" + module->path + "' is not a training module: it has no function " +
+                      "module '" + module->path +
+                          "' is not a training module: it has no function " +
                           nameList(static_cast<int32_t>(missing.size()),
                                    [&](int32_t i) { return missing[i]; }) +
                           " (compile it with nnc --train)");

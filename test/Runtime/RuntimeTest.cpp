@@ -2161,7 +2161,8 @@ void testTrainerCheckpointErrors() {
   };
   refused("", NNC_STATUS_INVALID_ARGUMENT, "bad.ckpt' is empty");
   for (size_t size = 1; size < good.size(); ++size)
-    refused(good.substr(0, size), NNC_STATUS_INVALID_ARGUMENT, "bad.ckpt' is truncated: it ends in");
+    refused(good.substr(0, size), NNC_STATUS_INVALID_ARGUMENT,
+            "bad.ckpt' is truncated: it ends in");
   refused(good.substr(0, 60), NNC_STATUS_INVALID_ARGUMENT,
           "bad.ckpt' is truncated: it ends in the dims of tensor 'param:fc.weight' (at byte 60)");
   refused(good + "x", NNC_STATUS_INVALID_ARGUMENT,
