@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -1643,6 +1644,624 @@ void testEmulatedCheck() {
   REQUIRE_OK(runEmulated(racy, "racy_shift", iota(64)));
 }
 
+//===----------------------------------------------------------------------===//
+// The trainer, with the training modules of modules/train_module.c
+//===----------------------------------------------------------------------===//
+
+/// The linear layer of train_module.c: y = x @ w + b, x 4x3, w 3x2, b 2.
+constexpr int kRows = 4, kIn = 3, kOut = 2;
+constexpr double kLearningRate = 0.1, kMomentum = 0.9;
+const float kBatchX[kRows * kIn] = {0.5f, -1, 2, 1.5f, 0.25f, -0.5f, -2, 1, 0.75f, 1, 1, -1};
+const float kBatchLabels[kRows * kOut] = {1, -1, 0.5f, 2, -1.5f, 0.25f, 0, 1};
+const float kInitialW[kIn * kOut] = {0.125f, -0.125f, 0.375f, 0.125f, 0.625f, 0.375f};
+const float kInitialB[kOut] = {0.5f, -0.25f};
+
+/// The layer's parameters in double, for the closed-form updates.
+struct Linear {
+  std::vector<double> w{kInitialW, kInitialW + kIn * kOut}, b{kInitialB, kInitialB + kOut};
+
+  std::vector<double> forward() const {
+    std::vector<double> y(kRows * kOut);
+    for (int n = 0; n < kRows; ++n)
+      for (int m = 0; m < kOut; ++m) {
+        y[n * kOut + m] = b[m];
+        for (int k = 0; k < kIn; ++k)
+          y[n * kOut + m] += kBatchX[n * kIn + k] * w[k * kOut + m];
+      }
+    return y;
+  }
+  /// The MSE loss on the batch; its gradients into gw and gb.
+  double lossAndGradients(std::vector<double> &gw, std::vector<double> &gb) const {
+    std::vector<double> y = forward(), dy(y.size());
+    double loss = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      loss += (y[i] - kBatchLabels[i]) * (y[i] - kBatchLabels[i]) / y.size();
+      dy[i] = 2 * (y[i] - kBatchLabels[i]) / y.size();
+    }
+    gw.assign(kIn * kOut, 0);
+    gb.assign(kOut, 0);
+    for (int n = 0; n < kRows; ++n)
+      for (int m = 0; m < kOut; ++m) {
+        gb[m] += dy[n * kOut + m];
+        for (int k = 0; k < kIn; ++k)
+          gw[k * kOut + m] += kBatchX[n * kIn + k] * dy[n * kOut + m];
+      }
+    return loss;
+  }
+};
+
+bool near(double got, double expected) {
+  return std::fabs(got - expected) <= 1e-6 + 1e-5 * std::fabs(expected);
+}
+
+bool allNear(const std::vector<float> &got, const std::vector<double> &expected) {
+  if (got.size() != expected.size())
+    return false;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!near(got[i], expected[i]))
+      return false;
+  return true;
+}
+
+/// A trainer on one of the training modules, its runtime and module.
+struct TrainerObjects {
+  nnc_runtime_t *runtime = nullptr;
+  nnc_module_t *module = nullptr;
+  nnc_trainer_t *trainer = nullptr;
+  // The batch, copied so that a test may change it; views in step order.
+  std::vector<float> x{kBatchX, kBatchX + kRows * kIn};
+  std::vector<float> labels{kBatchLabels, kBatchLabels + kRows * kOut};
+  nnc_tensor_view_t batch[2] = {};
+
+  ~TrainerObjects() {
+    nnc_trainer_release(trainer);
+    nnc_module_release(module);
+    nnc_runtime_release(runtime);
+  }
+  nnc_status_t open(const char *file = "train_module.so") {
+    nnc_runtime_options_t options;
+    nnc_runtime_options_initialize(&options);
+    options.num_threads = 2;
+    if (nnc_status_t status = nnc_runtime_create(&options, &runtime))
+      return status;
+    if (nnc_status_t status = nnc_module_load(modulePath(file).c_str(), &module))
+      return status;
+    if (nnc_status_t status = nnc_trainer_create(runtime, module, nullptr, &trainer))
+      return status;
+    batch[0] = viewOf(nnc_trainer_input(trainer, 0), x.data());
+    batch[1] = viewOf(nnc_trainer_input(trainer, 1), labels.data());
+    return nullptr;
+  }
+  std::vector<float> parameter(const char *name, size_t count) {
+    std::vector<float> value(count);
+    EXPECT_OK(nnc_trainer_read_parameter(trainer, name, value.data(), count * sizeof(float)));
+    return value;
+  }
+  std::vector<float> w() { return parameter("fc.weight", kIn * kOut); }
+  std::vector<float> b() { return parameter("fc.bias", kOut); }
+};
+
+std::string readFile(const std::string &path) {
+  std::string contents;
+  if (FILE *in = std::fopen(path.c_str(), "rb")) {
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), in)) > 0;)
+      contents.append(buffer, n);
+    std::fclose(in);
+  }
+  return contents;
+}
+
+/// The trainer's checkpoint, as bytes (written through a file in temp).
+std::string checkpointOf(nnc_trainer_t *trainer, TempDir &temp) {
+  std::string path = temp.path + "/snapshot.ckpt";
+  temp.files.push_back(path);
+  if (!EXPECT_OK(nnc_trainer_save_checkpoint(trainer, path.c_str())))
+    return "";
+  return readFile(path);
+}
+
+template <typename T>
+void appendBytes(std::string &out, T value) {
+  out.append(reinterpret_cast<const char *>(&value), sizeof(value));
+}
+
+/// The checkpoint of train_module.so as docs/training.md lays it out,
+/// written independently of the runtime.
+std::string expectedCheckpoint(const std::vector<float> &w, const std::vector<float> &b,
+                               float step) {
+  struct Tensor {
+    std::string name;
+    std::vector<int64_t> dims;
+    std::vector<float> data;
+  } tensors[] = {{"param:fc.weight", {kIn, kOut}, w},
+                 {"param:fc.bias", {kOut}, b},
+                 {"state:step", {}, {step}}};
+  std::string signed_; // the bytes the signature hashes
+  for (const Tensor &t : tensors) {
+    signed_ += t.name + '\0';
+    appendBytes<int32_t>(signed_, NNC_DTYPE_F32);
+    appendBytes<uint32_t>(signed_, static_cast<uint32_t>(t.dims.size()));
+    for (int64_t dim : t.dims)
+      appendBytes<int64_t>(signed_, dim);
+  }
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : signed_)
+    hash = (hash ^ c) * 0x100000001b3ull;
+  std::string out = "NNCCKPT1";
+  appendBytes<uint64_t>(out, hash);
+  appendBytes<uint32_t>(out, 3);
+  for (const Tensor &t : tensors) {
+    appendBytes<uint32_t>(out, static_cast<uint32_t>(t.name.size()));
+    out += t.name;
+    appendBytes<int32_t>(out, NNC_DTYPE_F32);
+    appendBytes<uint32_t>(out, static_cast<uint32_t>(t.dims.size()));
+    for (int64_t dim : t.dims)
+      appendBytes<int64_t>(out, dim);
+    appendBytes<uint64_t>(out, t.data.size() * sizeof(float));
+    out.append(reinterpret_cast<const char *>(t.data.data()), t.data.size() * sizeof(float));
+  }
+  return out;
+}
+
+void testTrainerCreate() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  CHECK(std::strcmp(nnc_trainer_device(trainer), "cpu") == 0);
+  CHECK(nnc_trainer_steps(trainer) == 0);
+  CHECK(nnc_trainer_input_count(trainer) == 2);
+  CHECK(std::strcmp(nnc_trainer_input(trainer, 0)->name, "x") == 0);
+  CHECK(std::strcmp(nnc_trainer_input(trainer, 1)->name, "labels") == 0);
+  CHECK(nnc_trainer_input(trainer, 2) == nullptr && nnc_trainer_input(trainer, -1) == nullptr);
+
+  CHECK(nnc_trainer_parameter_count(trainer) == 2);
+  const nnc_tensor_info_t *w = nnc_trainer_parameter(trainer, 0);
+  const nnc_tensor_info_t *b = nnc_trainer_parameter(trainer, 1);
+  CHECK(std::strcmp(w->name, "fc.weight") == 0 && std::strcmp(b->name, "fc.bias") == 0);
+  CHECK(w->dtype == NNC_DTYPE_F32 && w->rank == 2 && w->shape[0] == kIn && w->shape[1] == kOut);
+  CHECK(w->element_count == 6 && w->byte_size == 24);
+  CHECK(b->rank == 1 && b->shape[0] == kOut && b->byte_size == 8);
+  CHECK(nnc_trainer_parameter(trainer, 2) == nullptr &&
+        nnc_trainer_parameter(trainer, -1) == nullptr);
+  // init's values.
+  CHECK(objects.w() == std::vector<float>(kInitialW, kInitialW + 6));
+  CHECK(objects.b() == std::vector<float>(kInitialB, kInitialB + 2));
+
+  nnc_trainer_t *other = nullptr;
+  EXPECT_STATUS(nnc_trainer_create(nullptr, objects.module, nullptr, &other),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_create: runtime, module and out_trainer must not be NULL");
+  EXPECT_STATUS(nnc_trainer_create(objects.runtime, objects.module, nullptr, nullptr),
+                NNC_STATUS_INVALID_ARGUMENT, "must not be NULL");
+  nnc_session_options_t options;
+  nnc_session_options_initialize(&options);
+  options.device = "cuda";
+  EXPECT_STATUS(nnc_trainer_create(objects.runtime, objects.module, &options, &other),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "train_module.so' was compiled for target 'cpu' and cannot run on device 'cuda'");
+  options.device = nullptr;
+  EXPECT_STATUS(nnc_trainer_create(objects.runtime, objects.module, &options, &other),
+                NNC_STATUS_INVALID_ARGUMENT, "options.device must not be NULL");
+  // The function option is not the trainer's to use.
+  options.device = "cpu";
+  options.function = "eval";
+  REQUIRE_OK(nnc_trainer_create(objects.runtime, objects.module, &options, &other));
+  CHECK(nnc_trainer_input_count(other) == 2);
+  nnc_trainer_release(other);
+  nnc_trainer_release(nullptr);
+}
+
+void testTrainerRefusesModules() {
+  struct Case {
+    const char *file;
+    nnc_status_code_t code;
+    const char *message;
+  } cases[] = {
+      {"test_module.so", NNC_STATUS_FAILED_PRECONDITION,
+       "test_module.so' is not a training module: it has no function 'init', 'train_step', "
+       "'loss_and_gradients', 'eval' (compile it with nnc --train)"},
+      {"train_no_eval.so", NNC_STATUS_FAILED_PRECONDITION,
+       "train_no_eval.so' is not a training module: it has no function 'eval' (compile it with "
+       "nnc --train)"},
+      {"train_no_labels.so", NNC_STATUS_INVALID_ARGUMENT,
+       "train_no_labels.so' is inconsistent: function 'train_step' has no input 'labels'"},
+      {"train_grad_shape.so", NNC_STATUS_INVALID_ARGUMENT,
+       "train_grad_shape.so' is inconsistent: function 'loss_and_gradients': 'grad:fc.weight' "
+       "is f32 2x3 where train_step's 'param:fc.weight' is f32 3x2"},
+      {"train_eval_order.so", NNC_STATUS_INVALID_ARGUMENT,
+       "train_eval_order.so' is inconsistent: function 'eval' takes parameters 'param:fc.bias', "
+       "'param:fc.weight' where train_step takes 'param:fc.weight', 'param:fc.bias'"},
+      {"train_loss_shape.so", NNC_STATUS_INVALID_ARGUMENT,
+       "train_loss_shape.so' is inconsistent: function 'train_step' returns 'loss' as f32 1, "
+       "expected f32 scalar"},
+  };
+  for (const Case &c : cases) {
+    TrainerObjects objects;
+    EXPECT_STATUS(objects.open(c.file), c.code, c.message);
+    CHECK(objects.trainer == nullptr);
+  }
+}
+
+void testTrainerStep() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  Linear reference;
+  float previous = INFINITY;
+  for (int step = 1; step <= 20; ++step) {
+    float loss = -1;
+    REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &loss));
+    std::vector<double> gw, gb;
+    CHECK(near(loss, reference.lossAndGradients(gw, gb)));
+    for (size_t i = 0; i < gw.size(); ++i)
+      reference.w[i] -= kLearningRate * gw[i];
+    for (size_t i = 0; i < gb.size(); ++i)
+      reference.b[i] -= kLearningRate * gb[i];
+    CHECK(allNear(objects.w(), reference.w) && allNear(objects.b(), reference.b));
+    CHECK(loss < previous);
+    CHECK(nnc_trainer_steps(trainer) == step);
+    previous = loss;
+  }
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, nullptr)); // the loss is optional
+  CHECK(nnc_trainer_steps(trainer) == 21);
+}
+
+void testTrainerStepErrors() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  TempDir temp;
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, nullptr));
+  std::string before = checkpointOf(trainer, temp);
+  float loss = -1;
+  EXPECT_STATUS(nnc_trainer_step(trainer, objects.batch, 1, &loss), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_step: expected 2 inputs ('x', 'labels'), got 1");
+  EXPECT_STATUS(nnc_trainer_step(trainer, objects.batch, 3, &loss), NNC_STATUS_INVALID_ARGUMENT,
+                "expected 2 inputs ('x', 'labels'), got 3");
+  EXPECT_STATUS(nnc_trainer_step(trainer, nullptr, 2, &loss), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_step: inputs is NULL");
+  EXPECT_STATUS(nnc_trainer_step(nullptr, objects.batch, 2, &loss), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_step: trainer is NULL");
+  nnc_tensor_view_t bad[2] = {objects.batch[0], objects.batch[1]};
+  const int64_t transposed[] = {kOut, kRows};
+  bad[1].shape = transposed;
+  EXPECT_STATUS(nnc_trainer_step(trainer, bad, 2, &loss), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'labels': expected shape 4x2 (got 2x4)");
+  bad[1] = objects.batch[1];
+  bad[0].dtype = NNC_DTYPE_F64;
+  EXPECT_STATUS(nnc_trainer_step(trainer, bad, 2, &loss), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'x': expected dtype f32 (got f64)");
+  // The module fails midway, after writing its outputs: the step is undone.
+  objects.x[0] = -999;
+  EXPECT_STATUS(nnc_trainer_step(trainer, objects.batch, 2, &loss), NNC_STATUS_INTERNAL,
+                "function 'train_step' of module '" NNC_TEST_MODULE_DIR
+                "/train_module.so' failed with code 5");
+  CHECK(loss == -1); // out-parameters are written only on success
+  CHECK(nnc_trainer_steps(trainer) == 1);
+  CHECK(checkpointOf(trainer, temp) == before);
+  // ... and the next step goes on from where the last good one left off.
+  objects.x[0] = kBatchX[0];
+  Linear reference;
+  std::vector<double> gw, gb;
+  reference.lossAndGradients(gw, gb);
+  for (size_t i = 0; i < gw.size(); ++i)
+    reference.w[i] -= kLearningRate * gw[i];
+  for (size_t i = 0; i < gb.size(); ++i)
+    reference.b[i] -= kLearningRate * gb[i];
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &loss));
+  CHECK(near(loss, reference.lossAndGradients(gw, gb)));
+  CHECK(nnc_trainer_steps(trainer) == 2);
+}
+
+void testTrainerMomentum() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open("train_momentum.so"));
+  Linear reference;
+  std::vector<double> bufferW(kIn * kOut, 0), bufferB(kOut, 0);
+  for (int step = 1; step <= 5; ++step) {
+    float loss = -1;
+    REQUIRE_OK(nnc_trainer_step(objects.trainer, objects.batch, 2, &loss));
+    std::vector<double> gw, gb;
+    CHECK(near(loss, reference.lossAndGradients(gw, gb)));
+    for (size_t i = 0; i < gw.size(); ++i) {
+      bufferW[i] = kMomentum * bufferW[i] + gw[i];
+      reference.w[i] -= kLearningRate * bufferW[i];
+    }
+    for (size_t i = 0; i < gb.size(); ++i) {
+      bufferB[i] = kMomentum * bufferB[i] + gb[i];
+      reference.b[i] -= kLearningRate * bufferB[i];
+    }
+    CHECK(allNear(objects.w(), reference.w) && allNear(objects.b(), reference.b));
+  }
+}
+
+void testTrainerGradients() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  std::vector<float> gw(kIn * kOut), gb(kOut);
+  EXPECT_STATUS(nnc_trainer_read_gradient(trainer, "fc.weight", gw.data(), 24),
+                NNC_STATUS_FAILED_PRECONDITION,
+                "nnc_trainer_read_gradient: no gradients (nnc_trainer_loss_and_gradients has not "
+                "succeeded since the trainer was created or since it last failed)");
+  float loss = -1;
+  REQUIRE_OK(nnc_trainer_loss_and_gradients(trainer, objects.batch, 2, &loss));
+  std::vector<double> expectedW, expectedB;
+  CHECK(near(loss, Linear().lossAndGradients(expectedW, expectedB)));
+  REQUIRE_OK(nnc_trainer_read_gradient(trainer, "fc.weight", gw.data(), 24));
+  REQUIRE_OK(nnc_trainer_read_gradient(trainer, "fc.bias", gb.data(), 8));
+  CHECK(allNear(gw, expectedW) && allNear(gb, expectedB));
+  // Nothing moved.
+  CHECK(objects.w() == std::vector<float>(kInitialW, kInitialW + 6));
+  CHECK(nnc_trainer_steps(trainer) == 0);
+
+  EXPECT_STATUS(nnc_trainer_read_gradient(trainer, "fc.bias", gb.data(), 4),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_read_gradient: parameter 'fc.bias' (f32 2) has 8 bytes, got 4");
+  EXPECT_STATUS(nnc_trainer_read_gradient(trainer, "fc.w", gb.data(), 8), NNC_STATUS_NOT_FOUND,
+                "nnc_trainer_read_gradient: no parameter 'fc.w' (parameters: 'fc.weight', "
+                "'fc.bias')");
+  EXPECT_STATUS(nnc_trainer_read_gradient(trainer, "param:fc.bias", gb.data(), 8),
+                NNC_STATUS_NOT_FOUND, "; names go without the 'param:' prefix");
+  EXPECT_STATUS(nnc_trainer_read_gradient(trainer, "fc.bias", nullptr, 8),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_read_gradient: trainer, name and data must not be NULL");
+  EXPECT_STATUS(nnc_trainer_loss_and_gradients(trainer, objects.batch, 1, &loss),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_loss_and_gradients: expected 2 inputs ('x', 'labels'), got 1");
+  // A failed call leaves no gradients to read.
+  EXPECT_STATUS(nnc_trainer_read_gradient(trainer, "fc.bias", gb.data(), 8),
+                NNC_STATUS_FAILED_PRECONDITION, "no gradients");
+  REQUIRE_OK(nnc_trainer_loss_and_gradients(trainer, objects.batch, 2, nullptr));
+  EXPECT_OK(nnc_trainer_read_gradient(trainer, "fc.bias", gb.data(), 8));
+}
+
+void testTrainerEval() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  nnc_tensor_view_t y;
+  EXPECT_STATUS(nnc_trainer_eval_output(trainer, 0, &y), NNC_STATUS_FAILED_PRECONDITION,
+                "nnc_trainer_eval_output: no results (nnc_trainer_eval has not succeeded since "
+                "the trainer was created or since it last failed)");
+  EXPECT_STATUS(nnc_trainer_eval(trainer, objects.batch, 2), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_eval: expected 1 inputs ('x'), got 2");
+  REQUIRE_OK(nnc_trainer_eval(trainer, objects.batch, 1));
+  REQUIRE_OK(nnc_trainer_eval_output(trainer, 0, &y));
+  CHECK(y.dtype == NNC_DTYPE_F32 && y.rank == 2 && y.shape[0] == kRows && y.byte_size == 32);
+  const float *values = static_cast<const float *>(y.data);
+  CHECK(allNear(std::vector<float>(values, values + 8), Linear().forward()));
+  EXPECT_STATUS(nnc_trainer_eval_output(trainer, 1, &y), NNC_STATUS_OUT_OF_RANGE,
+                "output index 1 is out of range (function 'eval' has 1 outputs)");
+  EXPECT_STATUS(nnc_trainer_eval_output(trainer, 0, nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_eval_output: trainer and out_view must not be NULL");
+
+  // eval sees the parameters as the steps left them.
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, nullptr));
+  Linear reference;
+  std::vector<double> gw, gb;
+  reference.lossAndGradients(gw, gb);
+  for (size_t i = 0; i < gw.size(); ++i)
+    reference.w[i] -= kLearningRate * gw[i];
+  for (size_t i = 0; i < gb.size(); ++i)
+    reference.b[i] -= kLearningRate * gb[i];
+  REQUIRE_OK(nnc_trainer_eval(trainer, objects.batch, 1));
+  REQUIRE_OK(nnc_trainer_eval_output(trainer, 0, &y));
+  values = static_cast<const float *>(y.data);
+  CHECK(allNear(std::vector<float>(values, values + 8), reference.forward()));
+  EXPECT_STATUS(nnc_trainer_eval(trainer, nullptr, 1), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_eval: inputs is NULL");
+  EXPECT_STATUS(nnc_trainer_eval_output(trainer, 0, &y), NNC_STATUS_FAILED_PRECONDITION,
+                "no results");
+}
+
+void testTrainerParameters() {
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  Linear reference;
+  reference.w = {1, -1, 0.5, 0.25, -0.75, 2};
+  std::vector<float> w(reference.w.begin(), reference.w.end());
+  REQUIRE_OK(nnc_trainer_write_parameter(trainer, "fc.weight", w.data(), 24));
+  CHECK(objects.w() == w); // bit for bit
+  CHECK(objects.b() == std::vector<float>(kInitialB, kInitialB + 2));
+  // The next step starts from the written values.
+  float loss = -1;
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &loss));
+  std::vector<double> gw, gb;
+  CHECK(near(loss, reference.lossAndGradients(gw, gb)));
+  for (size_t i = 0; i < gw.size(); ++i)
+    reference.w[i] -= kLearningRate * gw[i];
+  CHECK(allNear(objects.w(), reference.w));
+  // ... after which a write still lands in the current set.
+  REQUIRE_OK(nnc_trainer_write_parameter(trainer, "fc.weight", w.data(), 24));
+  CHECK(objects.w() == w);
+
+  EXPECT_STATUS(nnc_trainer_write_parameter(trainer, "fc.weight", w.data(), 28),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_write_parameter: parameter 'fc.weight' (f32 3x2) has 24 bytes, got "
+                "28");
+  EXPECT_STATUS(nnc_trainer_read_parameter(trainer, "fc.weight", w.data(), 20),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_read_parameter: parameter 'fc.weight' (f32 3x2) has 24 bytes, got 20");
+  EXPECT_STATUS(nnc_trainer_write_parameter(trainer, "bias", w.data(), 8), NNC_STATUS_NOT_FOUND,
+                "nnc_trainer_write_parameter: no parameter 'bias' (parameters: 'fc.weight', "
+                "'fc.bias')");
+  EXPECT_STATUS(nnc_trainer_read_parameter(nullptr, "fc.bias", w.data(), 8),
+                NNC_STATUS_INVALID_ARGUMENT, "must not be NULL");
+  EXPECT_STATUS(nnc_trainer_write_parameter(trainer, nullptr, w.data(), 8),
+                NNC_STATUS_INVALID_ARGUMENT, "must not be NULL");
+}
+
+void testTrainerCheckpoint() {
+  TempDir temp;
+  CHECK(!temp.path.empty());
+  std::string path = temp.path + "/model.ckpt";
+  temp.files.push_back(path);
+  TrainerObjects objects;
+  REQUIRE_OK(objects.open());
+  nnc_trainer_t *trainer = objects.trainer;
+  for (int i = 0; i < 3; ++i)
+    REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, nullptr));
+  std::vector<float> w = objects.w(), b = objects.b();
+  REQUIRE_OK(nnc_trainer_save_checkpoint(trainer, path.c_str()));
+  CHECK(readFile(path) == expectedCheckpoint(w, b, 3));
+  CHECK(access((path + ".tmp").c_str(), F_OK) != 0); // renamed into place
+  float fourth = -1, fifth = -1;
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &fourth));
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &fifth));
+  CHECK(objects.w() != w);
+
+  // Loading restores the parameters, the state and the step count exactly:
+  // the same steps follow, bit for bit.
+  REQUIRE_OK(nnc_trainer_load_checkpoint(trainer, path.c_str()));
+  CHECK(nnc_trainer_steps(trainer) == 3);
+  CHECK(objects.w() == w && objects.b() == b);
+  float loss = -1;
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &loss));
+  CHECK(loss == fourth);
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, &loss));
+  CHECK(loss == fifth && nnc_trainer_steps(trainer) == 5);
+
+  // Into a fresh trainer of the same module, and over an existing file.
+  TrainerObjects fresh;
+  REQUIRE_OK(fresh.open());
+  REQUIRE_OK(nnc_trainer_load_checkpoint(fresh.trainer, path.c_str()));
+  CHECK(fresh.w() == w && nnc_trainer_steps(fresh.trainer) == 3);
+  REQUIRE_OK(nnc_trainer_save_checkpoint(trainer, path.c_str()));
+  CHECK(readFile(path) == expectedCheckpoint(objects.w(), objects.b(), 5));
+
+  EXPECT_STATUS(nnc_trainer_save_checkpoint(trainer, "/nonexistent/model.ckpt"),
+                NNC_STATUS_NOT_FOUND,
+                "cannot create checkpoint '/nonexistent/model.ckpt': No such file or directory");
+  EXPECT_STATUS(nnc_trainer_save_checkpoint(trainer, nullptr), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_save_checkpoint: trainer and path must not be NULL");
+}
+
+void testTrainerCheckpointErrors() {
+  TempDir temp;
+  CHECK(!temp.path.empty());
+  TrainerObjects objects, momentum;
+  REQUIRE_OK(objects.open());
+  REQUIRE_OK(momentum.open("train_momentum.so"));
+  nnc_trainer_t *trainer = objects.trainer;
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, nullptr));
+  std::string good = checkpointOf(trainer, temp);
+  CHECK(good.size() == 178);
+  REQUIRE_OK(nnc_trainer_step(trainer, objects.batch, 2, nullptr));
+  std::string state = checkpointOf(trainer, temp);
+
+  // Every refused file leaves the trainer as it was.
+  auto refused = [&](const std::string &contents, nnc_status_code_t code, const char *message) {
+    std::string path = temp.write("bad.ckpt", contents);
+    EXPECT_STATUS(nnc_trainer_load_checkpoint(trainer, path.c_str()), code, message);
+    CHECK(nnc_trainer_steps(trainer) == 2);
+    CHECK(checkpointOf(trainer, temp) == state);
+  };
+  refused("", NNC_STATUS_INVALID_ARGUMENT, "bad.ckpt' is empty");
+  for (size_t size = 1; size < good.size(); ++size)
+    refused(good.substr(0, size), NNC_STATUS_INVALID_ARGUMENT,
+            "bad.ckpt' is truncated: it ends in");
+  refused(good.substr(0, 60), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt' is truncated: it ends in the dims of tensor 'param:fc.weight' (at byte 60)");
+  refused(good + "x", NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': has trailing data after its last tensor (1 bytes)");
+  refused("NNCCKPT0" + good.substr(8), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt' is not an nnc checkpoint (it does not start with 'NNCCKPT1')");
+  refused("{\"weights\": []}", NNC_STATUS_INVALID_ARGUMENT, "is not an nnc checkpoint");
+
+  // The layout: magic, signature, count, then tensor 0's name length at 20,
+  // name at 24 (15 bytes), dtype at 39, rank at 43, dims at 47, bytes at 63.
+  auto patched = [&](size_t offset, const std::string &bytes) {
+    std::string contents = good;
+    contents.replace(offset, bytes.size(), bytes);
+    return contents;
+  };
+  auto encoded = [](auto value) {
+    return std::string(reinterpret_cast<const char *>(&value), sizeof(value));
+  };
+  refused(patched(8, std::string(1, static_cast<char>(good[8] ^ 1))), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt' belongs to another model or optimizer (signature 0x");
+  refused(patched(16, encoded(uint32_t{4})), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': holds 4 tensors, expected 3");
+  refused(patched(20, encoded(uint32_t{1u << 30})), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': tensor 0 has a name of 1073741824 bytes, expected 'param:fc.weight'");
+  refused(patched(38, "x"), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': tensor 0 is 'param:fc.weighx', expected 'param:fc.weight'");
+  refused(patched(39, encoded(int32_t{NNC_DTYPE_F64})), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': tensor 'param:fc.weight' is f64 (11), expected f32");
+  refused(patched(43, encoded(uint32_t{1})), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': tensor 'param:fc.weight' has rank 1, expected 2 (3x2)");
+  refused(patched(47, encoded(int64_t{2})), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': tensor 'param:fc.weight' has shape 2x2, expected 3x2");
+  refused(patched(63, encoded(uint64_t{28})), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt': tensor 'param:fc.weight' holds 28 bytes, expected 24");
+  // Another optimizer's checkpoint of the same layer.
+  refused(checkpointOf(momentum.trainer, temp), NNC_STATUS_INVALID_ARGUMENT,
+          "bad.ckpt' belongs to another model or optimizer");
+
+  EXPECT_STATUS(nnc_trainer_load_checkpoint(trainer, "/nonexistent/model.ckpt"),
+                NNC_STATUS_NOT_FOUND,
+                "cannot open checkpoint '/nonexistent/model.ckpt': No such file or directory");
+  EXPECT_STATUS(nnc_trainer_load_checkpoint(trainer, temp.path.c_str()),
+                NNC_STATUS_INVALID_ARGUMENT, "' is not a regular file");
+  EXPECT_STATUS(nnc_trainer_load_checkpoint(nullptr, "x"), NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_trainer_load_checkpoint: trainer and path must not be NULL");
+  CHECK(nnc_trainer_steps(trainer) == 2 && checkpointOf(trainer, temp) == state);
+  // The good one still loads.
+  std::string path = temp.write("good.ckpt", good);
+  REQUIRE_OK(nnc_trainer_load_checkpoint(trainer, path.c_str()));
+  CHECK(nnc_trainer_steps(trainer) == 1 && checkpointOf(trainer, temp) == good);
+}
+
+void testTrainerCppWrapper() {
+  nnc::Result<nnc::Runtime> runtime = nnc::Runtime::create(1);
+  nnc::Result<nnc::Module> module = nnc::Module::load(modulePath("train_module.so").c_str());
+  nnc::Result<nnc::Module> plain = nnc::Module::load(modulePath("test_module.so").c_str());
+  if (!runtime.ok() || !module.ok() || !plain.ok())
+    return;
+  nnc::Result<nnc::Trainer> refused = nnc::Trainer::create(*runtime, *plain);
+  CHECK(refused.status().code() == NNC_STATUS_FAILED_PRECONDITION);
+  nnc::Result<nnc::Trainer> created = nnc::Trainer::create(*runtime, *module);
+  if (!created.ok())
+    return;
+  nnc::Trainer trainer = std::move(*created);
+  // The trainer keeps the runtime and the module alive.
+  *runtime = nnc::Runtime();
+  *module = nnc::Module();
+  CHECK(std::strcmp(trainer.device(), "cpu") == 0);
+  CHECK(trainer.inputCount() == 2 && std::strcmp(trainer.input(1)->name, "labels") == 0);
+  CHECK(trainer.parameterCount() == 2 && std::strcmp(trainer.parameter(1)->name, "fc.bias") == 0);
+  std::vector<float> x(kBatchX, kBatchX + 12), labels(kBatchLabels, kBatchLabels + 8);
+  nnc_tensor_view_t batch[] = {nnc::viewOf(*trainer.input(0), x.data(), 48),
+                               nnc::viewOf(*trainer.input(1), labels.data(), 32)};
+  std::vector<double> gw, gb;
+  double expected = Linear().lossAndGradients(gw, gb);
+  nnc::Result<float> loss = trainer.lossAndGradients(batch, 2);
+  CHECK(loss.ok() && near(*loss, expected));
+  float grad[2];
+  CHECK(trainer.readGradient("fc.bias", grad, sizeof(grad)).ok() && near(grad[0], gb[0]));
+  loss = trainer.step(batch, 2);
+  CHECK(loss.ok() && near(*loss, expected) && trainer.steps() == 1);
+  CHECK(trainer.step(batch, 1).status().code() == NNC_STATUS_INVALID_ARGUMENT);
+  CHECK(trainer.eval(batch, 1).ok());
+  nnc::Result<nnc_tensor_view_t> y = trainer.evalOutput(0);
+  CHECK(y.ok() && y->byte_size == 32);
+  CHECK(trainer.evalOutput(3).status().code() == NNC_STATUS_OUT_OF_RANGE);
+  float bias[2] = {3, 4}, read[2] = {};
+  CHECK(trainer.writeParameter("fc.bias", bias, sizeof(bias)).ok());
+  CHECK(trainer.readParameter("fc.bias", read, sizeof(read)).ok() && read[1] == 4);
+  TempDir temp;
+  std::string path = temp.path + "/wrapper.ckpt";
+  temp.files.push_back(path);
+  CHECK(trainer.saveCheckpoint(path.c_str()).ok());
+  CHECK(trainer.step(batch, 2).ok() && trainer.steps() == 2);
+  CHECK(trainer.loadCheckpoint(path.c_str()).ok() && trainer.steps() == 1);
+  CHECK(trainer.readParameter("fc.bias", read, sizeof(read)).ok() && read[0] == 3);
+  CHECK(trainer.loadCheckpoint("/nonexistent.ckpt").code() == NNC_STATUS_NOT_FOUND);
+}
+
 struct Test {
   const char *name;
   void (*run)();
@@ -1679,6 +2298,17 @@ const Test kTests[] = {
     {"emulated-errors", testEmulatedErrors},
     {"emulated-check", testEmulatedCheck},
     {"cpp-wrapper", testCppWrapper},
+    {"trainer-create", testTrainerCreate},
+    {"trainer-refuses-modules", testTrainerRefusesModules},
+    {"trainer-step", testTrainerStep},
+    {"trainer-step-errors", testTrainerStepErrors},
+    {"trainer-momentum", testTrainerMomentum},
+    {"trainer-gradients", testTrainerGradients},
+    {"trainer-eval", testTrainerEval},
+    {"trainer-parameters", testTrainerParameters},
+    {"trainer-checkpoint", testTrainerCheckpoint},
+    {"trainer-checkpoint-errors", testTrainerCheckpointErrors},
+    {"trainer-cpp-wrapper", testTrainerCppWrapper},
 };
 
 } // namespace

@@ -4,6 +4,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -161,6 +163,16 @@ bool nnc::run::readTensorFile(const std::string &path, HostTensor &tensor, std::
     return false;
   }
   return true;
+}
+
+bool nnc::run::exists(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+void nnc::run::acceptBF16Bits(HostTensor &tensor, int32_t expectedDtype) {
+  if (tensor.dtype == NNC_DTYPE_U16 && expectedDtype == NNC_DTYPE_BF16)
+    tensor.dtype = NNC_DTYPE_BF16;
 }
 
 std::string nnc::run::elementString(int32_t dtype, const void *data, int64_t index) {

@@ -32,6 +32,13 @@ struct HostTensor {
 /// returns false and sets error to a message naming the file.
 bool readTensorFile(const std::string &path, HostTensor &tensor, std::string &error);
 
+/// Whether a file (or anything) exists at path.
+bool exists(const std::string &path);
+
+/// ONNX 1.12's numpy helpers write bfloat16 test data as uint16 bit patterns:
+/// takes those as the bf16 tensor a module expects.
+void acceptBF16Bits(HostTensor &tensor, int32_t expectedDtype);
+
 /// A tensor shaped like info with reproducible values: floats k/64 in [-1, 1],
 /// integers in [0, 9], bools 0 or 1.
 HostTensor randomTensor(const nnc_tensor_info_t &info, std::mt19937_64 &rng);

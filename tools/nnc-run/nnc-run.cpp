@@ -4,13 +4,16 @@
 // files, or seeded random data), runs one function, compares its outputs with
 // the reference outputs of the test data set, and optionally benchmarks it.
 // Every invocation runs the function twice and checks that the second run
-// gives bit-identical outputs and that neither run wrote an input.
+// gives bit-identical outputs and that neither run wrote an input. Training
+// modules have modes of their own (Training.h): --check-gradients, --train.
 // Exit codes: 0 success, 1 outputs out of tolerance (or differing between
 // runs, or an input written), 2 any other error.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/nnc-run/Compare.h"
 #include "tools/nnc-run/HostTensor.h"
+#include "tools/nnc-run/Training.h"
 
 #include "nnc/runtime.hpp"
 
@@ -20,17 +23,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 using namespace nnc::run;
 
 namespace {
 
-constexpr int kOutOfTolerance = 1;
-constexpr int kError = 2;
 constexpr uint64_t kSeed = 1;
 
 const char *const kUsage = R"(usage: nnc-run MODULE.so [options]
@@ -61,8 +60,29 @@ Inputs are bound by position. The function always runs twice: the second
 run's outputs must equal the first's bit for bit, and the input buffers must
 be unchanged after both (compiled code never writes its inputs).
 
-Exit code 0: success; 1: an output is out of tolerance, differs between the
-two runs, or an input was written; 2: any other error.
+Training modules (nnc --train, docs/training.md) run through the runtime's
+trainer on one batch: DIR/input_<i>.pb holds the model's inputs in order, then
+the labels as the next file (input_0.pb and input_1.pb for a model of one
+input).
+
+  --check-gradients DIR compare the loss and every parameter's gradient with
+                        DIR/loss.pb and DIR/grad_<parameter>.pb (parameter:
+                        the initializer's name); a missing reference, or one
+                        for no parameter, fails like a mismatch. Default
+                        tolerance rtol 1e-3, atol 1e-5. Runs twice, and the
+                        second run must repeat the first bit for bit
+  --train DIR           take optimizer steps on the batch and print
+                        "step K loss X" for each (K counts from the loaded
+                        checkpoint's step, else from 1)
+  --steps N             steps to take (default 1)
+  --load-checkpoint P   with --train: start from checkpoint P
+  --save-checkpoint P   with --train: save a checkpoint to P at the end
+
+--device and --threads apply to these modes too.
+
+Exit code 0: success; 1: an output (or the loss or a gradient) is out of
+tolerance or has no reference, differs between the two runs, or an input was
+written; 2: any other error.
 )";
 
 struct Options {
@@ -71,17 +91,16 @@ struct Options {
   std::string device = "cpu";
   std::string testData;
   std::vector<std::string> inputs;
-  double rtol = 1e-4, atol = 1e-5;
+  double rtol = -1, atol = -1; // -1: the mode's default
   long bench = 0, warmup = -1;
   long threads = 0;
   bool printOutputs = false;
+  // The training modes.
+  std::string checkGradients, train;
+  long steps = -1;
+  std::string loadCheckpoint, saveCheckpoint;
+  std::vector<std::string> runOnly; // options given that only run a function
 };
-
-/// Prints an error; returns the exit code for it.
-int error(const std::string &message) {
-  std::fprintf(stderr, "nnc-run: error: %s\n", message.c_str());
-  return kError;
-}
 
 /// For option errors, before anything is allocated.
 [[noreturn]] void fail(const std::string &message) { std::exit(error(message)); }
@@ -110,6 +129,7 @@ Options parseOptions(int argc, char **argv) {
     }
     if (arg == "--print-outputs") {
       options.printOutputs = true;
+      options.runOnly.push_back(arg);
       continue;
     }
     if (arg.rfind("-", 0) != 0) {
@@ -132,10 +152,24 @@ Options parseOptions(int argc, char **argv) {
     auto invalid = [&](const char *what) {
       fail("invalid value '" + value + "' for " + name + " (expected " + what + ")");
     };
+    if (name == "--function" || name == "--test-data" || name == "--inputs" ||
+        name == "--bench" || name == "--warmup")
+      options.runOnly.push_back(name);
     if (name == "--function") {
       options.function = value;
     } else if (name == "--test-data") {
       options.testData = value;
+    } else if (name == "--check-gradients") {
+      options.checkGradients = value;
+    } else if (name == "--train") {
+      options.train = value;
+    } else if (name == "--steps") {
+      if (!parseLong(value, 1, options.steps))
+        invalid("a number of steps >= 1");
+    } else if (name == "--load-checkpoint") {
+      options.loadCheckpoint = value;
+    } else if (name == "--save-checkpoint") {
+      options.saveCheckpoint = value;
     } else if (name == "--inputs") {
       options.inputs.clear();
       for (size_t start = 0; start <= value.size();) {
@@ -168,22 +202,34 @@ Options parseOptions(int argc, char **argv) {
   }
   if (options.module.empty())
     fail("no module given (usage: nnc-run MODULE.so [options]; see --help)");
+  bool training = !options.checkGradients.empty() || !options.train.empty();
+  if (!options.checkGradients.empty() && !options.train.empty())
+    fail("--check-gradients and --train cannot be used together");
+  if (training && !options.runOnly.empty())
+    fail(options.runOnly[0] + " cannot be used with " +
+         (options.train.empty() ? "--check-gradients" : "--train"));
+  struct {
+    const char *name;
+    bool given;
+  } trainOnly[] = {{"--steps", options.steps > 0},
+                   {"--load-checkpoint", !options.loadCheckpoint.empty()},
+                   {"--save-checkpoint", !options.saveCheckpoint.empty()}};
+  for (const auto &option : trainOnly)
+    if (option.given && options.train.empty())
+      fail(std::string(option.name) + " needs --train");
   if (!options.testData.empty() && !options.inputs.empty())
     fail("--inputs and --test-data cannot be used together");
   if (options.warmup >= 0 && options.bench == 0)
     fail("--warmup needs --bench");
   if (options.warmup < 0)
     options.warmup = 3;
+  // A gradient sums rounding errors over the whole backward pass: compared
+  // more loosely than a forward output by default.
+  if (options.rtol < 0)
+    options.rtol = options.checkGradients.empty() ? 1e-4 : 1e-3;
+  if (options.atol < 0)
+    options.atol = 1e-5;
   return options;
-}
-
-bool exists(const std::string &path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0;
-}
-
-std::string typeString(int32_t dtype, int32_t rank, const int64_t *shape) {
-  return std::string(nnc_dtype_name(dtype)) + " " + shapeString(rank, shape);
 }
 
 /// DIR/<kind>_<i>.pb for every tensor of the function; each must exist and no
@@ -205,81 +251,12 @@ std::string testDataFiles(const std::string &dir, const char *kind, int32_t coun
   return "";
 }
 
-/// "[1, 2]" for a flat index into shape.
-std::string indexString(int64_t flat, int32_t rank, const int64_t *shape) {
-  std::vector<int64_t> index(rank);
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    index[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  std::string text = "[";
-  for (int32_t d = 0; d < rank; ++d)
-    text += (d ? ", " : "") + std::to_string(index[d]);
-  return text + "]";
-}
-
 /// Compares one output with its reference; prints a line and returns whether
 /// it passed.
 bool compareOutput(int32_t index, const nnc_tensor_info_t &info, const nnc_tensor_view_t &got,
                    const HostTensor &expected, const Options &options) {
-  // Integers and bools must be equal; compared as bytes, exactly everywhere.
-  bool exact = !isFloat(info.dtype);
-  size_t elementSize = nnc_dtype_size(info.dtype);
-  long double maxAbs = 0, maxRel = 0;
-  int64_t bad = 0, nanMismatches = 0, firstBad = -1;
-  for (int64_t i = 0; i < info.element_count; ++i) {
-    long double g = elementAt(info.dtype, got.data, i);
-    long double e = elementAt(info.dtype, expected.bytes.data(), i);
-    bool pass;
-    if (exact) {
-      pass = std::memcmp(static_cast<const unsigned char *>(got.data) + i * elementSize,
-                         expected.bytes.data() + i * elementSize, elementSize) == 0;
-    } else if (std::isnan(g) || std::isnan(e)) {
-      pass = std::isnan(g) && std::isnan(e);
-      nanMismatches += !pass;
-    } else if (std::isinf(g) || std::isinf(e)) {
-      pass = g == e;
-    } else {
-      pass = std::fabs(g - e) <= options.atol + options.rtol * std::fabs(e);
-    }
-    if (!std::isnan(g) && !std::isnan(e)) {
-      long double diff = g == e ? 0 : std::fabs(g - e);
-      maxAbs = std::max(maxAbs, diff);
-      if (e != 0)
-        maxRel = std::max(maxRel, diff / std::fabs(e));
-    }
-    if (!pass && bad++ == 0)
-      firstBad = i;
-  }
-  std::printf("output %d '%s' (%s): max abs error %.3Lg, max rel error %.3Lg", index, info.name,
-              typeString(info.dtype, info.rank, info.shape).c_str(), maxAbs, maxRel);
-  if (bad == 0) {
-    std::printf(": ok\n");
-    return true;
-  }
-  char tolerance[128];
-  if (exact)
-    std::snprintf(tolerance, sizeof(tolerance), "%s must match exactly",
-                  nnc_dtype_name(info.dtype));
-  else
-    std::snprintf(tolerance, sizeof(tolerance), "atol %g, rtol %g", options.atol, options.rtol);
-  std::printf(": FAIL\n  %lld of %lld elements out of tolerance (%s)", static_cast<long long>(bad),
-              static_cast<long long>(info.element_count), tolerance);
-  if (nanMismatches)
-    std::printf(", %lld NaN mismatches", static_cast<long long>(nanMismatches));
-  std::printf("; first at %s: got %s, expected %s\n",
-              indexString(firstBad, info.rank, info.shape).c_str(),
-              elementString(info.dtype, got.data, firstBad).c_str(),
-              elementString(info.dtype, expected.bytes.data(), firstBad).c_str());
-  return false;
-}
-
-/// The index of the first byte where a and b differ, or -1.
-int64_t firstDifference(const unsigned char *a, const unsigned char *b, size_t size) {
-  for (size_t i = 0; i < size; ++i)
-    if (a[i] != b[i])
-      return static_cast<int64_t>(i);
-  return -1;
+  return compareTensor("output " + std::to_string(index) + " '" + info.name + "'", info,
+                       got.data, expected.bytes.data(), {options.rtol, options.atol}, "FAIL");
 }
 
 /// Runs the session a second time and checks it against the first: the
@@ -381,13 +358,6 @@ std::string bench(nnc::Session &session, const Options &options) {
   return "";
 }
 
-/// ONNX 1.12's numpy helpers write bfloat16 test data as uint16 bit patterns:
-/// take those as the bf16 tensor the module expects.
-void acceptBF16Bits(HostTensor &tensor, int32_t expectedDtype) {
-  if (tensor.dtype == NNC_DTYPE_U16 && expectedDtype == NNC_DTYPE_BF16)
-    tensor.dtype = NNC_DTYPE_BF16;
-}
-
 /// Everything after option parsing. Errors return (rather than exit) so that
 /// every handle is released.
 int runModule(const Options &options) {
@@ -399,8 +369,14 @@ int runModule(const Options &options) {
     return error(module.status().message());
   nnc::Result<nnc::Session> session = nnc::Session::create(
       *runtime, *module, options.function.c_str(), options.device.c_str());
-  if (!session.ok())
-    return error(session.status().message());
+  if (!session.ok()) {
+    bool trainingModule = module->findFunction("train_step").ok();
+    return error(session.status().message() +
+                 std::string(trainingModule && options.function == "main"
+                                 ? "; a training module runs with --train DIR or "
+                                   "--check-gradients DIR (see --help)"
+                                 : ""));
+  }
   nnc::Function function = session->function();
   const char *name = function.name();
 
@@ -496,4 +472,18 @@ int runModule(const Options &options) {
 
 } // namespace
 
-int main(int argc, char **argv) { return runModule(parseOptions(argc, argv)); }
+int main(int argc, char **argv) {
+  Options options = parseOptions(argc, argv);
+  if (options.checkGradients.empty() && options.train.empty())
+    return runModule(options);
+  TrainingOptions training;
+  training.module = options.module;
+  training.device = options.device;
+  training.threads = static_cast<int32_t>(options.threads);
+  training.batch = options.train.empty() ? options.checkGradients : options.train;
+  training.tolerance = {options.rtol, options.atol};
+  training.steps = options.steps > 0 ? options.steps : 1;
+  training.loadCheckpoint = options.loadCheckpoint;
+  training.saveCheckpoint = options.saveCheckpoint;
+  return options.train.empty() ? checkGradients(training) : train(training);
+}

@@ -8,6 +8,9 @@
  *     -> nnc_session_bind_input (zero-copy) -> nnc_session_run
  *     -> nnc_session_output
  *
+ * and trains the modules nnc compiles with --train (nnc_trainer_create ->
+ * nnc_trainer_step, docs/training.md).
+ *
  * Conventions:
  * - Every call that can fail returns nnc_status_t: NULL on success, otherwise a
  *   status that the caller owns and frees with nnc_status_free. Out-parameters
@@ -54,16 +57,19 @@ extern "C" {
 typedef enum nnc_status_code {
   NNC_STATUS_OK = 0,
   /* A bad argument: null pointer, dtype/shape/size mismatch, unknown device,
-   * a file that is not an nnc module or holds a malformed descriptor. */
+   * a file that is not an nnc module or holds a malformed descriptor, a
+   * training module whose functions disagree, a bad checkpoint. */
   NNC_STATUS_INVALID_ARGUMENT = 3,
-  /* A module file, function, input or output that does not exist. */
+  /* A module or checkpoint file, function, input, output or parameter that
+   * does not exist. */
   NNC_STATUS_NOT_FOUND = 5,
-  /* Memory for a workspace or output (host or device), or a thread, could not
-   * be obtained. */
+  /* Memory for a workspace, output or trainer buffer (host or device), or a
+   * thread, or room for a checkpoint, could not be obtained. */
   NNC_STATUS_RESOURCE_EXHAUSTED = 8,
   /* The call is valid but the state is not: a module built for another ABI
    * version or for a CPU or GPU this machine does not have, an input not bound
-   * before run, an output read before run. */
+   * before run, an output read before run, a trainer for a module compiled
+   * without --train. */
   NNC_STATUS_FAILED_PRECONDITION = 9,
   /* An input or output index outside the function's list. */
   NNC_STATUS_OUT_OF_RANGE = 11,
@@ -339,6 +345,134 @@ NNC_API nnc_status_t nnc_session_run(nnc_session_t *session);
  * run or a bind_output. Not thread-safe. */
 NNC_API nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
                                         nnc_tensor_view_t *out_view);
+
+/*===-------------------------------------------------------------------===*
+ * Trainer: the training functions of a module, and the weights they update
+ *===-------------------------------------------------------------------===*/
+
+/* A module compiled with nnc --train exports four functions (docs/training.md):
+ * init, train_step, loss_and_gradients and eval, whose tensors are named
+ * `param:<P>` (parameters), `state:<S>` (optimizer state), `grad:<P>`,
+ * `labels` and `loss`. A trainer runs them: it holds one session per function
+ * on one device and keeps the parameters and the optimizer state between
+ * calls, in host memory (on a GPU each call copies them in and out).
+ *
+ * A trainer is used by one thread at a time, like a session; its getters of
+ * tensor infos are thread-safe. Parameter names are given without the
+ * "param:" prefix. */
+typedef struct nnc_trainer nnc_trainer_t;
+
+/* Creates a trainer for a training module. options may be NULL for the
+ * defaults; only options->device is used (the functions are the four above),
+ * and its strings are not kept.
+ * The module must have the four functions (else
+ * NNC_STATUS_FAILED_PRECONDITION naming those it lacks), and their signatures
+ * must agree (else NNC_STATUS_INVALID_ARGUMENT naming the first tensor that
+ * does not): init takes nothing and returns every parameter and state tensor;
+ * train_step takes the model's inputs, then `labels`, then the parameters and
+ * the state, and returns `loss` (f32, 0-D) and the same parameters and state;
+ * loss_and_gradients takes the same inputs and labels and the parameters and
+ * returns `loss` and `grad:<P>` per parameter; eval takes the model's inputs
+ * and the parameters. Names, dtypes, shapes and order must match throughout.
+ * Creates the sessions (see nnc_session_create), allocates two host buffers
+ * per parameter and state tensor (NNC_STATUS_RESOURCE_EXHAUSTED when that
+ * fails) and runs init once to fill one of them. A step reads one set and
+ * writes the other, then swaps them: compiled code never writes its inputs,
+ * and a failed step leaves the parameters as they were.
+ * The trainer holds references to runtime and module. The caller owns
+ * *out_trainer and releases it with nnc_trainer_release. Thread-safe
+ * (runtime and module may be shared by concurrent calls). */
+NNC_API nnc_status_t nnc_trainer_create(nnc_runtime_t *runtime, nnc_module_t *module,
+                                        const nnc_session_options_t *options,
+                                        nnc_trainer_t **out_trainer);
+
+/* Frees the trainer, its sessions and buffers, and drops its references to
+ * the runtime and module. NULL is a no-op. Not thread-safe. */
+NNC_API void nnc_trainer_release(nnc_trainer_t *trainer);
+
+/* What the trainer runs on, as nnc_session_device says. Owned by the trainer.
+ * Thread-safe. */
+NNC_API const char *nnc_trainer_device(const nnc_trainer_t *trainer);
+
+/* The inputs a step takes: train_step's inputs that are neither parameters
+ * nor state, in its order, the model's inputs then `labels` (the last).
+ * nnc_trainer_eval takes all but the last. nnc_trainer_input returns NULL
+ * when index is out of range; the info is owned by the module. Thread-safe. */
+NNC_API int32_t nnc_trainer_input_count(const nnc_trainer_t *trainer);
+NNC_API const nnc_tensor_info_t *nnc_trainer_input(const nnc_trainer_t *trainer, int32_t index);
+
+/* The parameters, in the module's order. The info's name lacks the "param:"
+ * prefix (e.g. "fc1.weight"); NULL when index is out of range. Owned by the
+ * trainer: valid until it is released. Thread-safe. */
+NNC_API int32_t nnc_trainer_parameter_count(const nnc_trainer_t *trainer);
+NNC_API const nnc_tensor_info_t *nnc_trainer_parameter(const nnc_trainer_t *trainer,
+                                                       int32_t index);
+
+/* Copies parameter `name`'s current value into data, or replaces it with
+ * data's. bytes must be the parameter's byte_size exactly. An unknown name is
+ * NNC_STATUS_NOT_FOUND listing the parameters. Writing changes what the next
+ * step, loss_and_gradients or eval sees. Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_read_parameter(const nnc_trainer_t *trainer, const char *name,
+                                                void *data, size_t bytes);
+NNC_API nnc_status_t nnc_trainer_write_parameter(nnc_trainer_t *trainer, const char *name,
+                                                 const void *data, size_t bytes);
+
+/* Steps taken: successful nnc_trainer_step calls, counted from the
+ * checkpoint's `state:step` after a load (when the module has one).
+ * Not thread-safe. */
+NNC_API int64_t nnc_trainer_steps(const nnc_trainer_t *trainer);
+
+/* One optimizer step on a batch: runs train_step on inputs (count views, in
+ * nnc_trainer_input's order: the model's inputs then the labels) and the
+ * current parameters and state, which it then replaces with the updated ones.
+ * Writes the batch's loss (before the update) to *out_loss unless it is NULL.
+ * The views are checked as nnc_session_bind_input checks them and read only
+ * during the call. On failure nothing changes. Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, const nnc_tensor_view_t *inputs,
+                                      int32_t count, float *out_loss);
+
+/* The loss and every parameter's gradient on a batch (inputs as for
+ * nnc_trainer_step), without changing the parameters or the state. Writes the
+ * loss to *out_loss unless it is NULL; the gradients are read with
+ * nnc_trainer_read_gradient. Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_loss_and_gradients(nnc_trainer_t *trainer,
+                                                    const nnc_tensor_view_t *inputs,
+                                                    int32_t count, float *out_loss);
+
+/* Copies the gradient of parameter `name` (without "param:") computed by the
+ * last nnc_trainer_loss_and_gradients call into data; bytes must be the
+ * parameter's byte_size exactly. NNC_STATUS_FAILED_PRECONDITION until such a
+ * call succeeds, and again after one fails. Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_read_gradient(const nnc_trainer_t *trainer, const char *name,
+                                               void *data, size_t bytes);
+
+/* Runs the model (eval) on its inputs (count views: nnc_trainer_input's
+ * without the labels) with the current parameters. Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_eval(nnc_trainer_t *trainer, const nnc_tensor_view_t *inputs,
+                                      int32_t count);
+
+/* Describes eval's output index as written by the last nnc_trainer_eval call
+ * (as nnc_session_output does; the data is owned by the trainer and valid
+ * until the next eval call or release). NNC_STATUS_FAILED_PRECONDITION until
+ * an eval call succeeds, and again after one fails. The outputs are those of
+ * the module's function "eval" (nnc_module_find_function). Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_eval_output(const nnc_trainer_t *trainer, int32_t index,
+                                             nnc_tensor_view_t *out_view);
+
+/* Writes the parameters and the optimizer state to the file at path in the
+ * checkpoint format of docs/training.md, replacing the file only once the
+ * whole checkpoint is written (through path + ".tmp", removed on failure).
+ * Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_save_checkpoint(const nnc_trainer_t *trainer, const char *path);
+
+/* Replaces the parameters and the optimizer state with a checkpoint's. The
+ * whole file is checked before anything changes, and a bad one is refused
+ * with NNC_STATUS_INVALID_ARGUMENT (NNC_STATUS_NOT_FOUND for a missing file):
+ * not a checkpoint, truncated, trailing bytes, a signature of another model
+ * or optimizer ("checkpoint '<path>' belongs to another model or
+ * optimizer"), or tensors that differ from the trainer's in count, name,
+ * dtype, shape or size. Not thread-safe. */
+NNC_API nnc_status_t nnc_trainer_load_checkpoint(nnc_trainer_t *trainer, const char *path);
 
 #ifdef __cplusplus
 }

@@ -211,6 +211,81 @@ private:
   std::unique_ptr<nnc_session_t, detail::Releaser<nnc_session_t, nnc_session_release>> handle;
 };
 
+/// The training functions of a module and the parameters they update
+/// (docs/training.md); used by one thread at a time. Parameter names go
+/// without the "param:" prefix.
+///
+///   auto trainer = nnc::Trainer::create(*runtime, *module);
+///   nnc_tensor_view_t batch[] = {x, labels};
+///   nnc::Result<float> loss = trainer->step(batch, 2);
+class Trainer {
+public:
+  Trainer() = default;
+  static Result<Trainer> create(const Runtime &runtime, const Module &module,
+                                const char *device = "cpu") {
+    nnc_session_options_t options;
+    nnc_session_options_initialize(&options);
+    options.device = device;
+    nnc_trainer_t *trainer = nullptr;
+    if (nnc_status_t status = nnc_trainer_create(runtime.get(), module.get(), &options, &trainer))
+      return Status(status);
+    return Trainer(trainer);
+  }
+
+  const char *device() const { return nnc_trainer_device(get()); }
+  /// The model's inputs, then the labels; nullptr when index is out of range.
+  int32_t inputCount() const { return nnc_trainer_input_count(get()); }
+  const nnc_tensor_info_t *input(int32_t index) const { return nnc_trainer_input(get(), index); }
+  int32_t parameterCount() const { return nnc_trainer_parameter_count(get()); }
+  const nnc_tensor_info_t *parameter(int32_t index) const {
+    return nnc_trainer_parameter(get(), index);
+  }
+  Status readParameter(const char *name, void *data, size_t bytes) const {
+    return Status(nnc_trainer_read_parameter(get(), name, data, bytes));
+  }
+  Status writeParameter(const char *name, const void *data, size_t bytes) {
+    return Status(nnc_trainer_write_parameter(get(), name, data, bytes));
+  }
+  int64_t steps() const { return nnc_trainer_steps(get()); }
+  /// One optimizer step; the batch's loss.
+  Result<float> step(const nnc_tensor_view_t *inputs, int32_t count) {
+    float loss = 0;
+    if (nnc_status_t status = nnc_trainer_step(get(), inputs, count, &loss))
+      return Status(status);
+    return loss;
+  }
+  /// The loss; the gradients are read with readGradient.
+  Result<float> lossAndGradients(const nnc_tensor_view_t *inputs, int32_t count) {
+    float loss = 0;
+    if (nnc_status_t status = nnc_trainer_loss_and_gradients(get(), inputs, count, &loss))
+      return Status(status);
+    return loss;
+  }
+  Status readGradient(const char *name, void *data, size_t bytes) const {
+    return Status(nnc_trainer_read_gradient(get(), name, data, bytes));
+  }
+  Status eval(const nnc_tensor_view_t *inputs, int32_t count) {
+    return Status(nnc_trainer_eval(get(), inputs, count));
+  }
+  Result<nnc_tensor_view_t> evalOutput(int32_t index) const {
+    nnc_tensor_view_t view{};
+    if (nnc_status_t status = nnc_trainer_eval_output(get(), index, &view))
+      return Status(status);
+    return view;
+  }
+  Status saveCheckpoint(const char *path) const {
+    return Status(nnc_trainer_save_checkpoint(get(), path));
+  }
+  Status loadCheckpoint(const char *path) {
+    return Status(nnc_trainer_load_checkpoint(get(), path));
+  }
+  nnc_trainer_t *get() const { return handle.get(); }
+
+private:
+  explicit Trainer(nnc_trainer_t *trainer) : handle(trainer) {}
+  std::unique_ptr<nnc_trainer_t, detail::Releaser<nnc_trainer_t, nnc_trainer_release>> handle;
+};
+
 } // namespace nnc
 
 #endif // NNC_RUNTIME_HPP

@@ -1,0 +1,50 @@
+//===- Compare.h - results against references, for nnc-run -----*- C++ -*-===//
+//
+// What nnc-run's modes share when they check results: element-wise
+// comparison within a tolerance, the one-line reports, and the exit codes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_TOOLS_NNC_RUN_COMPARE_H
+#define NNC_TOOLS_NNC_RUN_COMPARE_H
+
+#include "nnc/runtime.h"
+
+#include <cstdint>
+#include <string>
+
+namespace nnc::run {
+
+/// Exit codes: 0 success, kOutOfTolerance when results disagree with the
+/// references or between runs, kError for anything else.
+constexpr int kOutOfTolerance = 1;
+constexpr int kError = 2;
+
+/// Prints "nnc-run: error: <message>"; returns kError.
+int error(const std::string &message);
+
+/// An element passes if |got - expected| <= atol + rtol * |expected|.
+struct Tolerance {
+  double rtol, atol;
+};
+
+/// Compares a tensor shaped like info with its reference (integers and bools
+/// exactly, NaN and inf only with themselves) and prints one line,
+/// "<what> (f32 2x3): max abs error A, max rel error R: ok", or with
+/// `failure` instead of ok and a second line naming the first bad element.
+/// Returns whether every element passed.
+bool compareTensor(const std::string &what, const nnc_tensor_info_t &info, const void *got,
+                   const void *expected, const Tolerance &tolerance, const char *failure);
+
+/// "[1, 2]" for a flat index into shape.
+std::string indexString(int64_t flat, int32_t rank, const int64_t *shape);
+
+/// "f32 2x3".
+std::string typeString(int32_t dtype, int32_t rank, const int64_t *shape);
+
+/// The index of the first byte where a and b differ, or -1.
+int64_t firstDifference(const unsigned char *a, const unsigned char *b, size_t size);
+
+} // namespace nnc::run
+
+#endif // NNC_TOOLS_NNC_RUN_COMPARE_H
