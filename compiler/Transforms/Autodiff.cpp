@@ -370,8 +370,11 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     inputs.push_back(labelsType);
     inputNames.push_back("labels");
     unsigned paramBase = inputs.size();
-    auto outputType = cast<RankedTensorType>(main.getResultTypes()[0]);
-    SmallVector<Type> outputs{RankedTensorType::get({}, outputType.getElementType())};
+    // The loss is reported in f32 whatever the model's precision (the
+    // trainer's contract); the gradients keep the parameters' types.
+    auto f32 = Float32Type::get(&getContext());
+    SmallVector<Type> outputs{RankedTensorType::get({}, f32)};
+
     for (Parameter &p : params) {
       inputs.push_back(p.constant.getType());
       inputNames.push_back("param:" + p.name);
@@ -400,7 +403,10 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     FailureOr<SmallVector<Value>> grads = buildGradients(func, paramBase, lossValue, fb);
     if (failed(grads))
       return failure();
-    SmallVector<Value> results{lossValue};
+    Value reported = tensorType(lossValue).getElementType() == f32
+                         ? lossValue
+                         : nb.make<CastOp>(lossValue, TypeAttr::get(f32));
+    SmallVector<Value> results{reported};
     if (!update) {
       results.append(*grads);
     } else {

@@ -119,14 +119,13 @@ Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorT
   auto source = tensorType(value);
   if (source == type)
     return value;
-  if (source.getRank() == 0 || type.getRank() == 0) {
-    // collapse/expand cannot reach rank 0 from a multi-dim shape in one step;
-    // a reshape with a constant shape can.
-    auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
-    Value shape = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(shapeType, type.getShape()));
-    return tensor::ReshapeOp::create(b, loc, type, value, shape);
-  }
+  // One element: all dims of the other side are 1, which an empty
+  // reassociation adds or drops (a view, where tensor.reshape would need a
+  // shape operand and a copy on some targets).
+  if (source.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, type, value, ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, value, ArrayRef<ReassociationIndices>{});
   // Collapse to 1-D, then expand: always valid for static shapes.
   Value flat = value;
   if (source.getRank() > 1) {

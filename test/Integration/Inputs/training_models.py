@@ -64,6 +64,7 @@ class Attention(nn.Module):
 def cases():
     """name -> (module, input, labels, loss fn, nnc --loss)"""
     g = torch.Generator().manual_seed(0)
+    torch.manual_seed(1)  # PyTorch's default initialization, deterministic
     out = {}
     mlp = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32), nn.Tanh(),
                         nn.Linear(32, 10))
@@ -75,22 +76,24 @@ def cases():
     target = torch.randn(5, 3, generator=g)
     out["mlp_mse"] = (reg, x, target, nn.functional.mse_loss, "mse")
     att = Attention()
-    x = torch.randn(4, 6, 16, generator=g)
-    labels = torch.randint(0, 5, (4,), generator=g)
+    x = torch.randn(16, 6, 16, generator=g)
+    labels = torch.randint(0, 5, (16,), generator=g)
     out["attention"] = (att, x, labels, nn.functional.cross_entropy, "cross-entropy")
     return out
 
 
 def write(path, array, name):
     with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(np.ascontiguousarray(array), name).SerializeToString())
+        f.write(numpy_helper.from_array(np.array(array, order="C"), name).SerializeToString())
 
 
 def generate(out, name, module, x, labels, loss_fn, loss_flag):
-    torch.manual_seed(1)
-    for p in module.parameters():  # deterministic, moderate weights
-        with torch.no_grad():
-            p.copy_(torch.randn(p.shape) * 0.3)
+    # PyTorch's exporter merges initializers with equal values (both layer
+    # norms' ones and zeros) into one tied parameter: make every one distinct.
+    torch.manual_seed(2)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.add_(torch.randn(p.shape) * 0.05)
     directory = os.path.join(out, name)
     data = os.path.join(directory, "data")
     os.makedirs(data, exist_ok=True)
