@@ -166,11 +166,15 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     Value output = body.getTerminator()->getOperand(0);
     if (active.contains(output))
       needed.insert(output);
-    for (Operation &op : llvm::reverse(body))
-      if (llvm::any_of(op.getResults(), [&](Value r) { return needed.contains(r); }))
-        for (Value v : op.getOperands())
-          if (active.contains(v))
-            needed.insert(v);
+    for (Operation &op : llvm::reverse(body)) {
+      if (llvm::none_of(op.getResults(), [&](Value r) { return needed.contains(r); }))
+        continue;
+      // A training batch norm reads its batch's statistics, not the running ones.
+      unsigned read = isa<BatchNormOp>(op) ? 3 : op.getNumOperands();
+      for (Value v : op.getOperands().take_front(read))
+        if (active.contains(v))
+          needed.insert(v);
+    }
     for (Operation &op : body)
       if (auto constant = dyn_cast<ConstantOp>(op); constant && needed.contains(constant))
         params.push_back({constant, op.getAttrOfType<StringAttr>("nn.initializer").str()});
@@ -228,9 +232,37 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     return names;
   }
 
+  /// Batch norm in training mode: normalized by the batch's mean and
+  /// (biased) variance over all dims but the channels, as PyTorch's train().
+  /// Built from nn ops, which have gradients.
+  Value trainingBatchNorm(Builder &nb, BatchNormOp norm, Value x, Value scale, Value bias) {
+    auto type = tensorType(x);
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> axes{0}, channelShape(rank, 1);
+    for (int64_t i = 2; i < rank; ++i)
+      axes.push_back(i);
+    channelShape[1] = type.getDimSize(1);
+    auto mean = [&](Value v) {
+      return nb.make<ReduceMeanOp>(v, nb.b.getDenseI64ArrayAttr(axes), nb.b.getBoolAttr(true));
+    };
+    auto perChannel = [&](Value v) {
+      auto shapeType = RankedTensorType::get({rank}, nb.b.getI64Type());
+      Value shape = nb.make<ConstantOp>(
+          cast<ElementsAttr>(DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(channelShape))));
+      return nb.make<ReshapeOp>(v, shape, nb.b.getBoolAttr(false));
+    };
+    Value centered = nb.sub(x, mean(x));
+    Value variance = mean(nb.mul(centered, centered));
+    Value rstd = nb.make<ReciprocalOp>(nb.make<SqrtOp>(
+        nb.add(variance, nb.scalar(x, norm.getEpsilon().convertToDouble()))));
+    return nb.add(nb.mul(nb.mul(centered, rstd), perChannel(scale)), perChannel(bias));
+  }
+
   /// Clones @main's body into `func` after its data arguments, with
   /// parameter `i` read from argument `paramBase + i`. Returns @main's results.
-  SmallVector<Value> cloneForward(func::FuncOp func, unsigned paramBase, OpBuilder &b) {
+  /// With `training`, ops switch to their training behaviour (batch norm).
+  SmallVector<Value> cloneForward(func::FuncOp func, unsigned paramBase, OpBuilder &b,
+                                  bool training) {
     IRMapping map;
     Block &body = func.getBody().front();
     for (unsigned i = 0; i < main.getNumArguments(); ++i)
@@ -241,6 +273,13 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (Operation &op : main.getBody().front().without_terminator()) {
       if (auto constant = dyn_cast<ConstantOp>(op); constant && map.contains(constant.getResult()))
         continue;
+      if (auto norm = dyn_cast<BatchNormOp>(op); norm && training) {
+        Builder nb{b, op.getLoc()};
+        map.map(norm.getResult(),
+                trainingBatchNorm(nb, norm, map.lookup(norm.getInput()), map.lookup(norm.getScale()),
+                                  map.lookup(norm.getBias())));
+        continue;
+      }
       b.clone(op, map);
     }
     SmallVector<Value> results;
@@ -287,7 +326,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     func::FuncOp eval = makeFunction(b, "eval", inputs, inputNames,
                                      SmallVector<Type>(main.getResultTypes()), outputNames);
     OpBuilder eb(&getContext());
-    SmallVector<Value> results = cloneForward(eval, main.getNumArguments(), eb);
+    SmallVector<Value> results = cloneForward(eval, main.getNumArguments(), eb, /*training=*/false);
     func::ReturnOp::create(eb, main.getLoc(), results);
     b.setInsertionPointAfter(eval);
     return success();
@@ -393,7 +432,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
                                      inputNames, outputs, outputNames);
     b.setInsertionPointAfter(func);
     OpBuilder fb(&getContext());
-    SmallVector<Value> forward = cloneForward(func, paramBase, fb);
+    SmallVector<Value> forward = cloneForward(func, paramBase, fb, /*training=*/true);
     Block &body = func.getBody().front();
     fb.setInsertionPointToEnd(&body);
     Builder nb{fb, func.getLoc()};

@@ -196,7 +196,10 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
         if (!llvm::is_contained(ops, block->findAncestorOpInBlock(*user)))
           return op->emitOpError("computes a value the host needs; the CUDA target cannot "
                                  "run it on the device");
-    OpBuilder b(ops.front());
+    // After the last of them: host ops in between (constants, views) may
+    // define what the earlier ones use, and none uses what they compute.
+    OpBuilder b(ops.front()->getContext());
+    b.setInsertionPointAfter(ops.back());
     Location loc = ops.front()->getLoc();
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     gpu::LaunchOp launch = nnc::cuda::createLaunch(b, loc, one, one);

@@ -462,6 +462,159 @@ template <> struct Gradient<LayerNormOp> : GradientOpInterface::ExternalModel<Gr
   }
 };
 
+/// conv: dbias sums dy over all but the channels; dx is the transposed
+/// convolution of dy with the same filter (the output padding restores the
+/// input rows the last window did not reach); dW correlates x with dy, as a
+/// convolution with the roles of batch and channels exchanged per group and
+/// stride and dilation swapped, then cropped to the kernel.
+template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradient<ConvOp>, ConvOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto conv = cast<ConvOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value x = conv.getInput(), w = conv.getFilter(), g = dy[0];
+    auto xType = Builder::type(x), wType = Builder::type(w), gType = Builder::type(g);
+    int64_t spatial = xType.getRank() - 2, group = conv.getGroup();
+    ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
+                      pads = conv.getPads();
+    auto attr = [&](ArrayRef<int64_t> v) { return b.b.getDenseI64ArrayAttr(v); };
+
+    SmallVector<int64_t> outputPadding;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t reached = (gType.getDimSize(i + 2) - 1) * strides[i] +
+                        (wType.getDimSize(i + 2) - 1) * dilations[i] + 1 - pads[i] -
+                        pads[i + spatial];
+      outputPadding.push_back(xType.getDimSize(i + 2) - reached);
+    }
+    Value gx = b.make<ConvTransposeOp>(g, w, Value(), attr(strides), attr(dilations), attr(pads),
+                                       attr(outputPadding), b.b.getI64IntegerAttr(group));
+
+    // x [N, G*Cg, S...] -> [Cg, G*N, S...]; dy [N, G*Mg, O...] -> [G*Mg, N, O...].
+    int64_t n = xType.getDimSize(0), cg = xType.getDimSize(1) / group;
+    SmallVector<int64_t> split{n, group, cg};
+    SmallVector<int64_t> perm{2, 1, 0}, swap01{1, 0};
+    for (int64_t i = 0; i < spatial; ++i) {
+      split.push_back(xType.getDimSize(i + 2));
+      perm.push_back(3 + i);
+      swap01.push_back(2 + i);
+    }
+    SmallVector<int64_t> merged{cg, group * n};
+    merged.append(xType.getShape().begin() + 2, xType.getShape().end());
+    Value xr = b.reshape(b.transpose(b.reshape(x, split), perm), merged);
+    Value gr = b.transpose(g, swap01);
+    Value corr = b.make<ConvOp>(xr, gr, Value(), attr(dilations), attr(strides), attr(pads),
+                                b.b.getI64IntegerAttr(group));
+    if (!corr)
+      return op->emitOpError("could not build the filter gradient");
+    // [Cg, M, K'...] cropped to the kernel, then [M, Cg, K...].
+    auto corrType = Builder::type(corr);
+    SmallVector<int64_t> starts, ends, axes, steps;
+    for (int64_t i = 0; i < spatial; ++i)
+      if (corrType.getDimSize(i + 2) != wType.getDimSize(i + 2)) {
+        starts.push_back(0);
+        ends.push_back(wType.getDimSize(i + 2));
+        axes.push_back(i + 2);
+        steps.push_back(1);
+      }
+    if (!axes.empty())
+      corr = b.make<SliceOp>(corr, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
+    Value gw = b.transpose(corr, swap01);
+
+    dx.assign({gx, gw});
+    if (conv.getBias()) {
+      SmallVector<int64_t> reduced{0};
+      for (int64_t i = 0; i < spatial; ++i)
+        reduced.push_back(i + 2);
+      dx.push_back(b.reduceSum(g, reduced, /*keepDims=*/false));
+    }
+    return success();
+  }
+};
+
+/// max_pool: each output's gradient goes to the first tap of its window
+/// holding the maximum (PyTorch's choice). Per tap, the routed gradients form
+/// one channel of a stack that a depthwise transposed convolution with one-hot
+/// filters puts back at the taps' input positions.
+template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Gradient<MaxPoolOp>, MaxPoolOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto pool = cast<MaxPoolOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value x = pool.getInput(), y = pool.getResult(), g = dy[0];
+    auto xType = Builder::type(x), yType = Builder::type(y);
+    Type element = xType.getElementType();
+    if (!isa<FloatType>(element)) {
+      dx.assign(1, Value());
+      return success();
+    }
+    int64_t rank = xType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides(),
+                      dilations = pool.getDilations(), pads = pool.getPads();
+    auto attr = [&](ArrayRef<int64_t> v) { return b.b.getDenseI64ArrayAttr(v); };
+    // The input padded (or cropped) to exactly the rows the windows read.
+    SmallVector<int64_t> padding(2 * rank, 0), used;
+    int64_t taps = 1;
+    for (int64_t i = 0; i < spatial; ++i) {
+      used.push_back((yType.getDimSize(i + 2) - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1);
+      padding[i + 2] = pads[i];
+      padding[rank + i + 2] = used[i] - xType.getDimSize(i + 2) - pads[i];
+      taps *= kernel[i];
+    }
+    auto lowest = APFloat::getInf(cast<FloatType>(element).getFloatSemantics(), /*Negative=*/true);
+    Value lowestValue = b.make<ConstantOp>(cast<ElementsAttr>(
+        DenseElementsAttr::get(RankedTensorType::get({}, element), lowest)));
+    Value padded = b.make<PadOp>(x, b.i64s(padding), lowestValue, b.b.getStringAttr("constant"));
+    Value zero = b.scalar(g, 0.0), taken;
+    SmallVector<Value> routed;
+    for (int64_t t = 0; t < taps; ++t) {
+      SmallVector<int64_t> starts, ends, axes, steps;
+      for (int64_t i = spatial - 1, rest = t; i >= 0; --i) {
+        int64_t k = rest % kernel[i];
+        rest /= kernel[i];
+        starts.insert(starts.begin(), k * dilations[i]);
+        ends.insert(ends.begin(), k * dilations[i] + (yType.getDimSize(i + 2) - 1) * strides[i] + 1);
+        axes.insert(axes.begin(), i + 2);
+        steps.insert(steps.begin(), strides[i]);
+      }
+      Value tap = b.make<SliceOp>(padded, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
+      Value hit = b.make<EqualOp>(tap, y);
+      if (taken)
+        hit = b.make<AndOp>(hit, b.make<NotOp>(taken));
+      taken = taken ? b.make<OrOp>(taken, hit) : hit;
+      routed.push_back(b.make<UnsqueezeOp>(b.where(hit, g, zero), attr({2})));
+    }
+    // [N, C, T, O...] -> [N, C*T, O...], scattered by one-hot filters [C*T, 1, K...].
+    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+    SmallVector<int64_t> stackedShape{n, c * taps};
+    stackedShape.append(yType.getShape().begin() + 2, yType.getShape().end());
+    Value stacked = b.reshape(b.make<ConcatOp>(routed, b.b.getI64IntegerAttr(2)), stackedShape);
+    SmallVector<int64_t> filterShape{c * taps, 1};
+    filterShape.append(kernel.begin(), kernel.end());
+    SmallVector<APFloat> ones;
+    APFloat one(cast<FloatType>(element).getFloatSemantics(), 1), nil(cast<FloatType>(element).getFloatSemantics(), 0);
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t k = 0; k < taps; ++k)
+          ones.push_back(k == t ? one : nil);
+    Value filter = b.make<ConstantOp>(cast<ElementsAttr>(
+        DenseElementsAttr::get(RankedTensorType::get(filterShape, element), ones)));
+    SmallVector<int64_t> outPads(2 * spatial, 0), outputPadding(spatial, 0);
+    for (int64_t i = 0; i < spatial; ++i) {
+      outPads[i] = pads[i];
+      int64_t high = used[i] - xType.getDimSize(i + 2) - pads[i];
+      // Input rows no window reaches get no gradient.
+      if (high >= 0)
+        outPads[spatial + i] = high;
+      else
+        outputPadding[i] = -high;
+    }
+    dx.assign({b.make<ConvTransposeOp>(stacked, filter, Value(), attr(strides), attr(dilations),
+                                       attr(outPads), attr(outputPadding),
+                                       b.b.getI64IntegerAttr(c))});
+    return success(dx[0] != nullptr);
+  }
+};
+
 } // namespace
 
 void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
@@ -469,5 +622,5 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, MaxPoolOp>(context);
 }

@@ -94,3 +94,32 @@ func.func @serial(%ws: memref<64xi8>, %i: memref<2xindex>) {
   }
   return
 }
+
+// -----
+
+// A reduction to a 0-D result has no parallel loop: it runs serially, and the
+// launch goes after the last serial op, below the host's constants and views
+// that the loops between them use (placed first, they did not dominate it).
+
+// CHECK-LABEL: func.func @serial_full_reduction
+// CHECK:       %[[OUT:.*]] = memref.view %{{.*}} to memref<f32>
+// CHECK:       gpu.launch
+// CHECK:         memref.store %{{.*}}, %[[OUT]][]
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %[[OUT]][]
+// CHECK:         gpu.terminator
+func.func @serial_full_reduction(%ws: memref<64xi8>, %a: memref<4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %out = memref.view %ws[%c0][] : memref<64xi8> to memref<f32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<4x5xf32>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -4,8 +4,8 @@ usage: training_models.py OUT_DIR [CASE ...]
 
 For each case, OUT_DIR/<case>/ holds:
   model.onnx            the inference model, exported from PyTorch (eval mode,
-                        no constant folding, so initializers keep PyTorch's
-                        parameter names)
+                        batch norms kept, no constant folding, so initializers
+                        keep PyTorch's parameter names)
   data/input_<i>.pb     the model's inputs, then the labels
   data/loss.pb          the loss PyTorch computes on them
   data/grad_<name>.pb   the loss's gradient for each parameter
@@ -13,8 +13,8 @@ For each case, OUT_DIR/<case>/ holds:
                         the loss before that step's update) for each optimizer
                         setting in OPTIMIZERS, trained on the same batch
 
-The references are PyTorch's own (torch.autograd and torch.optim), in float32
-on the CPU, from the same weights and data.
+The references are PyTorch's own (torch.autograd and torch.optim, the module
+in train() mode), in float32 on the CPU, from the same weights and data.
 """
 
 import os
@@ -61,6 +61,27 @@ class Attention(nn.Module):
         return self.head(x.flatten(1))
 
 
+class SmallCNN(nn.Module):
+    """Convolutions (plain, strided, depthwise, with bias), batch norms in
+    training mode, max pooling and a global average pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(3, stride=2, padding=1)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.conv3 = nn.Conv2d(8, 12, 1)
+        self.fc = nn.Linear(12, 5)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        x = torch.relu(self.bn2(self.conv2(x)))
+        x = self.conv3(x).mean(dim=(2, 3))
+        return self.fc(x)
+
+
 def cases():
     """name -> (module, input, labels, loss fn, nnc --loss)"""
     g = torch.Generator().manual_seed(0)
@@ -79,6 +100,10 @@ def cases():
     x = torch.randn(16, 6, 16, generator=g)
     labels = torch.randint(0, 5, (16,), generator=g)
     out["attention"] = (att, x, labels, nn.functional.cross_entropy, "cross-entropy")
+    cnn = SmallCNN()
+    x = torch.randn(4, 3, 12, 12, generator=g)
+    labels = torch.randint(0, 5, (4,), generator=g)
+    out["cnn"] = (cnn, x, labels, nn.functional.cross_entropy, "cross-entropy")
     return out
 
 
@@ -97,12 +122,15 @@ def generate(out, name, module, x, labels, loss_fn, loss_flag):
     directory = os.path.join(out, name)
     data = os.path.join(directory, "data")
     os.makedirs(data, exist_ok=True)
+    # The inference graph, with batch norms kept as nodes (PRESERVE), which
+    # nnc --train switches to training behaviour as train() does here.
     module.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(module, (x,), os.path.join(directory, "model.onnx"), opset_version=17,
                           input_names=["input"], output_names=["output"],
-                          do_constant_folding=False)
+                          training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+    module.train()
     with open(os.path.join(directory, "loss_flag.txt"), "w") as f:
         f.write(loss_flag + "\n")
     write(os.path.join(data, "input_0.pb"), x.numpy(), "input")
