@@ -112,6 +112,23 @@ T load(const void *data, int64_t index) {
 }
 } // namespace
 
+bool nnc::run::writeTensorFile(const std::string &path, const std::string &name, int32_t dtype,
+                               int32_t rank, const int64_t *shape, const void *data,
+                               uint64_t bytes, std::string &error) {
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(dtype);
+  for (int32_t i = 0; i < rank; ++i)
+    proto.add_dims(shape[i]);
+  proto.set_raw_data(data, bytes);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file || !proto.SerializeToOstream(&file) || !file.flush()) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 bool nnc::run::readTensorFile(const std::string &path, HostTensor &tensor, std::string &error) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {

@@ -32,6 +32,12 @@ struct HostTensor {
 /// returns false and sets error to a message naming the file.
 bool readTensorFile(const std::string &path, HostTensor &tensor, std::string &error);
 
+/// Writes a tensor as an ONNX TensorProto file (raw_data) named `name`. On
+/// failure returns false and sets error to a message naming the file.
+bool writeTensorFile(const std::string &path, const std::string &name, int32_t dtype,
+                     int32_t rank, const int64_t *shape, const void *data, uint64_t bytes,
+                     std::string &error);
+
 /// Whether a file (or anything) exists at path.
 bool exists(const std::string &path);
 

@@ -54,6 +54,8 @@ Runs one function of a module compiled by nnc and checks or times it.
                         those kernels on this CPU (no GPU needed;
                         NNC_CUDA_EMULATED_CHECK=1 also checks for races)
   --print-outputs       print the output values
+  --save-outputs DIR    write the outputs as DIR/output_<i>.pb (ONNX
+                        TensorProto files, as in test data sets)
   --help                print this help
 
 Inputs are bound by position. The function always runs twice: the second
@@ -95,6 +97,7 @@ struct Options {
   long bench = 0, warmup = -1;
   long threads = 0;
   bool printOutputs = false;
+  std::string saveOutputs;
   // The training modes.
   std::string checkGradients, train;
   long steps = -1;
@@ -153,12 +156,14 @@ Options parseOptions(int argc, char **argv) {
       fail("invalid value '" + value + "' for " + name + " (expected " + what + ")");
     };
     if (name == "--function" || name == "--test-data" || name == "--inputs" ||
-        name == "--bench" || name == "--warmup")
+        name == "--bench" || name == "--warmup" || name == "--save-outputs")
       options.runOnly.push_back(name);
     if (name == "--function") {
       options.function = value;
     } else if (name == "--test-data") {
       options.testData = value;
+    } else if (name == "--save-outputs") {
+      options.saveOutputs = value;
     } else if (name == "--check-gradients") {
       options.checkGradients = value;
     } else if (name == "--train") {
@@ -449,6 +454,13 @@ int runModule(const Options &options) {
       return error(view.status().message());
     if (options.printOutputs)
       printValues(i, *function.output(i), *view);
+    if (!options.saveOutputs.empty()) {
+      const nnc_tensor_info_t &info = *function.output(i);
+      std::string path = options.saveOutputs + "/output_" + std::to_string(i) + ".pb", message;
+      if (!writeTensorFile(path, info.name, info.dtype, info.rank, info.shape, view->data,
+                           info.byte_size, message))
+        return error(message);
+    }
     if (!expected.empty() && !compareOutput(i, *function.output(i), *view, expected[i], options))
       ++failures;
     auto *bytes = static_cast<const unsigned char *>(view->data);

@@ -10,6 +10,7 @@
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Artifact.h"
 #include "frontends/ONNX/Importer.h"
+#include "tools/nnc/Checkpoint.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -38,11 +39,13 @@ static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdo
                                        cl::value_desc("path"));
 
 // The stages in pipeline order: --emit stops after one and prints it.
-enum class Emit { Import, NN, Linalg, Buffers, LLVMDialect, PTX, LLVMIR, Object, Library };
+enum class Emit { ONNX, Import, NN, Linalg, Buffers, LLVMDialect, PTX, LLVMIR, Object, Library };
 static cl::opt<Emit> emit(
     "emit", cl::desc("the stage to stop after (default: the shared library)"),
     cl::init(Emit::Library),
-    cl::values(clEnumValN(Emit::Import, "import", "nn as imported, before the graph stage"),
+    cl::values(clEnumValN(Emit::ONNX, "onnx", "the ONNX model itself, with --checkpoint's "
+                                              "trained weights, to -o"),
+               clEnumValN(Emit::Import, "import", "nn as imported, before the graph stage"),
                clEnumValN(Emit::NN, "nn", "nn after the graph stage (shapes refined, folded)"),
                clEnumValN(Emit::Linalg, "linalg", "linalg/tensor/arith/math on tensors"),
                clEnumValN(Emit::Buffers, "buffers", "bufferized, intermediates in the workspace"),
@@ -94,6 +97,10 @@ static cl::opt<double> beta2("beta2", cl::desc("Adam's beta2 (default 0.999)"), 
                              cl::cat(trainCategory));
 static cl::opt<double> epsilon("eps", cl::desc("Adam's epsilon (default 1e-8)"), cl::init(1e-8),
                                cl::cat(trainCategory));
+static cl::opt<std::string> checkpoint(
+    "checkpoint", cl::desc("with --emit=onnx: a training checkpoint whose parameters replace "
+                           "the model's initializers"),
+    cl::value_desc("path"), cl::cat(trainCategory));
 static cl::list<std::string> freeze("freeze", cl::desc("initializers to keep constant"),
                                     cl::CommaSeparated, cl::value_desc("NAME,..."),
                                     cl::cat(trainCategory));
@@ -149,6 +156,32 @@ static LogicalResult writePTX(ModuleOp module) {
   return success();
 }
 
+/// Writes the model with the checkpoint's parameters as its initializers.
+static int exportTrained(onnx::ModelProto &model) {
+  auto fail = [](const std::string &message) {
+    llvm::WithColor::error(llvm::errs(), "nnc") << message << "\n";
+    return 1;
+  };
+  for (const onnx::TensorProto &t : model.graph().initializer())
+    if (t.data_location() == onnx::TensorProto::EXTERNAL)
+      return fail("--emit=onnx: initializer '" + t.name() +
+                  "' has external data, which exporting does not carry over");
+  std::string error;
+  if (!nnc::applyCheckpoint(model, checkpoint, error))
+    return fail(error);
+  std::string path = outputFile;
+  std::string message;
+  auto file = openOutputFile(path, &message);
+  if (!file)
+    return fail(message);
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    return fail("cannot serialize the model (over 2 GiB?)");
+  file->os() << bytes;
+  file->keep();
+  return 0;
+}
+
 static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
   auto bad = [](const Twine &message) {
     llvm::WithColor::error(llvm::errs(), "nnc") << message << "\n";
@@ -185,6 +218,10 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
         chip != "sm_90a")
       return bad("unknown CUDA chip '" + chip +
                  "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+  if (emit == Emit::ONNX && (checkpoint.empty() || outputFile.empty()))
+    return bad("--emit=onnx needs --checkpoint=PATH and -o PATH");
+  if (!checkpoint.empty() && emit != Emit::ONNX)
+    return bad("--checkpoint needs --emit=onnx");
   if (emit == Emit::PTX && target != "cuda")
     return bad("--emit=ptx needs -target=cuda");
   bool trainingFlag = lossName.getNumOccurrences() || optimizerName.getNumOccurrences() ||
@@ -233,6 +270,8 @@ int main(int argc, char **argv) {
   onnx::ModelProto model;
   if (failed(nnc::onnx_frontend::loadModel(context, inputFile, model)))
     return 1;
+  if (emit == Emit::ONNX)
+    return exportTrained(model);
   OwningOpRef<ModuleOp> module =
       nnc::onnx_frontend::importModel(context, model, inputFile, importOptions);
   if (!module)

@@ -269,10 +269,14 @@ def cases():
     # Binary elementwise ops with broadcasting.
     c["add"] = binary("Add", uniform((3, 4)), uniform((4,)))
     c["add_both_broadcast"] = binary("Add", uniform((2, 1, 4)), uniform((3, 1)))
+    c["add_scalar"] = binary("Add", uniform((3, 4)), uniform(()))
     c["sub"] = binary("Sub", uniform((3, 4)), uniform((4,)))
     c["sub_broadcast_lhs"] = binary("Sub", uniform((3, 1)), uniform((2, 3, 4)))
     c["mul"] = binary("Mul", uniform((2, 3, 4)), uniform((3, 1)))
     c["mul_both_broadcast"] = binary("Mul", uniform((4,)), uniform((2, 3, 1)))
+    # Both operands one parameter: the two halves of the gradient add up.
+    c["mul_same_operand"] = ([node("Mul", ["A", "A"], "r"), node("Add", ["r", "x"], "y")],
+                             {"A": uniform((3, 4))}, {}, {"x": uniform((4,))})
     c["div"] = binary("Div", uniform((3, 4)), away((3, 1), 0.5, 2.0))
     c["div_broadcast_lhs"] = binary("Div", uniform((4,)), away((2, 3, 4), 0.5, 2.0))
     c["pow"] = binary("Pow", uniform((2, 3), 0.5, 2.0), uniform((3,), -1.5, 2.0))
@@ -290,6 +294,10 @@ def cases():
     c["where_constant_condition"] = (
         [node("Where", ["cond", "X", "Y"], "r"), node("Add", ["r", "x"], "y")],
         {"X": uniform((3, 4)), "Y": uniform((1, 4))}, {"cond": RNG.random((2, 3, 1)) < 0.5},
+        {"x": uniform((4,))})
+    c["where_scalar"] = (
+        [node("Where", ["cond", "X", "Y"], "r"), node("Add", ["r", "x"], "y")],
+        {"X": uniform((3, 4)), "Y": uniform(())}, {"cond": RNG.random((3, 4)) < 0.5},
         {"x": uniform((4,))})
 
     # Unary elementwise ops on P + x.
@@ -357,6 +365,8 @@ def cases():
     c["gemm_transa_full_c"] = through(
         [node("Gemm", ["A", "B", "C"], "r", transA=1, beta=0.25)],
         {"A": uniform((4, 3)), "B": uniform((4, 5)), "C": uniform((3, 5))})
+    c["gemm_scalar_c"] = through([node("Gemm", ["A", "B", "C"], "r", beta=-2.0)],
+                                 {"A": uniform((3, 4)), "B": uniform((4, 5)), "C": uniform(())})
     c["gemm_no_c"] = through([node("Gemm", ["A", "B"], "r", transB=1, alpha=2.0)],
                              {"A": uniform((3, 4)), "B": uniform((5, 4))})
 
@@ -391,6 +401,8 @@ def cases():
     # Concat, Split, Slice.
     c["concat"] = through([node("Concat", ["A", "B", "C"], "r", axis=1)],
                           {"A": uniform((2, 1, 4)), "B": uniform((2, 3, 4)), "C": uniform((2, 2, 4))})
+    c["concat_same_input"] = through([node("Concat", ["A", "B", "A"], "r", axis=0)],
+                                     {"A": uniform((1, 4)), "B": uniform((2, 4))})
     c["concat_last"] = through([node("Concat", ["A", "B"], "r", axis=-1)],
                                {"A": uniform((3, 2)), "B": uniform((3, 5))})
     # Split into [2, 1, 3] along the last axis; the middle part unused (its
