@@ -100,8 +100,8 @@ Operation *NodeImporter::standIn(ValueRange operands) {
 
 Value NodeImporter::foldNow(Operation *op) {
   SmallVector<OpFoldResult> folded;
-  // A float initializer stays an operand: training makes it a parameter
-  // (the graph stage folds it later for inference).
+  // A float initializer stays an operand when marked: training makes it a
+  // parameter.
   auto isFloatInitializer = [](Value v) {
     Operation *def = v.getDefiningOp();
     return def && def->hasAttr("nn.initializer") &&
@@ -462,8 +462,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (failed(attr))
       return nullptr;
     auto constant = nn::ConstantOp::create(builder, loc, *attr);
-    // Training finds its parameters by this mark.
-    constant->setAttr("nn.initializer", builder.getStringAttr(t.name()));
+    if (options.markInitializers)
+      constant->setAttr("nn.initializer", builder.getStringAttr(t.name()));
     values[t.name()] = constant.getResult();
   }
   for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {

@@ -30,6 +30,9 @@ struct ImportOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Pins a symbolic dim wherever it appears (`--dim batch=1`).
   std::map<std::string, int64_t> dims;
+  /// Marks each initializer's nn.constant with `nn.initializer` (its name),
+  /// and folds nothing that reads a float one: training makes them parameters.
+  bool markInitializers = false;
 };
 
 /// Parses `path` into `model`: `.onnxtext`/`.txt` files with ONNX's text

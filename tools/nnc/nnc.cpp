@@ -259,6 +259,7 @@ int main(int argc, char **argv) {
   nnc::onnx_frontend::ImportOptions importOptions;
   if (failed(parseOptions(importOptions)))
     return 1;
+  importOptions.markInitializers = train;
 
   DialectRegistry registry;
   nnc::registerCompilerDialects(registry);

@@ -79,10 +79,17 @@ struct TransposePattern : OpConversionPattern<nn::TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
+    // A copy reading the input at permuted indices: as a generic it is split
+    // into thread chunks and vectorized like any elementwise op (weights
+    // transposed at run time when training, attention heads), and still
+    // folds when its input is a constant.
     auto type = convertedType(getTypeConverter(), op.getResult());
-    Value init = emptyTensor(b, op.getLoc(), type);
-    b.replaceOp(op, linalg::TransposeOp::create(b, op.getLoc(), adaptor.getInput(), init, op.getPerm())
-                        .getResult());
+    ArrayRef<int64_t> perm = op.getPerm();
+    SmallVector<AffineExpr> reads(perm.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      reads[p] = b.getAffineDimExpr(i);
+    AffineMap map = AffineMap::get(perm.size(), 0, reads, b.getContext());
+    b.replaceOp(op, buildMappedCopy(b, op.getLoc(), adaptor.getInput(), type, map));
     return success();
   }
 };

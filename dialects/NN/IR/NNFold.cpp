@@ -11,6 +11,8 @@
 
 #include "dialects/NN/IR/NNOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 #include "mlir/IR/Matchers.h"
 
 #include <limits>
@@ -264,6 +266,64 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     values.push_back(input->data[index]);
   }
   return makeConstant(type, values);
+}
+
+namespace {
+/// transpose(transpose(x, p), q) = transpose(x, p o q): backward graphs
+/// transpose what the forward transposed (Gemm's transB, a matmul's operands).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> perm;
+    for (int64_t q : op.getPerm())
+      perm.push_back(inner.getPerm()[q]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
+                                             rewriter.getDenseI64ArrayAttr(perm));
+    return success();
+  }
+};
+
+/// transpose(a @ b) over the last two dims = b^T @ a^T, when the product is
+/// used only there: the operands' transposes often cancel with their own
+/// (a weight gradient of x @ W^T is g^T @ x, with no transpose of x or W).
+struct TransposeOfMatMul : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto matmul = op.getInput().getDefiningOp<MatMulOp>();
+    int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+    if (!matmul || !matmul->hasOneUse() || rank < 2)
+      return failure();
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+    if (lhs.getRank() < 2 || rhs.getRank() < 2)
+      return failure();
+    ArrayRef<int64_t> perm = op.getPerm();
+    for (int64_t i = 0; i < rank - 2; ++i)
+      if (perm[i] != i)
+        return failure();
+    if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+      return failure();
+    auto swapLast = [&](Value v) {
+      int64_t r = cast<RankedTensorType>(v.getType()).getRank();
+      SmallVector<int64_t> p = llvm::to_vector(llvm::seq<int64_t>(0, r));
+      std::swap(p[r - 1], p[r - 2]);
+      SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
+      std::swap(shape[r - 1], shape[r - 2]);
+      auto type = RankedTensorType::get(shape, cast<RankedTensorType>(v.getType()).getElementType());
+      return rewriter.create<TransposeOp>(op.getLoc(), type, v, rewriter.getDenseI64ArrayAttr(p));
+    };
+    Value b = swapLast(matmul.getRhs()), a = swapLast(matmul.getLhs());
+    rewriter.replaceOpWithNewOp<MatMulOp>(op, op.getType(), b, a);
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<ComposeTransposes, TransposeOfMatMul>(context);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {

@@ -654,6 +654,7 @@ def NN_TransposeOp : NN_Op<"transpose"> {
   let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs NN_Tensor:$result);
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def NN_ConcatOp : NN_Op<"concat"> {

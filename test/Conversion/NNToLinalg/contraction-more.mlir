@@ -32,8 +32,7 @@ func.func @matmul_vector_rhs(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4
 // Two vectors: a 1 x 1 matmul reshaped to rank 0.
 // CHECK-LABEL: func.func @matmul_dot
 // CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x1xf32>) outs(%{{.*}} : tensor<1x1xf32>)
-// CHECK: %[[S:.*]] = arith.constant dense<> : tensor<0xi64>
-// CHECK: tensor.reshape %[[M]](%[[S]]) : (tensor<1x1xf32>, tensor<0xi64>) -> tensor<f32>
+// CHECK: tensor.collapse_shape %[[M]] [] : tensor<1x1xf32> into tensor<f32>
 func.func @matmul_dot(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<f32> {
   %0 = nn.matmul %a, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
   return %0 : tensor<f32>

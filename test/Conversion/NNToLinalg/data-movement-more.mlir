@@ -35,12 +35,12 @@ func.func @unsqueeze(%x: tensor<4xf32>) -> tensor<1x4x1xf32> {
 
 // -----
 
-// Reshapes to and from rank 0 use tensor.reshape with a constant shape.
+// Reshapes to and from rank 0 collapse or expand with an empty reassociation
+// (every dim of the other side is 1): views, no shape operand.
 // CHECK-LABEL: func.func @reshape_rank0
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1xf32>, %[[S:.*]]: tensor<f32>)
-// CHECK: %[[A:.*]] = tensor.reshape %[[X]](%[[E:.*]]) : (tensor<1x1xf32>, tensor<0xi64>) -> tensor<f32>
-// CHECK: %[[O:.*]] = arith.constant dense<1> : tensor<1xi64>
-// CHECK: %[[B:.*]] = tensor.reshape %[[S]](%[[O]]) : (tensor<f32>, tensor<1xi64>) -> tensor<1xf32>
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[X]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: %[[B:.*]] = tensor.expand_shape %[[S]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
 // CHECK: return %[[A]], %[[B]]
 func.func @reshape_rank0(%x: tensor<1x1xf32>, %s: tensor<f32>) -> (tensor<f32>, tensor<1xf32>) {
   %shape = nn.constant {value = dense<> : tensor<0xi64>} : () -> tensor<0xi64>
@@ -51,12 +51,14 @@ func.func @reshape_rank0(%x: tensor<1x1xf32>, %s: tensor<f32>) -> (tensor<f32>, 
 
 // -----
 
-// Transpose is linalg.transpose with the same permutation (unsigned types
-// become signless).
+// Transpose is a copy generic reading the input at permuted indices: result
+// dim i is input dim perm[i], so input dim perm[i] reads loop i (unsigned
+// types become signless).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @transpose
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xi8>) -> tensor<4x2x3xi8>
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x2x3xi8>
-// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x3x4xi8>) outs(%[[E]] : tensor<4x2x3xi8>) permutation = [2, 0, 1]
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<2x3x4xi8>) outs(%{{.*}} : tensor<4x2x3xi8>)
 // CHECK: return %[[T]]
 func.func @transpose(%x: tensor<2x3x4xui8>) -> tensor<4x2x3xui8> {
   %0 = nn.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xui8>) -> tensor<4x2x3xui8>

@@ -216,11 +216,11 @@ func.func @reduce_log_sum_exp(%x: tensor<2x4xf32>) -> tensor<2xf32> {
 // -----
 
 // Reducing every axis of a 2-D tensor gives a 0-D one: kept 1x1 dims reach
-// rank 0 through tensor.reshape.
+// rank 0 through a collapse with an empty reassociation.
 // CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @reduce_sum_all
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[SCALAR]]], iterator_types = ["reduction", "reduction"]} {{.*}} outs(%{{.*}} : tensor<f32>)
-// CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<1x1xf32>, tensor<0xi64>) -> tensor<f32>
+// CHECK: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf32> into tensor<f32>
 func.func @reduce_sum_all(%x: tensor<2x4xf32>) -> tensor<f32> {
   %0 = nn.reduce_sum %x {axes = array<i64: 0, 1>, keepdims = false} : (tensor<2x4xf32>) -> tensor<f32>
   return %0 : tensor<f32>

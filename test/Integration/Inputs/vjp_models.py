@@ -187,19 +187,19 @@ def run_graph(graph, values, exact=True):
     """Evaluates `graph` on `values` (name -> torch tensor or numpy integer
     or bool array) with FORWARD; returns the first output."""
     env = dict(values)
-    for node in graph.node:
-        at = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-        ins = [env[n] if n else None for n in node.input]
-        if node.op_type == "Cast":
+    for op in graph.node:
+        at = {a.name: helper.get_attribute_value(a) for a in op.attribute}
+        ins = [env[n] if n else None for n in op.input]
+        if op.op_type == "Cast":
             outs = [_cast(ins, at, exact)]
-        elif node.op_type == "Split":
-            outs = list(_split(ins, at, len(node.output)))
+        elif op.op_type == "Split":
+            outs = list(_split(ins, at, len(op.output)))
         else:
             # Integer operands (shapes, axes, bounds) are read as numbers.
-            if node.op_type in ("Reshape", "Squeeze", "Unsqueeze", "Expand", "ReduceSum", "Slice"):
+            if op.op_type in ("Reshape", "Squeeze", "Unsqueeze", "Expand", "ReduceSum", "Slice"):
                 ins = [ins[0]] + [None if v is None else np.asarray(v) for v in ins[1:]]
-            outs = [FORWARD[node.op_type](ins, at)]
-        for name, value in zip(node.output, outs):
+            outs = [FORWARD[op.op_type](ins, at)]
+        for name, value in zip(op.output, outs):
             env[name] = value
     return env[graph.output[0].name]
 
@@ -239,7 +239,7 @@ def node(op, inputs, outputs, **attrs):
     return helper.make_node(op, inputs, outputs if isinstance(outputs, list) else [outputs], **attrs)
 
 
-def binary(op, a, b, a_shape=None, b_shape=None):
+def binary(op, a, b):
     """y = op(A, B) + x, A and B parameters with the given values, x a graph
     input shaped like the result's last dim."""
     out = np.broadcast_shapes(a.shape, b.shape)
@@ -256,12 +256,13 @@ def unary(op, z, **attrs):
             {"P": z - x}, {}, {"x": x})
 
 
-def through(nodes, params, consts=None, x_shape=None, last="r"):
-    """The op's nodes (last output `last`), then y = last + x."""
+def through(nodes, params, consts=None, last="r"):
+    """The op's nodes (last output `last`), then y = last + x, x a graph input
+    shaped like the result's last dim."""
     out = run_graph(make_graph(nodes, params, consts or {}, {}, extra_outputs=[last]),
                     {**{k: torch.from_numpy(v) for k, v in params.items()}, **feeds({}, consts or {})})
-    x_shape = tuple(out.shape[-1:]) if x_shape is None else x_shape
-    return nodes + [node("Add", [last, "x"], "y")], params, consts or {}, {"x": uniform(x_shape)}
+    return (nodes + [node("Add", [last, "x"], "y")], params, consts or {},
+            {"x": uniform(tuple(out.shape[-1:]))})
 
 
 def cases():

@@ -1,0 +1,162 @@
+"""Training step time: nnc against PyTorch on the CPU.
+
+usage: bench/train_bench.py [--models mlp_b64,resnet18_b8,transformer_b8,gpt_block_b8]
+                            [--steps N] [--threads T] [--rounds R]
+
+For each model (the bench models of gen_models.py, at the batch in the name),
+it exports the inference graph (batch norms kept), compiles it with
+`nnc --train` (cross-entropy on random labels, SGD with momentum 0.9), and
+times one training step (forward, loss, backward, update) of nnc (`nnc-run
+--train --steps N`, which reports the median step after the first) and of
+PyTorch (the same model in train() mode, torch.optim.SGD, the median over N
+steps after one warm-up step), both at T threads, in alternating fresh
+processes for R rounds. Prints a Markdown table of the medians over rounds and
+the ratio nnc/PyTorch (below 1: nnc is faster), and their geometric mean.
+
+PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (they are for
+other tools on this machine and slow OpenBLAS's kernel choice down); nnc's
+environment is left as it is.
+"""
+
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+from onnx import numpy_helper
+
+sys.path.insert(0, str(Path(__file__).parent))
+import gen_models  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("BUILD_DIR", ROOT / "build"))
+OUT = BUILD / "benchmarks" / "training"
+
+# name -> (gen_models model, batch, classes of the random labels)
+MODELS = {
+    "mlp_b64": ("mlp_b64", 64),
+    "resnet18_b8": ("resnet18", 8),
+    "transformer_b8": ("transformer_encoder", 8),
+    "gpt_block_b8": ("gpt_block", 8),
+}
+LR, MOMENTUM = 0.01, 0.9
+
+
+def prepare(name):
+    """Exports the model at its batch and writes a batch of inputs and labels."""
+    base, batch = MODELS[name]
+    model, x = gen_models.build(base)
+    x = x.expand(batch, *x.shape[1:]).contiguous() + 0.01 * torch.arange(batch).view(
+        batch, *([1] * (x.dim() - 1)))
+    directory = OUT / name
+    data = directory / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), str(directory / "model.onnx"), opset_version=17,
+                          input_names=["input"], output_names=["output"],
+                          training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+        out = model(x)
+    # Logits N x C, or flattened N x rest for models whose output is not.
+    classes = out.reshape(batch, -1).shape[1]
+    labels = torch.from_numpy(np.random.default_rng(0).integers(0, classes, batch))
+    for i, (array, tensor_name) in enumerate(((x.numpy(), "input"), (labels.numpy(), "labels"))):
+        (data / ("input_%d.pb" % i)).write_bytes(
+            numpy_helper.from_array(np.array(array), tensor_name).SerializeToString())
+    return directory, out.dim() != 2
+
+
+def compile_nnc(name, directory, flatten):
+    model = directory / "model.onnx"
+    if flatten:  # cross-entropy reads N x C logits: view the output as that
+        raise SystemExit("%s: its output is not N x C logits" % name)
+    cmd = [str(BUILD / "bin" / "nnc"), str(model), "--train", "--loss=cross-entropy",
+           "--optimizer=sgd", "--lr=%g" % LR, "--momentum=%g" % MOMENTUM,
+           "-o", str(directory / "train.so")]
+    subprocess.run(cmd, check=True)
+
+
+def time_nnc(directory, steps, threads):
+    out = subprocess.run([str(BUILD / "bin" / "nnc-run"), str(directory / "train.so"), "--train",
+                          str(directory / "data"), "--steps", str(steps + 1), "--threads",
+                          str(threads)], check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"step time: median ([0-9.]+) ms", out).group(1))
+
+
+PEER = r"""
+import sys, time, torch
+sys.path.insert(0, sys.argv[1])
+import gen_models
+from onnx import load_tensor, numpy_helper
+torch.set_num_threads(int(sys.argv[3]))
+base, directory, steps = sys.argv[2], sys.argv[4], int(sys.argv[5])
+model, _ = gen_models.build(base)
+model.train()
+x = torch.from_numpy(numpy_helper.to_array(load_tensor(directory + "/data/input_0.pb")).copy())
+y = torch.from_numpy(numpy_helper.to_array(load_tensor(directory + "/data/input_1.pb")).copy())
+opt = torch.optim.SGD(model.parameters(), lr=float(sys.argv[6]), momentum=float(sys.argv[7]))
+times = []
+for i in range(steps + 1):
+    start = time.perf_counter()
+    opt.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    times.append((time.perf_counter() - start) * 1e3)
+times = sorted(times[1:])
+print(times[len(times) // 2])
+"""
+
+
+def time_torch(name, directory, steps, threads):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    out = subprocess.run([sys.executable, "-c", PEER, str(Path(__file__).parent), MODELS[name][0],
+                          str(threads), str(directory), str(steps), str(LR), str(MOMENTUM)],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    rows, ratios = [], []
+    for name in args.models.split(","):
+        if name not in MODELS:
+            raise SystemExit("unknown model '%s' (have: %s)" % (name, ", ".join(MODELS)))
+        print("%s: exporting and compiling" % name, file=sys.stderr)
+        directory, flatten = prepare(name)
+        compile_nnc(name, directory, flatten)
+        ours, theirs = [], []
+        for r in range(args.rounds):
+            first, second = (time_nnc, time_torch) if r % 2 == 0 else (time_torch, time_nnc)
+            for fn in (first, second):
+                if fn is time_nnc:
+                    ours.append(time_nnc(directory, args.steps, args.threads))
+                else:
+                    theirs.append(time_torch(name, directory, args.steps, args.threads))
+            print("  round %d: nnc %.3f ms, PyTorch %.3f ms" % (r + 1, ours[-1], theirs[-1]),
+                  file=sys.stderr)
+        a, b = sorted(ours)[len(ours) // 2], sorted(theirs)[len(theirs) // 2]
+        ratios.append(a / b)
+        rows.append((name, a, b, a / b))
+    print("| model | threads | nnc step (ms) | PyTorch step (ms) | nnc/PyTorch |")
+    print("|---|---|---|---|---|")
+    for name, a, b, ratio in rows:
+        print("| %s | %d | %.3f | %.3f | %.2f |" % (name, args.threads, a, b, ratio))
+    print("\ngeometric mean nnc/PyTorch: %.2f"
+          % math.exp(sum(math.log(r) for r in ratios) / len(ratios)))
+
+
+if __name__ == "__main__":
+    main()
