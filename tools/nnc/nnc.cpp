@@ -26,17 +26,23 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Config/llvm-config.h"
 
 #include <onnx/onnx_pb.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
+// nnc's own options, by task; --help shows only these (LLVM's and MLIR's stay
+// usable and are listed by --help-hidden).
+static cl::OptionCategory compileCategory("Compiling");
+static cl::OptionCategory inspectCategory("Inspecting the stages");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx | model.onnxtext>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdout for IR, "
                                                      "model.so for the library)"),
-                                       cl::value_desc("path"));
+                                       cl::value_desc("path"), cl::cat(compileCategory));
 
 // The stages in pipeline order: --emit stops after one and prints it.
 enum class Emit { ONNX, Import, NN, Linalg, Buffers, LLVMDialect, PTX, LLVMIR, Object, Library };
@@ -54,26 +60,26 @@ static cl::opt<Emit> emit(
                                             "in the directory -o names"),
                clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR with the ABI wrappers and descriptor"),
                clEnumValN(Emit::Object, "obj", "an object file"),
-               clEnumValN(Emit::Library, "so", "the shared library the runtime loads")));
-static cl::opt<std::string> target("target", cl::desc("cpu or cuda"), cl::init("cpu"));
+               clEnumValN(Emit::Library, "so", "the shared library the runtime loads")), cl::cat(inspectCategory));
+static cl::opt<std::string> target("target", cl::desc("cpu or cuda"), cl::init("cpu"), cl::cat(compileCategory));
 static cl::list<std::string> cudaArch(
     "cuda-arch", cl::desc("CUDA: the chips to emit PTX for (default sm_80,sm_90; sm_90a accepted)"),
-    cl::CommaSeparated, cl::value_desc("sm_XY,..."));
+    cl::CommaSeparated, cl::value_desc("sm_XY,..."), cl::cat(compileCategory));
 static cl::opt<std::string> linker("linker",
                                    cl::desc("the ELF linker to use (default: ld.lld of LLVM 22)"),
-                                   cl::value_desc("path"));
+                                   cl::value_desc("path"), cl::cat(compileCategory));
 static cl::opt<std::string> cpu("cpu", cl::desc("the CPU to compile for (default: this machine's)"),
-                                cl::value_desc("name"));
+                                cl::value_desc("name"), cl::cat(compileCategory));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::desc("pin a graph input's shape: NAME:1x3x224x224 (repeatable)"),
-    cl::value_desc("NAME:DIMS"));
+    cl::value_desc("NAME:DIMS"), cl::cat(compileCategory));
 static cl::list<std::string> dims("dim", cl::desc("pin a symbolic dim: SYMBOL=VALUE (repeatable)"),
-                                  cl::value_desc("SYMBOL=VALUE"));
+                                  cl::value_desc("SYMBOL=VALUE"), cl::cat(compileCategory));
 static cl::opt<bool> memoryReport("memory-report",
                                   cl::desc("print the workspace size against the sum of all "
-                                           "intermediate buffers"));
+                                           "intermediate buffers"), cl::cat(inspectCategory));
 static cl::opt<bool> elideWeights("elide-weights",
-                                  cl::desc("print large constants as elided resources"));
+                                  cl::desc("print large constants as elided resources"), cl::cat(inspectCategory));
 
 // Training (docs/training.md).
 static cl::OptionCategory trainCategory("Training (--train)");
@@ -254,7 +260,20 @@ int main(int argc, char **argv) {
   if (auto *postRA = static_cast<cl::opt<bool> *>(
           cl::getRegisteredOptions().lookup("disable-post-ra")))
     postRA->setInitialValue(true);
-  cl::ParseCommandLineOptions(argc, argv, "nnc: compile ONNX models to native code\n");
+  cl::HideUnrelatedOptions({&compileCategory, &inspectCategory, &trainCategory});
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "nnc " << NNC_VERSION << " (" << NNC_GIT_REVISION << "), LLVM " << LLVM_VERSION_STRING
+       << "\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "nnc: compile ONNX models to a shared library the nnc runtime runs\n\n"
+      "  nnc model.onnx -o model.so                      compile for this CPU\n"
+      "  nnc model.onnx -target=cuda -o model.so         compile for NVIDIA GPUs (sm_80, sm_90)\n"
+      "  nnc model.onnx --train --loss=cross-entropy --optimizer=adamw -o train.so\n"
+      "  nnc model.onnx --emit=nn                        print a stage's IR\n\n"
+      "LLVM's and MLIR's own options (-mlir-print-ir-after-all, -mlir-timing, ...) work\n"
+      "too; --help-hidden lists them.\n");
 
   nnc::onnx_frontend::ImportOptions importOptions;
   if (failed(parseOptions(importOptions)))

@@ -615,6 +615,45 @@ template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Grad
   }
 };
 
+/// gather along `axis` (embeddings): each index's slice of g is added back at
+/// its row, a scatter-add over the input with `axis` moved to the front.
+template <> struct Gradient<GatherOp> : GradientOpInterface::ExternalModel<Gradient<GatherOp>, GatherOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto gather = cast<GatherOp>(op);
+    Builder b{ob, op->getLoc()};
+    Value x = gather.getInput(), indices = gather.getIndices(), g = dy[0];
+    auto xType = Builder::type(x), idxType = Builder::type(indices);
+    int64_t rank = xType.getRank(), q = idxType.getRank(), axis = gather.getAxis();
+    // g is [pre..., index dims..., rest...]: index dims first, flattened.
+    SmallVector<int64_t> gPerm, rowShape{idxType.getNumElements()}, xPerm{axis}, back(rank);
+    for (int64_t i = 0; i < q; ++i)
+      gPerm.push_back(axis + i);
+    for (int64_t i = 0; i < axis; ++i) {
+      gPerm.push_back(i);
+      rowShape.push_back(xType.getDimSize(i));
+      xPerm.push_back(i);
+    }
+    for (int64_t i = axis + 1; i < rank; ++i) {
+      gPerm.push_back(q + i - 1);
+      rowShape.push_back(xType.getDimSize(i));
+      xPerm.push_back(i);
+    }
+    for (auto [i, p] : llvm::enumerate(xPerm))
+      back[p] = i;
+    auto isIdentity = [](ArrayRef<int64_t> perm) {
+      return llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+    };
+    Value rows = isIdentity(gPerm) ? g : b.transpose(g, gPerm);
+    rows = b.reshape(rows, rowShape);
+    Value at = b.reshape(indices, {idxType.getNumElements(), 1});
+    Value front = isIdentity(xPerm) ? x : b.transpose(x, xPerm);
+    Value sum = b.make<ScatterNDOp>(b.zerosLike(front), at, rows, b.b.getStringAttr("add"));
+    dx.assign({isIdentity(back) ? sum : b.transpose(sum, back), Value()});
+    return success(dx[0] != nullptr);
+  }
+};
+
 } // namespace
 
 void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
@@ -622,5 +661,5 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, MaxPoolOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, MaxPoolOp, GatherOp>(context);
 }

@@ -137,6 +137,13 @@ def _split(ins, at, count):
     return torch.split(x, [int(s) for s in sizes], dim=at.get("axis", 0))
 
 
+def _gather(x, ids, axis):
+    axis %= x.dim()
+    flat = torch.as_tensor([k % x.shape[axis] for k in _np(ids)])
+    shape = list(x.shape[:axis]) + list(ids.shape) + list(x.shape[axis + 1:])
+    return torch.index_select(x, axis, flat).reshape(shape)
+
+
 def _np(v):
     return [int(i) for i in v.reshape(-1)]
 
@@ -180,6 +187,7 @@ FORWARD = {
     "Concat": lambda i, a: torch.cat(i, a["axis"]),
     "Slice": lambda i, a: _slice([i[0]] + [None if v is None else _np(v) for v in i[1:]]),
     "LayerNormalization": _layer_norm,
+    "Gather": lambda i, a: _gather(i[0], i[1], a.get("axis", 0)),
 }
 
 
@@ -424,6 +432,14 @@ def cases():
     c["slice_steps"] = through(
         [node("Slice", ["P", "starts", "ends", "axes", "steps"], "r")], {"P": uniform((3, 6))},
         {"starts": i64([2]), "ends": i64([-1]), "axes": i64([-1]), "steps": i64([1])})
+
+    # Gather (embeddings): repeated and negative indices add up in one row.
+    c["gather_rows"] = through(
+        [node("Gather", ["P", "ids"], "r", axis=0)], {"P": uniform((5, 3))},
+        {"ids": i64([[1, 3, 1], [0, -1, 1]])})
+    c["gather_axis1"] = through(
+        [node("Gather", ["P", "ids"], "r", axis=1)], {"P": uniform((2, 4, 3))},
+        {"ids": i64([2, 0, 2])})
 
     # LayerNormalization of X + x over the last axis or axes 1.. of a 3-D input.
     def layer_norm(axis, bias, **attrs):
