@@ -308,6 +308,12 @@ def export_all(out_dir, only, verbose, keep_going=False):
         depthwise_mult=nn.Conv2d(4, 8, 3, groups=4, stride=2),
         rect_asym=nn.Conv2d(4, 3, (1, 3), stride=(2, 1), padding=(0, 2))), [x4])
     case("conv3d", mod(nn.Conv3d, 2, 3, 3, padding=1), [randn(1, 2, 4, 5, 5)])
+    class RuntimeFilter(nn.Module):
+        # The filter is an input, flipped at run time (no constant to fold).
+        def forward(self, x, w):
+            return F.conv_transpose2d(x, w, stride=2, padding=1)
+
+    case("conv_transpose2d_runtime_filter", RuntimeFilter, [randn(2, 16, 6, 5), randn(16, 32, 5, 5)])
     case("conv_transpose2d", multi(
         stride_outpad_groups=nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2),
         dilation=nn.ConvTranspose2d(4, 3, 3, stride=(1, 2), dilation=2, bias=False),
