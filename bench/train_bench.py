@@ -5,11 +5,12 @@ usage: bench/train_bench.py [--models mlp_b64,resnet18_b8,transformer_b8,gpt_blo
 
 For each model (the bench models of gen_models.py, at the batch in the name),
 it exports the inference graph (batch norms kept), compiles it with
-`nnc --train` (cross-entropy on random labels, SGD with momentum 0.9), and
+`nnc --train` (SGD with momentum 0.9; cross-entropy on random labels for
+models that output logits, MSE against a random target for the others), and
 times one training step (forward, loss, backward, update) of nnc (`nnc-run
 --train --steps N`, which reports the median step after the first) and of
 PyTorch (the same model in train() mode, torch.optim.SGD, the median over N
-steps after one warm-up step), both at T threads, in alternating fresh
+steps after three warm-up steps), both at T threads, in alternating fresh
 processes for R rounds. Prints a Markdown table of the medians over rounds and
 the ratio nnc/PyTorch (below 1: nnc is faster), and their geometric mean.
 
@@ -63,20 +64,22 @@ def prepare(name):
                           input_names=["input"], output_names=["output"],
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
         out = model(x)
-    # Logits N x C, or flattened N x rest for models whose output is not.
-    classes = out.reshape(batch, -1).shape[1]
-    labels = torch.from_numpy(np.random.default_rng(0).integers(0, classes, batch))
-    for i, (array, tensor_name) in enumerate(((x.numpy(), "input"), (labels.numpy(), "labels"))):
+    # Logits N x C get class labels and cross-entropy; other outputs (the
+    # encoder's and the GPT block's activations) a target of their shape and MSE.
+    rng = np.random.default_rng(0)
+    if out.dim() == 2:
+        labels = rng.integers(0, out.shape[1], batch)
+    else:
+        labels = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+    for i, (array, tensor_name) in enumerate(((x.numpy(), "input"), (labels, "labels"))):
         (data / ("input_%d.pb" % i)).write_bytes(
             numpy_helper.from_array(np.array(array), tensor_name).SerializeToString())
-    return directory, out.dim() != 2
+    return directory, "cross-entropy" if out.dim() == 2 else "mse"
 
 
-def compile_nnc(name, directory, flatten):
+def compile_nnc(name, directory, loss):
     model = directory / "model.onnx"
-    if flatten:  # cross-entropy reads N x C logits: view the output as that
-        raise SystemExit("%s: its output is not N x C logits" % name)
-    cmd = [str(BUILD / "bin" / "nnc"), str(model), "--train", "--loss=cross-entropy",
+    cmd = [str(BUILD / "bin" / "nnc"), str(model), "--train", "--loss=" + loss,
            "--optimizer=sgd", "--lr=%g" % LR, "--momentum=%g" % MOMENTUM,
            "-o", str(directory / "train.so")]
     subprocess.run(cmd, check=True)
@@ -101,24 +104,27 @@ model.train()
 x = torch.from_numpy(numpy_helper.to_array(load_tensor(directory + "/data/input_0.pb")).copy())
 y = torch.from_numpy(numpy_helper.to_array(load_tensor(directory + "/data/input_1.pb")).copy())
 opt = torch.optim.SGD(model.parameters(), lr=float(sys.argv[6]), momentum=float(sys.argv[7]))
+loss_fn = (torch.nn.functional.cross_entropy if sys.argv[8] == "cross-entropy"
+           else torch.nn.functional.mse_loss)
 times = []
-for i in range(steps + 1):
+for i in range(steps + 3):
     start = time.perf_counter()
     opt.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss = loss_fn(model(x), y)
     loss.backward()
     opt.step()
     times.append((time.perf_counter() - start) * 1e3)
-times = sorted(times[1:])
+times = sorted(times[3:])  # warm-up: OpenBLAS's threads, the allocator's caches
 print(times[len(times) // 2])
 """
 
 
-def time_torch(name, directory, steps, threads):
+def time_torch(name, directory, steps, threads, loss):
     env = {k: v for k, v in os.environ.items()
            if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     out = subprocess.run([sys.executable, "-c", PEER, str(Path(__file__).parent), MODELS[name][0],
-                          str(threads), str(directory), str(steps), str(LR), str(MOMENTUM)],
+                          str(threads), str(directory), str(steps), str(LR), str(MOMENTUM),
+                          loss],
                          check=True, capture_output=True, text=True, env=env).stdout
     return float(out.strip().splitlines()[-1])
 
@@ -126,7 +132,7 @@ def time_torch(name, directory, steps, threads):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=",".join(MODELS))
-    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
@@ -135,8 +141,8 @@ def main():
         if name not in MODELS:
             raise SystemExit("unknown model '%s' (have: %s)" % (name, ", ".join(MODELS)))
         print("%s: exporting and compiling" % name, file=sys.stderr)
-        directory, flatten = prepare(name)
-        compile_nnc(name, directory, flatten)
+        directory, loss = prepare(name)
+        compile_nnc(name, directory, loss)
         ours, theirs = [], []
         for r in range(args.rounds):
             first, second = (time_nnc, time_torch) if r % 2 == 0 else (time_torch, time_nnc)
@@ -144,7 +150,7 @@ def main():
                 if fn is time_nnc:
                     ours.append(time_nnc(directory, args.steps, args.threads))
                 else:
-                    theirs.append(time_torch(name, directory, args.steps, args.threads))
+                    theirs.append(time_torch(name, directory, args.steps, args.threads, loss))
             print("  round %d: nnc %.3f ms, PyTorch %.3f ms" % (r + 1, ours[-1], theirs[-1]),
                   file=sys.stderr)
         a, b = sorted(ours)[len(ours) // 2], sorted(theirs)[len(theirs) // 2]

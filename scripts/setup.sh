@@ -9,6 +9,9 @@ PACKAGES=(
   libonnx-dev protobuf-compiler libprotobuf-dev libonnx-testdata
   python3 python3-torch python3-onnx python3-numpy
   libtcmalloc-minimal4
+  # PyTorch's BLAS: without it Debian's reference BLAS serves, some 30x
+  # slower, and the training bench's peer would be a strawman.
+  libopenblas0-pthread
 )
 
 missing=()
