@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Transforms/Passes.h"
+#include "dialects/NN/IR/NNBuilder.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -45,47 +46,6 @@ struct StateSlot {
   RankedTensorType type;
 };
 
-/// Builds nn ops with inferred result types.
-struct Builder {
-  OpBuilder &b;
-  Location loc;
-  template <typename Op, typename... Args> Value make(Args &&...args) {
-    OperationState state(loc, Op::getOperationName());
-    Op::build(b, state, TypeRange(), std::forward<Args>(args)...);
-    SmallVector<Type> types;
-    MLIRContext *context = b.getContext();
-    if (failed(Op::inferReturnTypes(context, loc, state.operands,
-                                    state.attributes.getDictionary(context),
-                                    state.getRawProperties(), state.regions, types)))
-      return nullptr;
-    state.addTypes(types);
-    return b.create(state)->getResult(0);
-  }
-  Value splat(RankedTensorType type, double value) {
-    Type element = type.getElementType();
-    Attribute attr = isa<FloatType>(element)
-                         ? DenseElementsAttr::get(type, FloatAttr::get(element, value).getValue())
-                         : DenseElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(),
-                                                              (uint64_t)(int64_t)value, true));
-    return make<ConstantOp>(cast<ElementsAttr>(attr));
-  }
-  Value scalar(Value like, double value) {
-    return splat(RankedTensorType::get({}, tensorType(like).getElementType()), value);
-  }
-  Value add(Value x, Value y) { return make<AddOp>(x, y); }
-  Value sub(Value x, Value y) { return make<SubOp>(x, y); }
-  Value mul(Value x, Value y) { return make<MulOp>(x, y); }
-  Value div(Value x, Value y) { return make<DivOp>(x, y); }
-  Value scale(Value x, double c) { return mul(x, scalar(x, c)); }
-  /// Sums (or averages) over every dim to a 0-D tensor.
-  template <typename Reduce> Value reduceAll(Value x) {
-    int64_t rank = tensorType(x).getRank();
-    if (rank == 0)
-      return x;
-    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    return make<Reduce>(x, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
-  }
-};
 
 struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
   using NNAutodiffBase::NNAutodiffBase;
@@ -235,7 +195,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
   /// Batch norm in training mode: normalized by the batch's mean and
   /// (biased) variance over all dims but the channels, as PyTorch's train().
   /// Built from nn ops, which have gradients.
-  Value trainingBatchNorm(Builder &nb, BatchNormOp norm, Value x, Value scale, Value bias) {
+  Value trainingBatchNorm(NNBuilder &nb, BatchNormOp norm, Value x, Value scale, Value bias) {
     auto type = tensorType(x);
     int64_t rank = type.getRank();
     SmallVector<int64_t> axes{0}, channelShape(rank, 1);
@@ -274,7 +234,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       if (auto constant = dyn_cast<ConstantOp>(op); constant && map.contains(constant.getResult()))
         continue;
       if (auto norm = dyn_cast<BatchNormOp>(op); norm && training) {
-        Builder nb{b, op.getLoc()};
+        NNBuilder nb{b, op.getLoc()};
         map.map(norm.getResult(),
                 trainingBatchNorm(nb, norm, map.lookup(norm.getInput()), map.lookup(norm.getScale()),
                                   map.lookup(norm.getBias())));
@@ -301,7 +261,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     }
     func::FuncOp init = makeFunction(b, "init", {}, {}, types, names);
     OpBuilder ib = OpBuilder::atBlockEnd(&init.getBody().front());
-    Builder nb{ib, main.getLoc()};
+    NNBuilder nb{ib, main.getLoc()};
     SmallVector<Value> values;
     for (Parameter &p : params)
       values.push_back(ib.clone(*p.constant)->getResult(0));
@@ -333,7 +293,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
   }
 
   /// The mean loss of `output` against `labels`, a 0-D tensor.
-  Value buildLoss(Builder &nb, Value output, Value labels) {
+  Value buildLoss(NNBuilder &nb, Value output, Value labels) {
     if (loss == "mse") {
       Value d = nb.sub(output, labels);
       return nb.reduceAll<ReduceMeanOp>(nb.mul(d, d));
@@ -350,7 +310,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     Value mask = nb.make<CastOp>(nb.make<EqualOp>(column, classIds),
                                  TypeAttr::get(logitsType.getElementType()));
     Value picked = nb.reduceAll<ReduceSumOp>(nb.mul(mask, logp));
-    return nb.scale(picked, -1.0 / (double)std::max<int64_t>(n, 1));
+    return nb.mulScalar(picked, -1.0 / (double)std::max<int64_t>(n, 1));
   }
 
   /// The reverse sweep over `func`'s body from `loss`: the gradient of each
@@ -371,7 +331,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       }
     }
     DenseMap<Value, Value> grads;
-    Builder nb{b, func.getLoc()};
+    NNBuilder nb{b, func.getLoc()};
     grads[loss] = nb.scalar(loss, 1.0);
     for (Operation *op : llvm::reverse(forward)) {
       SmallVector<Value> resultGrads;
@@ -435,7 +395,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     SmallVector<Value> forward = cloneForward(func, paramBase, fb, /*training=*/true);
     Block &body = func.getBody().front();
     fb.setInsertionPointToEnd(&body);
-    Builder nb{fb, func.getLoc()};
+    NNBuilder nb{fb, func.getLoc()};
     Value lossValue = buildLoss(nb, forward[0], body.getArgument(paramBase - 1));
     if (!lossValue)
       return func.emitError("could not build the loss");
@@ -467,7 +427,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
 
   /// PyTorch's SGD (dampening 0, no Nesterov), Adam and AdamW. `stateArgs`
   /// holds state:step, then each parameter's slots in planState's order.
-  void applyOptimizer(Builder &nb, ArrayRef<Value> paramArgs, ArrayRef<Value> grads,
+  void applyOptimizer(NNBuilder &nb, ArrayRef<Value> paramArgs, ArrayRef<Value> grads,
                       ArrayRef<Value> stateArgs, SmallVectorImpl<Value> &newParams,
                       SmallVectorImpl<Value> &newState) {
     Value step = nb.add(stateArgs[0], nb.scalar(stateArgs[0], 1.0));
@@ -476,22 +436,22 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (auto [p, gIn] : llvm::zip(paramArgs, grads)) {
       Value g = gIn;
       if (optimizer != "adamw" && weightDecay > 0)
-        g = nb.add(g, nb.scale(p, weightDecay));
+        g = nb.add(g, nb.mulScalar(p, weightDecay));
       if (optimizer == "sgd") {
         Value direction = g;
         if (momentum > 0) {
           // buf = momentum * buf + g (PyTorch starts buf at g: the same from zeros).
-          direction = nb.add(nb.scale(stateArgs[slot++], momentum), g);
+          direction = nb.add(nb.mulScalar(stateArgs[slot++], momentum), g);
           newState.push_back(direction);
         }
-        newParams.push_back(nb.sub(p, nb.scale(direction, learningRate)));
+        newParams.push_back(nb.sub(p, nb.mulScalar(direction, learningRate)));
         continue;
       }
       Value decayed = p;
       if (optimizer == "adamw" && weightDecay > 0)
-        decayed = nb.scale(p, 1.0 - learningRate * weightDecay);
-      Value m = nb.add(nb.scale(stateArgs[slot++], beta1), nb.scale(g, 1.0 - beta1));
-      Value v = nb.add(nb.scale(stateArgs[slot++], beta2), nb.scale(nb.mul(g, g), 1.0 - beta2));
+        decayed = nb.mulScalar(p, 1.0 - learningRate * weightDecay);
+      Value m = nb.add(nb.mulScalar(stateArgs[slot++], beta1), nb.mulScalar(g, 1.0 - beta1));
+      Value v = nb.add(nb.mulScalar(stateArgs[slot++], beta2), nb.mulScalar(nb.mul(g, g), 1.0 - beta2));
       newState.push_back(m);
       newState.push_back(v);
       // p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps),

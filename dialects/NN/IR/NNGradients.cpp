@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/NN/IR/NNOps.h"
+#include "dialects/NN/IR/NNBuilder.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -22,98 +22,11 @@ using namespace nnc::nn;
 
 namespace {
 
-/// Builds nn ops with inferred result types at one location.
-struct Builder {
-  OpBuilder &b;
-  Location loc;
-
-  template <typename Op, typename... Args> Value make(Args &&...args) {
-    OperationState state(loc, Op::getOperationName());
-    Op::build(b, state, TypeRange(), std::forward<Args>(args)...);
-    SmallVector<Type> types;
-    MLIRContext *context = b.getContext();
-    if (failed(Op::inferReturnTypes(context, loc, state.operands,
-                                    state.attributes.getDictionary(context),
-                                    state.getRawProperties(), state.regions, types)))
-      return nullptr;
-    state.addTypes(types);
-    return b.create(state)->getResult(0);
-  }
-
-  static RankedTensorType type(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-  Value scalar(Value like, double value) {
-    Type element = type(like).getElementType();
-    auto t = RankedTensorType::get({}, element);
-    return make<ConstantOp>(cast<ElementsAttr>(
-        DenseElementsAttr::get(t, FloatAttr::get(element, value).getValue())));
-  }
-  Value i64s(ArrayRef<int64_t> values) {
-    auto t = RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
-    return make<ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(t, values)));
-  }
-  Value zerosLike(Value like) {
-    Type element = type(like).getElementType();
-    return make<ConstantOp>(cast<ElementsAttr>(
-        DenseElementsAttr::get(type(like), FloatAttr::get(element, 0.0).getValue())));
-  }
-
-  Value add(Value x, Value y) { return make<AddOp>(x, y); }
-  Value sub(Value x, Value y) { return make<SubOp>(x, y); }
-  Value mul(Value x, Value y) { return make<MulOp>(x, y); }
-  Value div(Value x, Value y) { return make<DivOp>(x, y); }
-  Value neg(Value x) { return make<NegOp>(x); }
-  Value mulScalar(Value x, double c) { return mul(x, scalar(x, c)); }
-
-  Value reshape(Value x, ArrayRef<int64_t> shape) {
-    if (type(x).getShape() == shape)
-      return x;
-    return make<ReshapeOp>(x, i64s(shape), b.getBoolAttr(false));
-  }
-  Value reduceSum(Value x, ArrayRef<int64_t> axes, bool keepDims) {
-    if (axes.empty())
-      return x;
-    return make<ReduceSumOp>(x, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(keepDims));
-  }
-  Value expand(Value x, ArrayRef<int64_t> shape) {
-    if (type(x).getShape() == shape)
-      return x;
-    return make<ExpandOp>(x, i64s(shape));
-  }
-  Value transpose(Value x, ArrayRef<int64_t> perm) {
-    return make<TransposeOp>(x, b.getDenseI64ArrayAttr(perm));
-  }
-  /// Swaps the last two dims.
-  Value transposeLast(Value x) {
-    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, type(x).getRank()));
-    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-    return transpose(x, perm);
-  }
-  Value where(Value condition, Value x, Value y) { return make<WhereOp>(condition, x, y); }
-
-  /// The gradient `g` of a broadcast result summed back to `target`'s shape:
-  /// over the leading dims `target` lacks and the dims where it has size 1.
-  Value unbroadcast(Value g, Type target) {
-    if (!g)
-      return g;
-    auto targetType = cast<RankedTensorType>(target);
-    ArrayRef<int64_t> from = type(g).getShape(), want = targetType.getShape();
-    if (from == want)
-      return g;
-    int64_t lead = (int64_t)from.size() - (int64_t)want.size();
-    SmallVector<int64_t> axes;
-    for (int64_t i = 0; i < (int64_t)from.size(); ++i)
-      if (i < lead || (want[i - lead] == 1 && from[i] != 1))
-        axes.push_back(i);
-    return reshape(reduceSum(g, axes, /*keepDims=*/true), want);
-  }
-};
-
 /// dy/dx * g for an elementwise unary op, from its input x and result y.
 template <typename Op>
 LogicalResult unary(Op op, OpBuilder &ob, ArrayRef<Value> dy, SmallVectorImpl<Value> &dx,
-                    function_ref<Value(Builder &, Value x, Value y, Value g)> rule) {
-  Builder b{ob, op.getLoc()};
+                    function_ref<Value(NNBuilder &, Value x, Value y, Value g)> rule) {
+  NNBuilder b{ob, op.getLoc()};
   dx.assign(1, rule(b, op.getInput(), op.getResult(), dy[0]));
   return success(dx[0] != nullptr);
 }
@@ -130,7 +43,7 @@ template <typename... Ops> void attach(MLIRContext *context) {
     LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,             \
                                  SmallVectorImpl<Value> &dx) const {                           \
       return unary<OP>(cast<OP>(op), ob, dy, dx,                                               \
-                       [&](Builder &b, Value x, Value y, Value g) -> Value __VA_ARGS__);              \
+                       [&](NNBuilder &b, Value x, Value y, Value g) -> Value __VA_ARGS__);              \
     }                                                                                          \
   };
 
@@ -165,7 +78,7 @@ template <> struct Gradient<LeakyReluOp> : GradientOpInterface::ExternalModel<Gr
                                SmallVectorImpl<Value> &dx) const {
     double alpha = cast<LeakyReluOp>(op).getAlpha().convertToDouble();
     return unary<LeakyReluOp>(cast<LeakyReluOp>(op), ob, dy, dx,
-                              [&](Builder &b, Value x, Value, Value g) -> Value {
+                              [&](NNBuilder &b, Value x, Value, Value g) -> Value {
                                 return b.where(b.make<GreaterOp>(x, b.scalar(x, 0.0)), g,
                                                b.mulScalar(g, alpha));
                               });
@@ -176,12 +89,12 @@ template <> struct Gradient<LeakyReluOp> : GradientOpInterface::ExternalModel<Gr
 /// summed back to its shape.
 template <typename Op>
 LogicalResult binary(Operation *op, OpBuilder &ob, ArrayRef<Value> dy, SmallVectorImpl<Value> &dx,
-                     function_ref<std::pair<Value, Value>(Builder &, Value x, Value y, Value r,
+                     function_ref<std::pair<Value, Value>(NNBuilder &, Value x, Value y, Value r,
                                                           Value g)>
                          rule) {
-  Builder b{ob, op->getLoc()};
+  NNBuilder b{ob, op->getLoc()};
   Value x = op->getOperand(0), y = op->getOperand(1);
-  if (!isa<FloatType>(Builder::type(x).getElementType())) {
+  if (!isa<FloatType>(NNBuilder::type(x).getElementType())) {
     dx.assign(2, Value());
     return success();
   }
@@ -195,7 +108,7 @@ LogicalResult binary(Operation *op, OpBuilder &ob, ArrayRef<Value> dy, SmallVect
     LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,             \
                                  SmallVectorImpl<Value> &dx) const {                           \
       return binary<OP>(op, ob, dy, dx,                                                        \
-                        [&](Builder &b, Value x, Value y, Value r,                             \
+                        [&](NNBuilder &b, Value x, Value y, Value r,                             \
                             Value g) -> std::pair<Value, Value> __VA_ARGS__);                         \
     }                                                                                          \
   };
@@ -231,7 +144,7 @@ template <> struct Gradient<WhereOp> : GradientOpInterface::ExternalModel<Gradie
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto where = cast<WhereOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value g = dy[0], zero = b.scalar(g, 0.0), c = where.getCondition();
     dx.assign({Value(), b.unbroadcast(b.where(c, g, zero), where.getX().getType()),
           b.unbroadcast(b.where(c, zero, g), where.getY().getType())});
@@ -243,10 +156,10 @@ template <> struct Gradient<CastOp> : GradientOpInterface::ExternalModel<Gradien
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto cast = llvm::cast<CastOp>(op);
-    Type from = Builder::type(cast.getInput()).getElementType();
+    Type from = NNBuilder::type(cast.getInput()).getElementType();
     dx.assign(1, Value());
     if (isa<FloatType>(from) && isa<FloatType>(cast.getTo())) {
-      Builder b{ob, op->getLoc()};
+      NNBuilder b{ob, op->getLoc()};
       dx[0] = b.make<CastOp>(dy[0], TypeAttr::get(from));
     }
     return success();
@@ -257,9 +170,9 @@ template <> struct Gradient<CastOp> : GradientOpInterface::ExternalModel<Gradien
 template <typename Op> struct ReshapeGradient : GradientOpInterface::ExternalModel<ReshapeGradient<Op>, Op> {
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     dx.assign(op->getNumOperands(), Value());
-    dx[0] = b.reshape(dy[0], Builder::type(op->getOperand(0)).getShape());
+    dx[0] = b.reshape(dy[0], NNBuilder::type(op->getOperand(0)).getShape());
     return success();
   }
 };
@@ -271,7 +184,7 @@ template <> struct Gradient<UnsqueezeOp> : ReshapeGradient<UnsqueezeOp> {};
 template <> struct Gradient<ExpandOp> : GradientOpInterface::ExternalModel<Gradient<ExpandOp>, ExpandOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     dx.assign({b.unbroadcast(dy[0], op->getOperand(0).getType()), Value()});
     return success();
   }
@@ -284,7 +197,7 @@ template <> struct Gradient<TransposeOp> : GradientOpInterface::ExternalModel<Gr
     SmallVector<int64_t> inverse(perm.size());
     for (auto [i, p] : llvm::enumerate(perm))
       inverse[p] = i;
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     dx.assign({b.transpose(dy[0], inverse)});
     return success();
   }
@@ -297,18 +210,18 @@ template <> struct Gradient<MatMulOp> : GradientOpInterface::ExternalModel<Gradi
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto matmul = cast<MatMulOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value a = matmul.getLhs(), w = matmul.getRhs();
-    if (!isa<FloatType>(Builder::type(a).getElementType())) {
+    if (!isa<FloatType>(NNBuilder::type(a).getElementType())) {
       dx.assign(2, Value());
       return success();
     }
-    ArrayRef<int64_t> aShape = Builder::type(a).getShape(), wShape = Builder::type(w).getShape();
+    ArrayRef<int64_t> aShape = NNBuilder::type(a).getShape(), wShape = NNBuilder::type(w).getShape();
     // Promote 1-D operands to matrices, and the gradient to the promoted product's shape.
     Value a2 = aShape.size() == 1 ? b.reshape(a, {1, aShape[0]}) : a;
     Value w2 = wShape.size() == 1 ? b.reshape(w, {wShape[0], 1}) : w;
     // The product of the promoted operands has the dims the 1-D ones dropped.
-    SmallVector<int64_t> shape(Builder::type(dy[0]).getShape());
+    SmallVector<int64_t> shape(NNBuilder::type(dy[0]).getShape());
     if (wShape.size() == 1)
       shape.push_back(1);
     if (aShape.size() == 1)
@@ -327,8 +240,8 @@ template <typename Op> struct ReduceGradient : GradientOpInterface::ExternalMode
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto reduce = cast<Op>(op);
-    Builder b{ob, op->getLoc()};
-    auto inType = Builder::type(reduce.getInput());
+    NNBuilder b{ob, op->getLoc()};
+    auto inType = NNBuilder::type(reduce.getInput());
     // The gradient with the reduced dims kept (as size 1), then broadcast back.
     SmallVector<int64_t> kept(inType.getShape());
     int64_t count = 1;
@@ -351,7 +264,7 @@ template <> struct Gradient<SoftmaxOp> : GradientOpInterface::ExternalModel<Grad
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto softmax = cast<SoftmaxOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value y = softmax.getResult(), g = dy[0];
     int64_t axis = softmax.getAxis();
     Value dot = b.reduceSum(b.mul(g, y), {axis}, /*keepDims=*/true);
@@ -365,7 +278,7 @@ template <> struct Gradient<LogSoftmaxOp> : GradientOpInterface::ExternalModel<G
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto logSoftmax = cast<LogSoftmaxOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value g = dy[0];
     Value sum = b.reduceSum(g, {logSoftmax.getAxis()}, /*keepDims=*/true);
     dx.assign({b.sub(g, b.mul(b.make<ExpOp>(logSoftmax.getResult()), sum))});
@@ -378,11 +291,11 @@ template <> struct Gradient<ConcatOp> : GradientOpInterface::ExternalModel<Gradi
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto concat = cast<ConcatOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     int64_t axis = concat.getAxis(), start = 0;
     dx.clear();
     for (Value input : concat.getInputs()) {
-      int64_t size = Builder::type(input).getDimSize(axis);
+      int64_t size = NNBuilder::type(input).getDimSize(axis);
       dx.push_back(b.make<SliceOp>(dy[0], b.i64s({start}), b.i64s({start + size}), b.i64s({axis}),
                                    b.i64s({1})));
       start += size;
@@ -397,7 +310,7 @@ template <> struct Gradient<SplitOp> : GradientOpInterface::ExternalModel<Gradie
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto split = cast<SplitOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     SmallVector<Value> parts;
     for (auto [result, g] : llvm::zip(split.getResults(), dy))
       parts.push_back(g ? g : b.zerosLike(result));
@@ -416,7 +329,7 @@ template <> struct Gradient<SliceOp> : GradientOpInterface::ExternalModel<Gradie
          axes = getConstantInts(slice.getAxes()), steps = getConstantInts(slice.getSteps());
     if (!starts || !ends || !axes || !steps || llvm::any_of(*steps, [](int64_t s) { return s != 1; }))
       return op->emitOpError("has no gradient unless its bounds are constants and its steps 1");
-    auto inType = Builder::type(slice.getInput());
+    auto inType = NNBuilder::type(slice.getInput());
     int64_t rank = inType.getRank();
     SmallVector<int64_t> pads(2 * rank, 0);
     for (auto [start, end, axisIn] : llvm::zip(*starts, *ends, *axes)) {
@@ -426,7 +339,7 @@ template <> struct Gradient<SliceOp> : GradientOpInterface::ExternalModel<Gradie
       pads[axis] = s;
       pads[rank + axis] = size - std::max(s, e);
     }
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     dx.assign(5, Value());
     dx[0] = b.make<PadOp>(dy[0], b.i64s(pads), b.scalar(dy[0], 0.0), b.b.getStringAttr("constant"));
     return success();
@@ -441,9 +354,9 @@ template <> struct Gradient<LayerNormOp> : GradientOpInterface::ExternalModel<Gr
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto norm = cast<LayerNormOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value x = norm.getInput(), g = dy[0];
-    int64_t rank = Builder::type(x).getRank();
+    int64_t rank = NNBuilder::type(x).getRank();
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(norm.getAxis(), rank));
     auto mean = [&](Value v) {
       return b.make<ReduceMeanOp>(v, b.b.getDenseI64ArrayAttr(axes), b.b.getBoolAttr(true));
@@ -471,9 +384,9 @@ template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradien
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto conv = cast<ConvOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value x = conv.getInput(), w = conv.getFilter(), g = dy[0];
-    auto xType = Builder::type(x), wType = Builder::type(w), gType = Builder::type(g);
+    auto xType = NNBuilder::type(x), wType = NNBuilder::type(w), gType = NNBuilder::type(g);
     int64_t spatial = xType.getRank() - 2, group = conv.getGroup();
     ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
                       pads = conv.getPads();
@@ -507,7 +420,7 @@ template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradien
     if (!corr)
       return op->emitOpError("could not build the filter gradient");
     // [Cg, M, K'...] cropped to the kernel, then [M, Cg, K...].
-    auto corrType = Builder::type(corr);
+    auto corrType = NNBuilder::type(corr);
     SmallVector<int64_t> starts, ends, axes, steps;
     for (int64_t i = 0; i < spatial; ++i)
       if (corrType.getDimSize(i + 2) != wType.getDimSize(i + 2)) {
@@ -539,9 +452,9 @@ template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Grad
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto pool = cast<MaxPoolOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value x = pool.getInput(), y = pool.getResult(), g = dy[0];
-    auto xType = Builder::type(x), yType = Builder::type(y);
+    auto xType = NNBuilder::type(x), yType = NNBuilder::type(y);
     Type element = xType.getElementType();
     if (!isa<FloatType>(element)) {
       dx.assign(1, Value());
@@ -621,9 +534,9 @@ template <> struct Gradient<GatherOp> : GradientOpInterface::ExternalModel<Gradi
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
     auto gather = cast<GatherOp>(op);
-    Builder b{ob, op->getLoc()};
+    NNBuilder b{ob, op->getLoc()};
     Value x = gather.getInput(), indices = gather.getIndices(), g = dy[0];
-    auto xType = Builder::type(x), idxType = Builder::type(indices);
+    auto xType = NNBuilder::type(x), idxType = NNBuilder::type(indices);
     int64_t rank = xType.getRank(), q = idxType.getRank(), axis = gather.getAxis();
     // g is [pre..., index dims..., rest...]: index dims first, flattened.
     SmallVector<int64_t> gPerm, rowShape{idxType.getNumElements()}, xPerm{axis}, back(rank);
