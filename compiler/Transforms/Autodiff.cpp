@@ -341,7 +341,9 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
         continue;
       auto gradient = dyn_cast<GradientOpInterface>(op);
       if (!gradient)
-        return op->emitOpError("has no gradient: training through it is not supported");
+        return op->emitOpError("has no gradient: training through it is not supported (a "
+                               "float initializer reaching it only as a shape or scale "
+                               "stays constant with --freeze=NAME)");
       SmallVector<Value> operandGrads;
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&body);
