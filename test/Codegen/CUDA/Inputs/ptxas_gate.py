@@ -55,8 +55,12 @@ def main():
     failures, checked = 0, 0
     for model, (max_registers, max_shared) in read_budget(args.budget).items():
         out = args.work / model
-        r = subprocess.run([args.nnc, str(args.models / model / "model.onnx"), "-target=cuda",
-                            "--emit=ptx", "-o", str(out)], capture_output=True, text=True)
+        # "<model>+train": the model's training functions (MSE, Adam), whose
+        # backward kernels go through the same gate.
+        name, _, variant = model.partition("+")
+        extra = ["--train", "--loss=mse", "--optimizer=adam"] if variant == "train" else []
+        r = subprocess.run([args.nnc, str(args.models / name / "model.onnx"), "-target=cuda",
+                            *extra, "--emit=ptx", "-o", str(out)], capture_output=True, text=True)
         if r.returncode != 0:
             print(f"FAIL {model}: nnc exited {r.returncode}: {r.stderr.strip()}")
             failures += 1
