@@ -94,3 +94,18 @@ bool nnc::run::compareTensor(const std::string &what, const nnc_tensor_info_t &i
               elementString(info.dtype, expected, firstBad).c_str());
   return false;
 }
+
+std::string nnc::run::readTensorFor(const std::string &path, const nnc_tensor_info_t &info,
+                                    const std::string &what, const char *holder,
+                                    HostTensor &tensor) {
+  std::string message;
+  if (!readTensorFile(path, tensor, message))
+    return message;
+  acceptBF16Bits(tensor, info.dtype);
+  int32_t rank = static_cast<int32_t>(tensor.shape.size());
+  if (tensor.dtype != info.dtype || rank != info.rank ||
+      !std::equal(tensor.shape.begin(), tensor.shape.end(), info.shape))
+    return "'" + path + "': " + what + " is " + typeString(info.dtype, info.rank, info.shape) +
+           " but " + holder + " " + typeString(tensor.dtype, rank, tensor.shape.data());
+  return "";
+}

@@ -15,6 +15,8 @@
 
 namespace nnc::run {
 
+struct HostTensor;
+
 /// Exit codes: 0 success, kOutOfTolerance when results disagree with the
 /// references or between runs, kError for anything else.
 constexpr int kOutOfTolerance = 1;
@@ -41,6 +43,12 @@ std::string indexString(int64_t flat, int32_t rank, const int64_t *shape);
 
 /// "f32 2x3".
 std::string typeString(int32_t dtype, int32_t rank, const int64_t *shape);
+
+/// Reads `path` as the tensor `info` describes (bf16 bit patterns taken as
+/// bf16). Returns "" or an error: unreadable, or of another type, worded
+/// "'<path>': <what> is <info's type> but <holder> <the file's type>".
+std::string readTensorFor(const std::string &path, const nnc_tensor_info_t &info,
+                          const std::string &what, const char *holder, HostTensor &tensor);
 
 /// The index of the first byte where a and b differ, or -1.
 int64_t firstDifference(const unsigned char *a, const unsigned char *b, size_t size);

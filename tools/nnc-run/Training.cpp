@@ -65,17 +65,12 @@ std::string open(const TrainingOptions &options, Training &out) {
     std::string path = options.batch + "/input_" + std::to_string(i) + ".pb";
     if (!exists(path))
       return "missing '" + path + "' for '" + info.name + "'" + layout;
-    std::string message;
     HostTensor &tensor = out.batch[i];
-    if (!readTensorFile(path, tensor, message))
+    std::string message = readTensorFor(path, info, "input '" + std::string(info.name) +
+                                                        "' of the batch",
+                                        "the file holds", tensor);
+    if (!message.empty())
       return message;
-    acceptBF16Bits(tensor, info.dtype);
-    int32_t rank = static_cast<int32_t>(tensor.shape.size());
-    if (tensor.dtype != info.dtype || rank != info.rank ||
-        !std::equal(tensor.shape.begin(), tensor.shape.end(), info.shape))
-      return "'" + path + "': input '" + info.name + "' of the batch is " +
-             typeString(info.dtype, info.rank, info.shape) + " but the file holds " +
-             typeString(tensor.dtype, rank, tensor.shape.data());
     out.views.push_back(tensor.view());
   }
   return "";
@@ -94,16 +89,7 @@ std::string readReference(const std::string &path, const nnc_tensor_info_t &info
   found = exists(path);
   if (!found)
     return "";
-  std::string message;
-  if (!readTensorFile(path, tensor, message))
-    return message;
-  acceptBF16Bits(tensor, info.dtype);
-  int32_t rank = static_cast<int32_t>(tensor.shape.size());
-  if (tensor.dtype != info.dtype || rank != info.rank ||
-      !std::equal(tensor.shape.begin(), tensor.shape.end(), info.shape))
-    return "'" + path + "': " + what + " is " + typeString(info.dtype, info.rank, info.shape) +
-           " but the reference is " + typeString(tensor.dtype, rank, tensor.shape.data());
-  return "";
+  return readTensorFor(path, info, what, "the reference is", tensor);
 }
 
 /// The parameter names that DIR/grad_<name>.pb files refer to, in directory

@@ -421,16 +421,10 @@ int runModule(const Options &options) {
     expected.resize(files.size());
     for (int32_t i = 0; i < function.outputCount(); ++i) {
       const nnc_tensor_info_t &info = *function.output(i);
-      const HostTensor &reference = expected[i];
-      if (!readTensorFile(files[i], expected[i], message))
+      message = readTensorFor(files[i], info, "output '" + std::string(info.name) + "' of the module",
+                              "the reference is", expected[i]);
+      if (!message.empty())
         return error(message);
-      acceptBF16Bits(expected[i], info.dtype);
-      int32_t rank = static_cast<int32_t>(reference.shape.size());
-      if (reference.dtype != info.dtype || rank != info.rank ||
-          !std::equal(reference.shape.begin(), reference.shape.end(), info.shape))
-        return error("'" + files[i] + "': output '" + info.name + "' of the module is " +
-                     typeString(info.dtype, info.rank, info.shape) + " but the reference is " +
-                     typeString(reference.dtype, rank, reference.shape.data()));
     }
   }
 
