@@ -40,7 +40,7 @@ struct Parameter {
   std::string name;
 };
 
-/// One optimizer state tensor: `state:<name>`, shaped like `like` (0-D when null).
+/// One optimizer state tensor: `state:<name>` of `type`.
 struct StateSlot {
   std::string name;
   RankedTensorType type;
