@@ -205,12 +205,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     auto mean = [&](Value v) {
       return nb.make<ReduceMeanOp>(v, nb.b.getDenseI64ArrayAttr(axes), nb.b.getBoolAttr(true));
     };
-    auto perChannel = [&](Value v) {
-      auto shapeType = RankedTensorType::get({rank}, nb.b.getI64Type());
-      Value shape = nb.make<ConstantOp>(
-          cast<ElementsAttr>(DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(channelShape))));
-      return nb.make<ReshapeOp>(v, shape, nb.b.getBoolAttr(false));
-    };
+    auto perChannel = [&](Value v) { return nb.reshape(v, channelShape); };
     Value centered = nb.sub(x, mean(x));
     Value variance = mean(nb.mul(centered, centered));
     Value rstd = nb.make<ReciprocalOp>(nb.make<SqrtOp>(
