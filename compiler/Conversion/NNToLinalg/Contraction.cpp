@@ -358,35 +358,44 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   AffineMap swap = AffineMap::get(2, 0, {d(1), d(0)}, ctx);
   bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1;
-  if (n == 1 && m % 32 == 0 && (p % 32 != 0 || (c >= 16 && !pointwise))) {
-    // Output channels along the vector: out^T [P, M] = patches^T [P, K] x
-    // filter^T [K, M]. Every output row is a full set of channels, so the
-    // small spatial sizes of deep layers (7x7 = 49) only shorten the row
-    // loop instead of leaving ragged vector edges, and the filter is laid
-    // out for the kernel at compile time. Measured on ResNet-18's layers, this
-    // beats vectors along P (which need the patches packed at run time) except
-    // for few input channels (the RGB stem), where the patch copies dominate,
-    // and for 1x1 convolutions with P a multiple of 32, whose input already is
-    // the patch matrix. With a ragged P (MobileNetV2's 28x28, 14x14 and 7x7
-    // layers) channels on the vector win for them too (MobileNetV2 about 15%
-    // faster at one thread).
-    // The input [K, P] of a 1x1 convolution is its transposed patch matrix
-    // already: the matmul reads it across (the kernel broadcasts single
+  // A window larger than the output is a filter gradient (Autodiff's dW: the
+  // batch and channels swapped, the output gradient as the filter): few
+  // output positions per image, and a long reduction.
+  bool filterGradient = kh * kw > p;
+  if (m % 32 == 0 && (p % 32 != 0 || (c >= 16 && !pointwise) || filterGradient)) {
+    // Output channels along the vector: out^T [N*P, M] = patches^T [N*P, K] x
+    // filter^T [K, M], the images' output positions one after another down
+    // the rows (the filter is shared). Every output row is a full set of
+    // channels, so the small spatial sizes of deep layers (7x7 = 49) only
+    // shorten the row loop instead of leaving ragged vector edges, and the
+    // filter is laid out for the kernel at compile time. Measured on
+    // ResNet-18's layers, this beats vectors along P (which need the patches
+    // packed at run time) except for few input channels (the RGB stem),
+    // where the patch copies dominate, and for 1x1 convolutions with P a
+    // multiple of 32, whose input already is the patch matrix. With a ragged
+    // P (MobileNetV2's 28x28, 14x14 and 7x7 layers) channels on the vector
+    // win for them too (MobileNetV2 about 15% faster at one thread). At batch
+    // 8, ResNet-18's 7x7 layers ran 25x faster this way than as a batched
+    // matmul along P.
+    // The input [K, P] of one image's 1x1 convolution is its transposed patch
+    // matrix already: the matmul reads it across (the kernel broadcasts single
     // elements of A anyway) instead of copying it transposed.
-    bool readAcross = pointwise && padsBegin[0] == 0 && padsBegin[1] == 0 &&
+    bool readAcross = n == 1 && pointwise && padsBegin[0] == 0 && padsBegin[1] == 0 &&
                       inType.getDimSize(2) == oh && inType.getDimSize(3) == ow;
+    int64_t rowCount = n * p;
     Value patches;
     if (readAcross) {
       patches = reshapeTo(b, loc, input, RankedTensorType::get({k, p}, element));
     } else {
-      // Patches in (oh, ow, c, kh, kw) order.
-      Value copied = buildPatches(b, loc, input, {4, 5, 1, 2, 3}, {oh, ow, c, kh, kw}, strides,
-                                  dilations, padsBegin);
-      patches = reshapeTo(b, loc, copied, RankedTensorType::get({p, k}, element));
+      // Patches in (n, oh, ow, c, kh, kw) order.
+      Value copied = buildPatches(b, loc, input, {0, 4, 5, 1, 2, 3}, {n, oh, ow, c, kh, kw},
+                                  strides, dilations, padsBegin);
+      patches = reshapeTo(b, loc, copied, RankedTensorType::get({rowCount, k}, element));
     }
     Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
     Value wT = buildMappedCopy(b, loc, w, RankedTensorType::get({k, m}, element), swap);
-    Value init = initFromBias(b, loc, bias, RankedTensorType::get({p, m}, element), {1, m});
+    Value init =
+        initFromBias(b, loc, bias, RankedTensorType::get({rowCount, m}, element), {1, m});
     SmallVector<NamedAttribute> attrs;
     if (readAcross) {
       SmallVector<Attribute> maps{AffineMapAttr::get(AffineMap::get(3, 0, {d(2), d(0)}, ctx)),
@@ -399,11 +408,12 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
                         .getResult(0);
     // Written straight into NCHW, so elementwise consumers (bias, batch
     // norm, activation) can fuse with this copy.
-    // Read as [OH, OW, M]: a permutation, which the CPU schedule vectorizes
-    // as 16x16 register transposes.
-    Value rows = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({oh, ow, m}, element),
-                                               product, SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    AffineMap back = AffineMap::get(4, 0, {d(2), d(3), d(1)}, ctx);
+    // Read as [N, OH, OW, M]: a permutation, which the CPU schedule
+    // vectorizes as 16x16 register transposes.
+    Value rows = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({n, oh, ow, m}, element), product,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+    AffineMap back = AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx);
     return buildMappedCopy(b, loc, rows, resultType, back);
   }
   Value patches;
@@ -835,7 +845,6 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
       lo.push_back(reach - pads[i]);
       hi.push_back(resultType.getDimSize(i + 2) + reach - spreadShape[i + 2] - lo.back());
     }
-    Value x = padTensor(b, loc, spread, lo, hi, scalarConstant(b, loc, element, 0));
     // 3. Filter [C, M/g, K...] -> [M, C/g, K...], flipped along each K.
     int64_t c = wType.getDimSize(0), mg = wType.getDimSize(1), cg = c / group;
     SmallVector<int64_t> src{group, cg, mg}, dst{group, mg, cg};
@@ -856,6 +865,17 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
       convFilter.push_back(dst[3 + i]);
     Value wConv = reshapeTo(b, loc, flipped, RankedTensorType::get(convFilter, element));
     SmallVector<int64_t> ones(spatial, 1);
+    // A stride-1 2-D convolution reads shifted windows of the spread input,
+    // padded once, with no patch matrix (a filter gradient's input gradient
+    // in training: as fast as the forward convolution).
+    if (isMatmulConv(group, resultType) && llvm::all_of(lo, [](int64_t v) { return v >= 0; }) &&
+        llvm::all_of(hi, [](int64_t v) { return v >= 0; }))
+      if (Value shifted = buildShiftedConv(b, loc, spread, wConv, adaptor.getBias(), ones,
+                                           dilations, lo, hi, resultType)) {
+        b.replaceOp(op, shifted);
+        return success();
+      }
+    Value x = padTensor(b, loc, spread, lo, hi, scalarConstant(b, loc, element, 0));
     b.replaceOp(op, buildConv(b, loc, x, wConv, adaptor.getBias(), ones, dilations, group, resultType));
     return success();
   }

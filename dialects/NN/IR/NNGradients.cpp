@@ -445,9 +445,12 @@ template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradien
 };
 
 /// max_pool: each output's gradient goes to the first tap of its window
-/// holding the maximum (PyTorch's choice). Per tap, the routed gradients form
-/// one channel of a stack that a depthwise transposed convolution with one-hot
-/// filters puts back at the taps' input positions.
+/// holding the maximum (PyTorch's choice). The routed gradients go back to the
+/// input phase by phase: the input positions p with p = Y*s + r (stride s,
+/// phase r) are reached by the taps k with r + pad - k*d = e*s, from output
+/// Y + e. So each phase of the input gradient is a sum of the routed taps'
+/// gradients shifted by e (a pad or crop), with no scatter and no
+/// multiply-adds; the phases then interleave (a transpose).
 template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Gradient<MaxPoolOp>, MaxPoolOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
@@ -463,7 +466,6 @@ template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Grad
     int64_t rank = xType.getRank(), spatial = rank - 2;
     ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides(),
                       dilations = pool.getDilations(), pads = pool.getPads();
-    auto attr = [&](ArrayRef<int64_t> v) { return b.b.getDenseI64ArrayAttr(v); };
     // The input padded (or cropped) to exactly the rows the windows read.
     SmallVector<int64_t> padding(2 * rank, 0), used;
     int64_t taps = 1;
@@ -494,36 +496,72 @@ template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Grad
       if (taken)
         hit = b.make<AndOp>(hit, b.make<NotOp>(taken));
       taken = taken ? b.make<OrOp>(taken, hit) : hit;
-      routed.push_back(b.make<UnsqueezeOp>(b.where(hit, g, zero), attr({2})));
+      routed.push_back(b.where(hit, g, zero));
     }
-    // [N, C, T, O...] -> [N, C*T, O...], scattered by one-hot filters [C*T, 1, K...].
-    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
-    SmallVector<int64_t> stackedShape{n, c * taps};
-    stackedShape.append(yType.getShape().begin() + 2, yType.getShape().end());
-    Value stacked = b.reshape(b.make<ConcatOp>(routed, b.b.getI64IntegerAttr(2)), stackedShape);
-    SmallVector<int64_t> filterShape{c * taps, 1};
-    filterShape.append(kernel.begin(), kernel.end());
-    SmallVector<APFloat> ones;
-    APFloat one(cast<FloatType>(element).getFloatSemantics(), 1), nil(cast<FloatType>(element).getFloatSemantics(), 0);
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t t = 0; t < taps; ++t)
-        for (int64_t k = 0; k < taps; ++k)
-          ones.push_back(k == t ? one : nil);
-    Value filter = b.make<ConstantOp>(cast<ElementsAttr>(
-        DenseElementsAttr::get(RankedTensorType::get(filterShape, element), ones)));
-    SmallVector<int64_t> outPads(2 * spatial, 0), outputPadding(spatial, 0);
+    // Phase by phase: each phase sums its taps' shifted gradients over the
+    // phase grid of ceil(X / s) rows per dim.
+    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), phases = 1;
+    SmallVector<int64_t> grid;
     for (int64_t i = 0; i < spatial; ++i) {
-      outPads[i] = pads[i];
-      int64_t high = used[i] - xType.getDimSize(i + 2) - pads[i];
-      // Input rows no window reaches get no gradient.
-      if (high >= 0)
-        outPads[spatial + i] = high;
-      else
-        outputPadding[i] = -high;
+      grid.push_back((xType.getDimSize(i + 2) + strides[i] - 1) / strides[i]);
+      phases *= strides[i];
     }
-    dx.assign({b.make<ConvTransposeOp>(stacked, filter, Value(), attr(strides), attr(dilations),
-                                       attr(outPads), attr(outputPadding),
-                                       b.b.getI64IntegerAttr(c))});
+    SmallVector<int64_t> phaseShape{n, c, 1};
+    phaseShape.append(grid);
+    SmallVector<Value> phaseSums;
+    for (int64_t ph = 0; ph < phases; ++ph) {
+      SmallVector<int64_t> r(spatial);
+      for (int64_t i = spatial - 1, rest = ph; i >= 0; --i) {
+        r[i] = rest % strides[i];
+        rest /= strides[i];
+      }
+      Value sum;
+      for (int64_t t = 0; t < taps; ++t) {
+        SmallVector<int64_t> shift(2 * rank, 0);
+        bool reaches = true;
+        for (int64_t i = spatial - 1, rest = t; i >= 0; --i) {
+          int64_t k = rest % kernel[i];
+          rest /= kernel[i];
+          int64_t v = r[i] + pads[i] - k * dilations[i];
+          // Euclid: the tap reaches this phase when s divides v.
+          int64_t e = v >= 0 ? v / strides[i] : -((-v + strides[i] - 1) / strides[i]);
+          int64_t out = yType.getDimSize(i + 2), lo = -e, hi = grid[i] - out + e;
+          reaches &= e * strides[i] == v &&
+                     out - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi) > 0;
+          shift[i + 2] = lo;
+          shift[rank + i + 2] = hi;
+        }
+        if (!reaches)
+          continue;
+        Value term = b.make<PadOp>(routed[t], b.i64s(shift), zero, b.b.getStringAttr("constant"));
+        sum = sum ? b.add(sum, term) : term;
+      }
+      SmallVector<int64_t> gridShape{n, c};
+      gridShape.append(grid);
+      if (!sum)
+        sum = b.splat(RankedTensorType::get(gridShape, element), 0.0);
+      phaseSums.push_back(b.reshape(sum, phaseShape));
+    }
+    // [N, C, s0*s1..., Y...] -> [N, C, Y0, s0, Y1, s1, ...] -> [N, C, Y0*s0, ...],
+    // cropped to the input's size.
+    Value stacked = phaseSums.size() == 1 ? phaseSums[0]
+                                          : b.make<ConcatOp>(phaseSums, b.b.getI64IntegerAttr(2));
+    SmallVector<int64_t> split{n, c}, perm{0, 1}, merged{n, c}, starts, ends, axes, steps;
+    split.append(strides.begin(), strides.end());
+    split.append(grid);
+    for (int64_t i = 0; i < spatial; ++i) {
+      perm.append({2 + spatial + i, 2 + i});
+      merged.push_back(grid[i] * strides[i]);
+      starts.push_back(0);
+      ends.push_back(xType.getDimSize(i + 2));
+      axes.push_back(i + 2);
+      steps.push_back(1);
+    }
+    Value interleaved = b.reshape(b.transpose(b.reshape(stacked, split), perm), merged);
+    if (ArrayRef<int64_t>(merged) != xType.getShape())
+      interleaved = b.make<SliceOp>(interleaved, b.i64s(starts), b.i64s(ends), b.i64s(axes),
+                                    b.i64s(steps));
+    dx.assign({interleaved});
     return success(dx[0] != nullptr);
   }
 };

@@ -308,6 +308,23 @@ def export_all(out_dir, only, verbose, keep_going=False):
         depthwise_mult=nn.Conv2d(4, 8, 3, groups=4, stride=2),
         rect_asym=nn.Conv2d(4, 3, (1, 3), stride=(2, 1), padding=(0, 2))), [x4])
     case("conv3d", mod(nn.Conv3d, 2, 3, 3, padding=1), [randn(1, 2, 4, 5, 5)])
+    # Batches of images whose output positions share the matmul's rows: deep
+    # layers' small planes, strided, 1x1, and a transposed convolution read
+    # through shifted windows.
+    case("conv2d_batched", multi(
+        plane=nn.Conv2d(32, 32, 3, padding=1),
+        strided=nn.Conv2d(32, 64, 3, stride=2, padding=1),
+        pointwise=nn.Conv2d(32, 64, 1)), [randn(3, 32, 7, 7)])
+    case("conv_transpose2d_batched", mod(nn.ConvTranspose2d, 32, 32, 3, padding=1),
+         [randn(2, 32, 6, 16)])
+
+    class FilterGradient(nn.Module):
+        # A window larger than the output, both operands at run time: the
+        # form of a training step's filter gradient.
+        def forward(self, x, w):
+            return F.conv2d(x, w, padding=1)
+
+    case("conv2d_filter_gradient", FilterGradient, [randn(32, 3, 9, 9), randn(32, 3, 8, 8)])
     class RuntimeFilter(nn.Module):
         # The filter is an input, flipped at run time (no constant to fold).
         def forward(self, x, w):

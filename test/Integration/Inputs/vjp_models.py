@@ -144,6 +144,31 @@ def _gather(x, ids, axis):
     return torch.index_select(x, axis, flat).reshape(shape)
 
 
+def _window_args(x, at):
+    """Kernel, strides, symmetric pads and dilations of a windowed op."""
+    spatial = x.dim() - 2
+    pads = at.get("pads", [0] * 2 * spatial)
+    if list(pads[:spatial]) != list(pads[spatial:]):
+        raise ValueError("asymmetric pads")
+    return (at.get("strides", [1] * spatial), list(pads[:spatial]),
+            at.get("dilations", [1] * spatial))
+
+
+def _conv(ins, at):
+    x, w = ins[0], ins[1]
+    strides, pads, dilations = _window_args(x, at)
+    conv = (F.conv1d, F.conv2d, F.conv3d)[x.dim() - 3]
+    return conv(x, w, ins[2] if len(ins) > 2 else None, strides, pads, dilations,
+                at.get("group", 1))
+
+
+def _max_pool(ins, at):
+    x = ins[0]
+    strides, pads, dilations = _window_args(x, at)
+    pool = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[x.dim() - 3]
+    return pool(x, at["kernel_shape"], strides, pads, dilations, bool(at.get("ceil_mode", 0)))
+
+
 def _np(v):
     return [int(i) for i in v.reshape(-1)]
 
@@ -188,6 +213,8 @@ FORWARD = {
     "Slice": lambda i, a: _slice([i[0]] + [None if v is None else _np(v) for v in i[1:]]),
     "LayerNormalization": _layer_norm,
     "Gather": lambda i, a: _gather(i[0], i[1], a.get("axis", 0)),
+    "Conv": _conv,
+    "MaxPool": _max_pool,
 }
 
 
@@ -456,6 +483,38 @@ def cases():
     c["layer_norm_last"] = layer_norm(-1, False)
     c["layer_norm_axis1_bias"] = layer_norm(1, True, epsilon=1e-3)
     c["layer_norm_axis1"] = layer_norm(1, False)
+
+    # Conv: strided with bias, grouped and dilated, 1-D (the filter gradient
+    # is a convolution with batch and channels swapped, the input gradient a
+    # transposed one).
+    c["conv_strided_bias"] = through(
+        [node("Conv", ["X", "W", "B"], "r", strides=[2, 2], pads=[1, 1, 1, 1])],
+        {"X": uniform((2, 3, 7, 6)), "W": uniform((4, 3, 3, 3)), "B": uniform((4,))})
+    c["conv_grouped_dilated"] = through(
+        [node("Conv", ["X", "W"], "r", group=2, dilations=[2, 1], pads=[2, 1, 2, 1])],
+        {"X": uniform((1, 4, 7, 6)), "W": uniform((6, 2, 3, 3))})
+    c["conv_1d_strided"] = through(
+        [node("Conv", ["X", "W"], "r", strides=[3], pads=[1, 1])],
+        {"X": uniform((2, 2, 10)), "W": uniform((3, 2, 4))})
+
+    # MaxPool: the gradient goes back phase by phase of the stride; windows
+    # that overlap, strides larger than the kernel, dilation, ceil mode, 1-D.
+    c["max_pool_overlapping"] = through(
+        [node("MaxPool", ["X"], "r", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+        {"X": uniform((2, 3, 9, 8))})
+    c["max_pool_stride1"] = through(
+        [node("MaxPool", ["X"], "r", kernel_shape=[3, 2], pads=[1, 0, 1, 0])],
+        {"X": uniform((1, 2, 5, 6))})
+    c["max_pool_gaps_dilated_ceil"] = through(
+        [node("MaxPool", ["X"], "r", kernel_shape=[2, 3], strides=[3, 2], dilations=[2, 1],
+              ceil_mode=1)],
+        {"X": uniform((1, 2, 10, 9))})
+    c["max_pool_stride_above_kernel"] = through(
+        [node("MaxPool", ["X"], "r", kernel_shape=[2, 2], strides=[3, 3])],
+        {"X": uniform((1, 2, 8, 7))})
+    c["max_pool_1d"] = through(
+        [node("MaxPool", ["X"], "r", kernel_shape=[3], strides=[2], pads=[1, 1])],
+        {"X": uniform((2, 3, 11))})
     return c
 
 
