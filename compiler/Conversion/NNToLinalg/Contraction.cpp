@@ -961,16 +961,6 @@ Value buildWindowLoops(OpBuilder &b, Location loc, Value x, bool isMax, bool isU
   return generic.getResult(0);
 }
 
-/// How many of the taps first, first + dilation, ..., first + (kernel - 1) *
-/// dilation lie in [begin, end), without visiting them (kernels may be huge).
-int64_t countedTaps(int64_t first, int64_t kernel, int64_t dilation, int64_t begin, int64_t end) {
-  // Smallest k with first + k * dilation >= begin, largest with < end.
-  int64_t lo = begin <= first ? 0 : llvm::divideCeilSigned(begin - first, dilation);
-  int64_t hi = end <= first ? -1 : llvm::divideFloorSigned(end - 1 - first, dilation);
-  hi = std::min(hi, kernel - 1);
-  return std::max<int64_t>(0, hi - lo + 1);
-}
-
 template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
@@ -1001,19 +991,14 @@ template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> 
     if constexpr (!isMax) {
       // Divide by the number of counted elements of each window, known
       // statically. It is a product over spatial dims, one small table each.
-      bool includePad = op.getCountIncludePad();
       SmallVector<Value> operands{result};
       for (int64_t i = 0; i < spatial; ++i) {
-        int64_t outSize = resultType.getDimSize(i + 2), in = inType.getDimSize(i + 2);
-        int64_t begin = includePad ? -pads[i] : 0, end = includePad ? in + pads[i + spatial] : in;
         SmallVector<int64_t> shape(resultType.getRank(), 1);
-        shape[i + 2] = outSize;
+        shape[i + 2] = resultType.getDimSize(i + 2);
         auto countType = RankedTensorType::get(shape, element);
         SmallVector<Attribute> counts;
-        for (int64_t o = 0; o < outSize; ++o) {
-          int64_t counted = countedTaps(o * strides[i] - pads[i], kernel[i], dilations[i], begin, end);
+        for (int64_t counted : nn::avgPoolDivisors(op, i))
           counts.push_back(b.getFloatAttr(element, (double)counted));
-        }
         operands.push_back(arith::ConstantOp::create(b, loc, DenseElementsAttr::get(countType, counts)));
       }
       result = buildElementwise(b, loc, resultType, operands,

@@ -444,13 +444,94 @@ template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradien
   }
 };
 
-/// max_pool: each output's gradient goes to the first tap of its window
-/// holding the maximum (PyTorch's choice). The routed gradients go back to the
-/// input phase by phase: the input positions p with p = Y*s + r (stride s,
-/// phase r) are reached by the taps k with r + pad - k*d = e*s, from output
-/// Y + e. So each phase of the input gradient is a sum of the routed taps'
+/// The gradient of a pooling's input from `routed(t)`, the gradient that tap
+/// t (row-major over the kernel) passes back from each output position
+/// (shaped like the output). The input positions p with p = Y*s + r (stride
+/// s, phase r) are reached by the taps k with r + pad - k*d = e*s, from
+/// output Y + e. So each phase of the input gradient is a sum of the taps'
 /// gradients shifted by e (a pad or crop), with no scatter and no
 /// multiply-adds; the phases then interleave (a transpose).
+static Value scatterToWindows(NNBuilder &b, RankedTensorType xType, RankedTensorType yType,
+                              ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+                              llvm::function_ref<Value(int64_t)> routed) {
+  Type element = xType.getElementType();
+  int64_t rank = xType.getRank(), spatial = rank - 2, taps = 1;
+  for (int64_t k : kernel)
+    taps *= k;
+  Value zero = b.splat(RankedTensorType::get({}, element), 0.0);
+  // Phase by phase: each phase sums its taps' shifted gradients over the
+  // phase grid of ceil(X / s) rows per dim.
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), phases = 1;
+  SmallVector<int64_t> grid;
+  for (int64_t i = 0; i < spatial; ++i) {
+    grid.push_back((xType.getDimSize(i + 2) + strides[i] - 1) / strides[i]);
+    phases *= strides[i];
+  }
+  // Each phase visits every tap: bounded, so a huge stride cannot blow up the
+  // graph (the callers report the failure at their op).
+  if (phases * taps > 4096)
+    return nullptr;
+  SmallVector<int64_t> phaseShape{n, c, 1};
+  phaseShape.append(grid);
+  SmallVector<Value> phaseSums;
+  for (int64_t ph = 0; ph < phases; ++ph) {
+    SmallVector<int64_t> r(spatial);
+    for (int64_t i = spatial - 1, rest = ph; i >= 0; --i) {
+      r[i] = rest % strides[i];
+      rest /= strides[i];
+    }
+    Value sum;
+    for (int64_t t = 0; t < taps; ++t) {
+      SmallVector<int64_t> shift(2 * rank, 0);
+      bool reaches = true;
+      for (int64_t i = spatial - 1, rest = t; i >= 0; --i) {
+        int64_t k = rest % kernel[i];
+        rest /= kernel[i];
+        int64_t v = r[i] + pads[i] - k * dilations[i];
+        // Euclid: the tap reaches this phase when s divides v.
+        int64_t e = v >= 0 ? v / strides[i] : -((-v + strides[i] - 1) / strides[i]);
+        int64_t out = yType.getDimSize(i + 2), lo = -e, hi = grid[i] - out + e;
+        reaches &= e * strides[i] == v &&
+                   out - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi) > 0;
+        shift[i + 2] = lo;
+        shift[rank + i + 2] = hi;
+      }
+      if (!reaches)
+        continue;
+      Value term = b.make<PadOp>(routed(t), b.i64s(shift), zero, b.b.getStringAttr("constant"));
+      sum = sum ? b.add(sum, term) : term;
+    }
+    SmallVector<int64_t> gridShape{n, c};
+    gridShape.append(grid);
+    if (!sum)
+      sum = b.splat(RankedTensorType::get(gridShape, element), 0.0);
+    phaseSums.push_back(b.reshape(sum, phaseShape));
+  }
+  // [N, C, s0*s1..., Y...] -> [N, C, Y0, s0, Y1, s1, ...] -> [N, C, Y0*s0, ...],
+  // cropped to the input's size.
+  Value stacked = phaseSums.size() == 1 ? phaseSums[0]
+                                        : b.make<ConcatOp>(phaseSums, b.b.getI64IntegerAttr(2));
+  SmallVector<int64_t> split{n, c}, perm{0, 1}, merged{n, c}, starts, ends, axes, steps;
+  split.append(strides.begin(), strides.end());
+  split.append(grid);
+  for (int64_t i = 0; i < spatial; ++i) {
+    perm.append({2 + spatial + i, 2 + i});
+    merged.push_back(grid[i] * strides[i]);
+    starts.push_back(0);
+    ends.push_back(xType.getDimSize(i + 2));
+    axes.push_back(i + 2);
+    steps.push_back(1);
+  }
+  Value interleaved = b.reshape(b.transpose(b.reshape(stacked, split), perm), merged);
+  if (ArrayRef<int64_t>(merged) != xType.getShape())
+    interleaved = b.make<SliceOp>(interleaved, b.i64s(starts), b.i64s(ends), b.i64s(axes),
+                                  b.i64s(steps));
+  return interleaved;
+}
+
+/// max_pool: each output's gradient goes to the first tap of its window
+/// holding the maximum (PyTorch's choice), and back through scatterToWindows.
 template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Gradient<MaxPoolOp>, MaxPoolOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
@@ -498,71 +579,43 @@ template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Grad
       taken = taken ? b.make<OrOp>(taken, hit) : hit;
       routed.push_back(b.where(hit, g, zero));
     }
-    // Phase by phase: each phase sums its taps' shifted gradients over the
-    // phase grid of ceil(X / s) rows per dim.
-    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), phases = 1;
-    SmallVector<int64_t> grid;
-    for (int64_t i = 0; i < spatial; ++i) {
-      grid.push_back((xType.getDimSize(i + 2) + strides[i] - 1) / strides[i]);
-      phases *= strides[i];
-    }
-    SmallVector<int64_t> phaseShape{n, c, 1};
-    phaseShape.append(grid);
-    SmallVector<Value> phaseSums;
-    for (int64_t ph = 0; ph < phases; ++ph) {
-      SmallVector<int64_t> r(spatial);
-      for (int64_t i = spatial - 1, rest = ph; i >= 0; --i) {
-        r[i] = rest % strides[i];
-        rest /= strides[i];
-      }
-      Value sum;
-      for (int64_t t = 0; t < taps; ++t) {
-        SmallVector<int64_t> shift(2 * rank, 0);
-        bool reaches = true;
-        for (int64_t i = spatial - 1, rest = t; i >= 0; --i) {
-          int64_t k = rest % kernel[i];
-          rest /= kernel[i];
-          int64_t v = r[i] + pads[i] - k * dilations[i];
-          // Euclid: the tap reaches this phase when s divides v.
-          int64_t e = v >= 0 ? v / strides[i] : -((-v + strides[i] - 1) / strides[i]);
-          int64_t out = yType.getDimSize(i + 2), lo = -e, hi = grid[i] - out + e;
-          reaches &= e * strides[i] == v &&
-                     out - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi) > 0;
-          shift[i + 2] = lo;
-          shift[rank + i + 2] = hi;
-        }
-        if (!reaches)
-          continue;
-        Value term = b.make<PadOp>(routed[t], b.i64s(shift), zero, b.b.getStringAttr("constant"));
-        sum = sum ? b.add(sum, term) : term;
-      }
-      SmallVector<int64_t> gridShape{n, c};
-      gridShape.append(grid);
-      if (!sum)
-        sum = b.splat(RankedTensorType::get(gridShape, element), 0.0);
-      phaseSums.push_back(b.reshape(sum, phaseShape));
-    }
-    // [N, C, s0*s1..., Y...] -> [N, C, Y0, s0, Y1, s1, ...] -> [N, C, Y0*s0, ...],
-    // cropped to the input's size.
-    Value stacked = phaseSums.size() == 1 ? phaseSums[0]
-                                          : b.make<ConcatOp>(phaseSums, b.b.getI64IntegerAttr(2));
-    SmallVector<int64_t> split{n, c}, perm{0, 1}, merged{n, c}, starts, ends, axes, steps;
-    split.append(strides.begin(), strides.end());
-    split.append(grid);
-    for (int64_t i = 0; i < spatial; ++i) {
-      perm.append({2 + spatial + i, 2 + i});
-      merged.push_back(grid[i] * strides[i]);
-      starts.push_back(0);
-      ends.push_back(xType.getDimSize(i + 2));
-      axes.push_back(i + 2);
-      steps.push_back(1);
-    }
-    Value interleaved = b.reshape(b.transpose(b.reshape(stacked, split), perm), merged);
-    if (ArrayRef<int64_t>(merged) != xType.getShape())
-      interleaved = b.make<SliceOp>(interleaved, b.i64s(starts), b.i64s(ends), b.i64s(axes),
-                                    b.i64s(steps));
-    dx.assign({interleaved});
+    dx.assign({scatterToWindows(b, xType, yType, kernel, strides, dilations, pads,
+                                [&](int64_t t) { return routed[t]; })});
+    if (!dx[0])
+      return op->emitOpError("has no gradient for more than 4096 strides x taps");
     return success(dx[0] != nullptr);
+  }
+};
+
+/// avg_pool: every tap of a window gets the window's gradient over its
+/// divisor (avgPoolDivisors, a product of per-dim tables).
+template <> struct Gradient<AvgPoolOp> : GradientOpInterface::ExternalModel<Gradient<AvgPoolOp>, AvgPoolOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto pool = cast<AvgPoolOp>(op);
+    NNBuilder b{ob, op->getLoc()};
+    auto xType = NNBuilder::type(pool.getInput()), yType = NNBuilder::type(pool.getResult());
+    Type element = xType.getElementType();
+    int64_t spatial = xType.getRank() - 2;
+    Value share = dy[0];
+    for (int64_t i = 0; i < spatial; ++i) {
+      SmallVector<int64_t> shape(xType.getRank(), 1);
+      shape[i + 2] = yType.getDimSize(i + 2);
+      // A window with no counted tap (only padding) divides by 0 forward; its
+      // gradient reaches no input, so any finite factor will do.
+      SmallVector<Attribute> values;
+      for (int64_t counted : avgPoolDivisors(pool, i))
+        values.push_back(FloatAttr::get(element, 1.0 / std::max<int64_t>(counted, 1)));
+      Value factor = b.make<ConstantOp>(cast<ElementsAttr>(
+          DenseElementsAttr::get(RankedTensorType::get(shape, element), values)));
+      share = b.mul(share, factor);
+    }
+    dx.assign({scatterToWindows(b, xType, yType, pool.getKernel(), pool.getStrides(),
+                                pool.getDilations(), pool.getPads(),
+                                [&](int64_t) { return share; })});
+    if (!dx[0])
+      return op->emitOpError("has no gradient for more than 4096 strides x taps");
+    return success();
   }
 };
 
@@ -612,5 +665,5 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, MaxPoolOp, GatherOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, MaxPoolOp, AvgPoolOp, GatherOp>(context);
 }

@@ -87,4 +87,11 @@ void attachGradientInterfaces(mlir::MLIRContext *context);
 #define GET_OP_CLASSES
 #include "dialects/NN/IR/NNOps.h.inc"
 
+namespace nnc::nn {
+/// The divisor of each output position of `op` along spatial dim `dim`: the
+/// window's taps that count (inside the input, or the padded input with
+/// count_include_pad). A window's divisor is their product over the dims.
+llvm::SmallVector<int64_t> avgPoolDivisors(AvgPoolOp op, int64_t dim);
+} // namespace nnc::nn
+
 #endif // NNC_DIALECTS_NN_IR_NNOPS_H

@@ -296,6 +296,32 @@ LogicalResult nnc::nn::inferPool(std::optional<Location> loc, StringRef opName, 
   return success();
 }
 
+/// How many of the taps first, first + dilation, ..., first + (kernel - 1) *
+/// dilation lie in [begin, end), without visiting them (kernels may be huge).
+static int64_t countedTaps(int64_t first, int64_t kernel, int64_t dilation, int64_t begin,
+                           int64_t end) {
+  // Smallest k with first + k * dilation >= begin, largest with < end.
+  int64_t lo = begin <= first ? 0 : llvm::divideCeilSigned(begin - first, dilation);
+  int64_t hi = end <= first ? -1 : llvm::divideFloorSigned(end - 1 - first, dilation);
+  hi = std::min(hi, kernel - 1);
+  return std::max<int64_t>(0, hi - lo + 1);
+}
+
+SmallVector<int64_t> nnc::nn::avgPoolDivisors(AvgPoolOp op, int64_t dim) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getType());
+  int64_t spatial = inType.getRank() - 2;
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t in = inType.getDimSize(dim + 2);
+  bool includePad = op.getCountIncludePad();
+  int64_t begin = includePad ? -pads[dim] : 0, end = includePad ? in + pads[dim + spatial] : in;
+  SmallVector<int64_t> counts;
+  for (int64_t o = 0; o < outType.getDimSize(dim + 2); ++o)
+    counts.push_back(countedTaps(o * op.getStrides()[dim] - pads[dim], op.getKernel()[dim],
+                                 op.getDilations()[dim], begin, end));
+  return counts;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

@@ -169,6 +169,14 @@ def _max_pool(ins, at):
     return pool(x, at["kernel_shape"], strides, pads, dilations, bool(at.get("ceil_mode", 0)))
 
 
+def _avg_pool(ins, at):
+    x = ins[0]
+    strides, pads, _ = _window_args(x, at)
+    pool = (F.avg_pool1d, F.avg_pool2d, F.avg_pool3d)[x.dim() - 3]
+    return pool(x, at["kernel_shape"], strides, pads, bool(at.get("ceil_mode", 0)),
+                bool(at.get("count_include_pad", 0)))
+
+
 def _np(v):
     return [int(i) for i in v.reshape(-1)]
 
@@ -215,6 +223,7 @@ FORWARD = {
     "Gather": lambda i, a: _gather(i[0], i[1], a.get("axis", 0)),
     "Conv": _conv,
     "MaxPool": _max_pool,
+    "AveragePool": _avg_pool,
 }
 
 
@@ -514,6 +523,22 @@ def cases():
         {"X": uniform((1, 2, 8, 7))})
     c["max_pool_1d"] = through(
         [node("MaxPool", ["X"], "r", kernel_shape=[3], strides=[2], pads=[1, 1])],
+        {"X": uniform((2, 3, 11))})
+
+    # AveragePool: padding counted or not (divisors differ at the borders),
+    # ceil mode, strides above the kernel, 1-D.
+    c["avg_pool_pads_excluded"] = through(
+        [node("AveragePool", ["X"], "r", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+        {"X": uniform((2, 3, 9, 8))})
+    c["avg_pool_pads_counted"] = through(
+        [node("AveragePool", ["X"], "r", kernel_shape=[3, 2], pads=[1, 1, 1, 1],
+              count_include_pad=1)],
+        {"X": uniform((1, 2, 5, 6))})
+    c["avg_pool_ceil_gaps"] = through(
+        [node("AveragePool", ["X"], "r", kernel_shape=[2, 2], strides=[3, 3], ceil_mode=1)],
+        {"X": uniform((1, 2, 8, 7))})
+    c["avg_pool_1d"] = through(
+        [node("AveragePool", ["X"], "r", kernel_shape=[4], strides=[2], pads=[1, 1])],
         {"X": uniform((2, 3, 11))})
     return c
 
