@@ -375,11 +375,52 @@ template <> struct Gradient<LayerNormOp> : GradientOpInterface::ExternalModel<Gr
   }
 };
 
+/// The filter gradient of a convolution of input `x` (with output gradient
+/// `g`) and a filter of `wType`: it correlates x with g, as a convolution with
+/// the roles of batch and channels exchanged per group and stride and
+/// dilation swapped, then cropped to the kernel. Null when the IR cannot be
+/// built.
+static Value filterGradient(NNBuilder &b, Value x, Value g, RankedTensorType wType,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                            ArrayRef<int64_t> pads, int64_t group) {
+  auto xType = NNBuilder::type(x);
+  int64_t spatial = xType.getRank() - 2;
+  auto attr = [&](ArrayRef<int64_t> v) { return b.b.getDenseI64ArrayAttr(v); };
+  // x [N, G*Cg, S...] -> [Cg, G*N, S...]; dy [N, G*Mg, O...] -> [G*Mg, N, O...].
+  int64_t n = xType.getDimSize(0), cg = xType.getDimSize(1) / group;
+  SmallVector<int64_t> split{n, group, cg};
+  SmallVector<int64_t> perm{2, 1, 0}, swap01{1, 0};
+  for (int64_t i = 0; i < spatial; ++i) {
+    split.push_back(xType.getDimSize(i + 2));
+    perm.push_back(3 + i);
+    swap01.push_back(2 + i);
+  }
+  SmallVector<int64_t> merged{cg, group * n};
+  merged.append(xType.getShape().begin() + 2, xType.getShape().end());
+  Value xr = b.reshape(b.transpose(b.reshape(x, split), perm), merged);
+  Value gr = b.transpose(g, swap01);
+  Value corr = b.make<ConvOp>(xr, gr, Value(), attr(dilations), attr(strides), attr(pads),
+                              b.b.getI64IntegerAttr(group));
+  if (!corr)
+    return nullptr;
+  // [Cg, M, K'...] cropped to the kernel, then [M, Cg, K...].
+  auto corrType = NNBuilder::type(corr);
+  SmallVector<int64_t> starts, ends, axes, steps;
+  for (int64_t i = 0; i < spatial; ++i)
+    if (corrType.getDimSize(i + 2) != wType.getDimSize(i + 2)) {
+      starts.push_back(0);
+      ends.push_back(wType.getDimSize(i + 2));
+      axes.push_back(i + 2);
+      steps.push_back(1);
+    }
+  if (!axes.empty())
+    corr = b.make<SliceOp>(corr, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
+  return b.transpose(corr, swap01);
+}
+
 /// conv: dbias sums dy over all but the channels; dx is the transposed
 /// convolution of dy with the same filter (the output padding restores the
-/// input rows the last window did not reach); dW correlates x with dy, as a
-/// convolution with the roles of batch and channels exchanged per group and
-/// stride and dilation swapped, then cropped to the kernel.
+/// input rows the last window did not reach); dW is filterGradient's.
 template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradient<ConvOp>, ConvOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
@@ -402,39 +443,57 @@ template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradien
     Value gx = b.make<ConvTransposeOp>(g, w, Value(), attr(strides), attr(dilations), attr(pads),
                                        attr(outputPadding), b.b.getI64IntegerAttr(group));
 
-    // x [N, G*Cg, S...] -> [Cg, G*N, S...]; dy [N, G*Mg, O...] -> [G*Mg, N, O...].
-    int64_t n = xType.getDimSize(0), cg = xType.getDimSize(1) / group;
-    SmallVector<int64_t> split{n, group, cg};
-    SmallVector<int64_t> perm{2, 1, 0}, swap01{1, 0};
-    for (int64_t i = 0; i < spatial; ++i) {
-      split.push_back(xType.getDimSize(i + 2));
-      perm.push_back(3 + i);
-      swap01.push_back(2 + i);
-    }
-    SmallVector<int64_t> merged{cg, group * n};
-    merged.append(xType.getShape().begin() + 2, xType.getShape().end());
-    Value xr = b.reshape(b.transpose(b.reshape(x, split), perm), merged);
-    Value gr = b.transpose(g, swap01);
-    Value corr = b.make<ConvOp>(xr, gr, Value(), attr(dilations), attr(strides), attr(pads),
-                                b.b.getI64IntegerAttr(group));
-    if (!corr)
+    Value gw = filterGradient(b, x, g, wType, strides, dilations, pads, group);
+    if (!gw)
       return op->emitOpError("could not build the filter gradient");
-    // [Cg, M, K'...] cropped to the kernel, then [M, Cg, K...].
-    auto corrType = NNBuilder::type(corr);
+
+    dx.assign({gx, gw});
+    if (conv.getBias()) {
+      SmallVector<int64_t> reduced{0};
+      for (int64_t i = 0; i < spatial; ++i)
+        reduced.push_back(i + 2);
+      dx.push_back(b.reduceSum(g, reduced, /*keepDims=*/false));
+    }
+    return success();
+  }
+};
+
+/// conv_transpose is the adjoint of the convolution with its filter, strides,
+/// dilations, pads and groups: dx is that convolution of dy (cropped when an
+/// output padding of a dilation's size adds an input row), dW the filter
+/// gradient of that convolution with dy as its input and x as its output
+/// gradient (the filter layout [C, M/G, K...] is the convolution's).
+template <> struct Gradient<ConvTransposeOp> : GradientOpInterface::ExternalModel<Gradient<ConvTransposeOp>, ConvTransposeOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto convT = cast<ConvTransposeOp>(op);
+    NNBuilder b{ob, op->getLoc()};
+    Value x = convT.getInput(), w = convT.getFilter(), g = dy[0];
+    auto xType = NNBuilder::type(x), wType = NNBuilder::type(w);
+    int64_t spatial = xType.getRank() - 2, group = convT.getGroup();
+    ArrayRef<int64_t> strides = convT.getStrides(), dilations = convT.getDilations(),
+                      pads = convT.getPads();
+    auto attr = [&](ArrayRef<int64_t> v) { return b.b.getDenseI64ArrayAttr(v); };
+    Value gx = b.make<ConvOp>(g, w, Value(), attr(strides), attr(dilations), attr(pads),
+                              b.b.getI64IntegerAttr(group));
+    if (!gx)
+      return op->emitOpError("could not build the input gradient");
+    auto gxType = NNBuilder::type(gx);
     SmallVector<int64_t> starts, ends, axes, steps;
     for (int64_t i = 0; i < spatial; ++i)
-      if (corrType.getDimSize(i + 2) != wType.getDimSize(i + 2)) {
+      if (gxType.getDimSize(i + 2) != xType.getDimSize(i + 2)) {
         starts.push_back(0);
-        ends.push_back(wType.getDimSize(i + 2));
+        ends.push_back(xType.getDimSize(i + 2));
         axes.push_back(i + 2);
         steps.push_back(1);
       }
     if (!axes.empty())
-      corr = b.make<SliceOp>(corr, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
-    Value gw = b.transpose(corr, swap01);
-
+      gx = b.make<SliceOp>(gx, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
+    Value gw = filterGradient(b, g, x, wType, strides, dilations, pads, group);
+    if (!gw)
+      return op->emitOpError("could not build the filter gradient");
     dx.assign({gx, gw});
-    if (conv.getBias()) {
+    if (convT.getBias()) {
       SmallVector<int64_t> reduced{0};
       for (int64_t i = 0; i < spatial; ++i)
         reduced.push_back(i + 2);
@@ -665,5 +724,5 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, MaxPoolOp, AvgPoolOp, GatherOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, GatherOp>(context);
 }

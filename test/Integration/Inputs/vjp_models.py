@@ -162,6 +162,14 @@ def _conv(ins, at):
                 at.get("group", 1))
 
 
+def _conv_transpose(ins, at):
+    x, w = ins[0], ins[1]
+    strides, pads, dilations = _window_args(x, at)
+    conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[x.dim() - 3]
+    return conv(x, w, ins[2] if len(ins) > 2 else None, strides, pads,
+                at.get("output_padding", [0] * (x.dim() - 2)), at.get("group", 1), dilations)
+
+
 def _max_pool(ins, at):
     x = ins[0]
     strides, pads, dilations = _window_args(x, at)
@@ -222,6 +230,7 @@ FORWARD = {
     "LayerNormalization": _layer_norm,
     "Gather": lambda i, a: _gather(i[0], i[1], a.get("axis", 0)),
     "Conv": _conv,
+    "ConvTranspose": _conv_transpose,
     "MaxPool": _max_pool,
     "AveragePool": _avg_pool,
 }
@@ -505,6 +514,15 @@ def cases():
     c["conv_1d_strided"] = through(
         [node("Conv", ["X", "W"], "r", strides=[3], pads=[1, 1])],
         {"X": uniform((2, 2, 10)), "W": uniform((3, 2, 4))})
+
+    # ConvTranspose: strided with output padding, groups and bias; dilated.
+    c["conv_transpose_strided_groups"] = through(
+        [node("ConvTranspose", ["X", "W", "B"], "r", strides=[2, 2], pads=[1, 0, 1, 0],
+              output_padding=[1, 1], group=2)],
+        {"X": uniform((2, 4, 3, 4)), "W": uniform((4, 3, 3, 2)), "B": uniform((6,))})
+    c["conv_transpose_dilated"] = through(
+        [node("ConvTranspose", ["X", "W"], "r", dilations=[2, 1], strides=[1, 2])],
+        {"X": uniform((1, 3, 4, 3)), "W": uniform((3, 2, 2, 3))})
 
     # MaxPool: the gradient goes back phase by phase of the stride; windows
     # that overlap, strides larger than the kernel, dilation, ceil mode, 1-D.
