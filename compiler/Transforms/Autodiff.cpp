@@ -97,7 +97,19 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     return success();
   }
 
-  /// The float initializers the first result depends on through float values.
+  /// How many leading operands of `op` the loss can be differentiated
+  /// through: a training batch norm reads its batch's statistics, not the
+  /// running ones; a resize's scales and a pad's fill value are settings.
+  static unsigned differentiableOperands(Operation &op) {
+    if (isa<BatchNormOp>(op))
+      return 3;
+    if (isa<ResizeOp, PadOp>(op))
+      return 1;
+    return op.getNumOperands();
+  }
+
+  /// The float initializers the first result depends on through float values
+  /// (the operands differentiableOperands counts).
   LogicalResult findParameters() {
     Block &body = main.getBody().front();
     llvm::StringSet<> frozen;
@@ -129,9 +141,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (Operation &op : llvm::reverse(body)) {
       if (llvm::none_of(op.getResults(), [&](Value r) { return needed.contains(r); }))
         continue;
-      // A training batch norm reads its batch's statistics, not the running ones.
-      unsigned read = isa<BatchNormOp>(op) ? 3 : op.getNumOperands();
-      for (Value v : op.getOperands().take_front(read))
+      for (Value v : op.getOperands().take_front(differentiableOperands(op)))
         if (active.contains(v))
           needed.insert(v);
     }

@@ -457,10 +457,12 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
     Type element = type.getElementType();
     if (mode != "nearest" && !isa<FloatType>(element))
       return op.emitOpError("'") << mode << "' resize needs a float tensor";
-    Type f32 = b.getF32Type();
+    // Coordinates, weights and sums in f32, or in f64 for f64 tensors (whose
+    // values f32 would round).
+    Type real = element.isF64() ? element : b.getF32Type();
 
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-      auto f = [&](double v) { return scalarConstant(nb, nl, f32, v); };
+      auto f = [&](double v) { return scalarConstant(nb, nl, real, v); };
       // Per dim: a list of (index, weight) taps.
       SmallVector<SmallVector<std::pair<Value, Value>>> taps(rank);
       for (int64_t d = 0; d < rank; ++d) {
@@ -469,7 +471,7 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
           taps[d].push_back({out[d], Value()});
           continue;
         }
-        Value x = arith::SIToFPOp::create(nb, nl, f32, arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[d]));
+        Value x = arith::SIToFPOp::create(nb, nl, real, arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[d]));
         double scale = scales[d];
         Value src;
         if (ctm == "asymmetric") {
@@ -578,7 +580,7 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
         if (!w) {
           acc = v;
         } else {
-          Value vf = castScalar(nb, nl, v, f32, false, false);
+          Value vf = castScalar(nb, nl, v, real, false, false);
           Value term = arith::MulFOp::create(nb, nl, vf, w);
           acc = acc ? Value(arith::AddFOp::create(nb, nl, acc, term)) : term;
         }

@@ -678,6 +678,80 @@ template <> struct Gradient<AvgPoolOp> : GradientOpInterface::ExternalModel<Grad
   }
 };
 
+/// resize is linear in its input and separable: along each resized dim d it
+/// multiplies by a matrix R [out, in]. R is read off the op itself, as the
+/// same resize of the identity (basis vectors along another dim), so the
+/// gradient follows every mode and coordinate transformation exactly (and the
+/// forward pass's f32 coordinates): dx is dy times R^T along each such dim.
+template <> struct Gradient<ResizeOp> : GradientOpInterface::ExternalModel<Gradient<ResizeOp>, ResizeOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto resize = cast<ResizeOp>(op);
+    NNBuilder b{ob, op->getLoc()};
+    auto xType = NNBuilder::type(resize.getInput()), yType = NNBuilder::type(resize.getResult());
+    Type element = xType.getElementType();
+    dx.assign(op->getNumOperands(), Value());
+    if (!isa<FloatType>(element))
+      return success();
+    int64_t rank = xType.getRank();
+    std::optional<SmallVector<double>> scales;
+    if (resize.getScales() && !(scales = getConstantFloats(resize.getScales())))
+      return op->emitOpError("has no gradient unless its scales are constants");
+    if (rank < 2 && xType.getShape() != yType.getShape())
+      return op->emitOpError("has no gradient for a 1-D input");
+    Type f32 = b.b.getF32Type();
+    Value g = dy[0];
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t in = xType.getDimSize(d), out = yType.getDimSize(d);
+      if (in == out && (!scales || (*scales)[d] == 1.0))
+        continue;
+      // The identity: basis vector i along `basis`, its element i along d.
+      int64_t basis = d == 0 ? 1 : 0;
+      SmallVector<int64_t> eyeShape(rank, 1);
+      eyeShape[basis] = in;
+      eyeShape[d] = in;
+      SmallVector<Attribute> ones;
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t j = 0; j < in; ++j)
+          ones.push_back(FloatAttr::get(element, i == j ? 1.0 : 0.0));
+      Value eye = b.make<ConstantOp>(cast<ElementsAttr>(
+          DenseElementsAttr::get(RankedTensorType::get(eyeShape, element), ones)));
+      Value scalesOf, sizesOf;
+      if (scales) {
+        SmallVector<Attribute> values(rank, FloatAttr::get(f32, 1.0));
+        values[d] = FloatAttr::get(f32, (*scales)[d]);
+        scalesOf = b.make<ConstantOp>(cast<ElementsAttr>(
+            DenseElementsAttr::get(RankedTensorType::get({rank}, f32), values)));
+      } else {
+        SmallVector<int64_t> sizes(eyeShape);
+        sizes[d] = out;
+        sizesOf = b.i64s(sizes);
+      }
+      Value columns = b.make<ResizeOp>(eye, scalesOf, sizesOf, resize.getModeAttr(),
+                                       resize.getCoordinateTransformationModeAttr(),
+                                       resize.getNearestModeAttr(), resize.getCubicCoeffAAttr(),
+                                       resize.getExcludeOutsideAttr());
+      if (!columns)
+        return op->emitOpError("could not build its gradient");
+      // R [out, in]: the resize of basis vector i is column i.
+      Value r = basis < d ? b.transposeLast(b.reshape(columns, {in, out}))
+                          : b.reshape(columns, {out, in});
+      // dy with d last, times R, and d back in place.
+      SmallVector<int64_t> perm;
+      for (int64_t i = 0; i < rank; ++i)
+        if (i != d)
+          perm.push_back(i);
+      perm.push_back(d);
+      SmallVector<int64_t> back(rank);
+      for (int64_t i = 0; i < rank; ++i)
+        back[perm[i]] = i;
+      g = b.transpose(b.make<MatMulOp>(b.transpose(g, perm), r), back);
+    }
+    dx[0] = g;
+    return success();
+  }
+};
+
 /// gather along `axis` (embeddings): each index's slice of g is added back at
 /// its row, a scatter-add over the input with `axis` moved to the front.
 template <> struct Gradient<GatherOp> : GradientOpInterface::ExternalModel<Gradient<GatherOp>, GatherOp> {
@@ -724,5 +798,5 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, GatherOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, ResizeOp, GatherOp>(context);
 }

@@ -170,6 +170,30 @@ def _conv_transpose(ins, at):
                 at.get("output_padding", [0] * (x.dim() - 2)), at.get("group", 1), dilations)
 
 
+def _resize(ins, at):
+    """The ONNX Resize forms PyTorch's interpolate computes."""
+    x = ins[0]
+    scales = ins[2] if len(ins) > 2 and ins[2] is not None and len(ins[2]) else None
+    sizes = ins[3] if len(ins) > 3 and ins[3] is not None else None
+    size = ([int(s) for s in sizes[2:]] if sizes is not None
+            else [int(np.floor(n * float(f))) for n, f in zip(x.shape[2:], scales[2:])])
+    form = (at.get("mode", b"nearest").decode(),
+            at.get("coordinate_transformation_mode", b"half_pixel").decode(),
+            at.get("nearest_mode", b"round_prefer_floor").decode())
+    spatial = ("linear", "bilinear", "trilinear")[x.dim() - 3]
+    if form == ("nearest", "asymmetric", "floor"):
+        return F.interpolate(x, size=size, mode="nearest")
+    if form[:2] == ("nearest", "half_pixel") and form[2] == "round_prefer_ceil":
+        return F.interpolate(x, size=size, mode="nearest-exact")
+    if form[:2] in (("linear", "half_pixel"), ("linear", "pytorch_half_pixel")):
+        return F.interpolate(x, size=size, mode=spatial, align_corners=False)
+    if form[:2] == ("linear", "align_corners"):
+        return F.interpolate(x, size=size, mode=spatial, align_corners=True)
+    if form[:2] == ("cubic", "half_pixel") and at.get("cubic_coeff_a") == -0.75:
+        return F.interpolate(x, size=size, mode="bicubic", align_corners=False)
+    raise ValueError("Resize form %s" % (form,))
+
+
 def _max_pool(ins, at):
     x = ins[0]
     strides, pads, dilations = _window_args(x, at)
@@ -233,6 +257,7 @@ FORWARD = {
     "ConvTranspose": _conv_transpose,
     "MaxPool": _max_pool,
     "AveragePool": _avg_pool,
+    "Resize": _resize,
 }
 
 
@@ -249,7 +274,8 @@ def run_graph(graph, values, exact=True):
             outs = list(_split(ins, at, len(op.output)))
         else:
             # Integer operands (shapes, axes, bounds) are read as numbers.
-            if op.op_type in ("Reshape", "Squeeze", "Unsqueeze", "Expand", "ReduceSum", "Slice"):
+            if op.op_type in ("Reshape", "Squeeze", "Unsqueeze", "Expand", "ReduceSum", "Slice",
+                              "Resize"):
                 ins = [ins[0]] + [None if v is None else np.asarray(v) for v in ins[1:]]
             outs = [FORWARD[op.op_type](ins, at)]
         for name, value in zip(op.output, outs):
@@ -558,6 +584,26 @@ def cases():
     c["avg_pool_1d"] = through(
         [node("AveragePool", ["X"], "r", kernel_shape=[4], strides=[2], pads=[1, 1])],
         {"X": uniform((2, 3, 11))})
+
+    # Resize: nearest, linear and cubic, by scales (a float initializer, which
+    # is a setting, not a parameter) or sizes, upsampling and downsampling.
+    def resize(x, mode, ctm, scales=None, sizes=None, **attrs):
+        consts = {"scales": np.array(scales, dtype=np.float32)} if scales else {
+            "sizes": i64(sizes)}
+        inputs = ["X", "", "scales"] if scales else ["X", "", "", "sizes"]
+        return through([node("Resize", inputs, "r", mode=mode,
+                             coordinate_transformation_mode=ctm, **attrs)],
+                       {"X": x}, consts)
+    c["resize_nearest_scales"] = resize(uniform((1, 2, 3, 4)), "nearest", "asymmetric",
+                                        scales=[1, 1, 2, 2], nearest_mode="floor")
+    c["resize_nearest_exact_sizes"] = resize(uniform((1, 2, 5, 3)), "nearest", "half_pixel",
+                                             sizes=[1, 2, 7, 2], nearest_mode="round_prefer_ceil")
+    c["resize_linear_scales"] = resize(uniform((2, 1, 3, 4)), "linear", "half_pixel",
+                                       scales=[1, 1, 2, 1.5])
+    c["resize_linear_align_corners_sizes"] = resize(uniform((1, 2, 4, 5)), "linear",
+                                                    "align_corners", sizes=[1, 2, 7, 3])
+    c["resize_cubic"] = resize(uniform((1, 1, 4, 4)), "cubic", "half_pixel", scales=[1, 1, 2, 2],
+                               cubic_coeff_a=-0.75)
     return c
 
 
