@@ -62,6 +62,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       module.emitError("training needs a function @main");
       return signalPassFailure();
     }
+    foldSettings();
     if (failed(checkOptions()) || failed(checkMain()) || failed(findParameters()) ||
         failed(chooseLabels()))
       return signalPassFailure();
@@ -72,6 +73,40 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
         failed(buildTraining(b, true)))
       return signalPassFailure();
     main.erase();
+  }
+
+  /// Folds what the exporter computes from constants alone (a resize's
+  /// scales, a reshape's shape) and refines the types after it, so gradients
+  /// see static shapes and constant settings. Nothing an initializer feeds is
+  /// folded: the parameters stay as they are until they are arguments.
+  void foldSettings() {
+    auto isSetting = [](Value v) {
+      auto constant = v.getDefiningOp<ConstantOp>();
+      return constant && !constant->hasAttr("nn.initializer");
+    };
+    for (int round = 0; round < 32; ++round) {
+      bool folded = false;
+      for (Operation &op : llvm::make_early_inc_range(main.getBody().front())) {
+        if (isa<ConstantOp>(op) || op.getNumResults() != 1 || op.getNumOperands() == 0 ||
+            !llvm::all_of(op.getOperands(), isSetting))
+          continue;
+        SmallVector<Attribute> operands;
+        for (Value v : op.getOperands())
+          operands.push_back(v.getDefiningOp<ConstantOp>().getValue());
+        SmallVector<OpFoldResult> results;
+        if (failed(op.fold(operands, results)) || results.size() != 1)
+          continue;
+        auto value = dyn_cast_if_present<ElementsAttr>(dyn_cast<Attribute>(results[0]));
+        if (!value || !areCompatibleResultTypes(TypeRange{value.getType()}, op.getResultTypes()))
+          continue;
+        OpBuilder b(&op);
+        op.getResult(0).replaceAllUsesWith(ConstantOp::create(b, op.getLoc(), value).getResult());
+        op.erase();
+        folded = true;
+      }
+      if (!refineResultTypes(main) && !folded)
+        break;
+    }
   }
 
   LogicalResult checkOptions() {

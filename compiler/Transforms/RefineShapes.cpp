@@ -18,9 +18,7 @@ namespace nnc::nn {
 using namespace mlir;
 using namespace nnc::nn;
 
-namespace {
-/// Re-infers every op's result types in program order; true if any changed.
-bool refineResultTypes(func::FuncOp func) {
+bool nnc::nn::refineResultTypes(func::FuncOp func) {
   bool changed = false;
   func.walk([&](InferTypeOpInterface op) {
     SmallVector<Type> inferred;
@@ -40,6 +38,7 @@ bool refineResultTypes(func::FuncOp func) {
   return changed;
 }
 
+namespace {
 struct RefineShapesPass : nnc::nn::impl::NNRefineShapesBase<RefineShapesPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();

@@ -333,25 +333,26 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (!type)
     return {};
   // Concatenation along `axis`: walk the result's outer slices, taking each
-  // operand's contiguous block in turn.
+  // operand's contiguous block in turn. Any element type: float settings (a
+  // resize's scales) are concatenated too.
   int64_t axis = getAxis();
-  SmallVector<IntTensor> inputs;
+  SmallVector<SmallVector<Attribute>> inputs;
   for (Attribute a : adaptor.getInputs()) {
-    auto t = asInts(a);
-    if (!t)
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(a);
+    if (!dense)
       return {};
-    inputs.push_back(*t);
+    inputs.push_back(llvm::to_vector(dense.getValues<Attribute>()));
   }
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d)
     outer *= type.getDimSize(d);
-  SmallVector<int64_t> values;
+  SmallVector<Attribute> values;
   for (int64_t o = 0; o < outer; ++o)
-    for (const IntTensor &t : inputs) {
-      int64_t block = t.data.size() / std::max<int64_t>(outer, 1);
-      values.append(t.data.begin() + o * block, t.data.begin() + (o + 1) * block);
+    for (const SmallVector<Attribute> &t : inputs) {
+      int64_t block = t.size() / std::max<int64_t>(outer, 1);
+      values.append(t.begin() + o * block, t.begin() + (o + 1) * block);
     }
-  return makeConstant(type, values);
+  return DenseElementsAttr::get(type, values);
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {

@@ -678,6 +678,28 @@ template <> struct Gradient<AvgPoolOp> : GradientOpInterface::ExternalModel<Grad
   }
 };
 
+/// pad (constant mode): the gradient is dy with the padding cropped off and
+/// the cropped rows (negative pads) padded back with zeros, a pad by the
+/// negated pads. The fill value and the pads are settings.
+template <> struct Gradient<PadOp> : GradientOpInterface::ExternalModel<Gradient<PadOp>, PadOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto pad = cast<PadOp>(op);
+    NNBuilder b{ob, op->getLoc()};
+    dx.assign(op->getNumOperands(), Value());
+    if (!isa<FloatType>(NNBuilder::type(pad.getInput()).getElementType()))
+      return success();
+    if (pad.getMode() != "constant")
+      return op->emitOpError("has no gradient in '") << pad.getMode() << "' mode";
+    std::optional<SmallVector<int64_t>> pads = getConstantInts(pad.getPads());
+    if (!pads)
+      return op->emitOpError("has no gradient unless its pads are constants");
+    SmallVector<int64_t> negated = llvm::map_to_vector(*pads, [](int64_t p) { return -p; });
+    dx[0] = b.make<PadOp>(dy[0], b.i64s(negated), b.scalar(dy[0], 0.0), b.b.getStringAttr("constant"));
+    return success(dx[0] != nullptr);
+  }
+};
+
 /// resize is linear in its input and separable: along each resized dim d it
 /// multiplies by a matrix R [out, in]. R is read off the op itself, as the
 /// same resize of the identity (basis vectors along another dim), so the
@@ -798,5 +820,5 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, ResizeOp, GatherOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, PadOp, ResizeOp, GatherOp>(context);
 }

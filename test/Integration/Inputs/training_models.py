@@ -82,6 +82,28 @@ class SmallCNN(nn.Module):
         return self.fc(x)
 
 
+class SmallUNet(nn.Module):
+    """Down and up: max and average pooling, a 2x2 transposed convolution,
+    bilinear upsampling and skip concatenations."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc1 = nn.Conv2d(2, 6, 3, padding=1)
+        self.enc2 = nn.Conv2d(6, 8, 3, padding=1)
+        self.mid = nn.Conv2d(8, 8, 3, padding=1)
+        self.up = nn.ConvTranspose2d(8, 8, 2, stride=2)
+        self.dec2 = nn.Conv2d(16, 6, 3, padding=1)
+        self.dec1 = nn.Conv2d(12, 2, 3, padding=1)
+
+    def forward(self, x):
+        e1 = torch.relu(self.enc1(x))
+        e2 = torch.relu(self.enc2(nn.functional.max_pool2d(e1, 2)))
+        m = torch.relu(self.mid(nn.functional.avg_pool2d(e2, 2)))
+        d2 = torch.relu(self.dec2(torch.cat([self.up(m), e2], 1)))
+        up = nn.functional.interpolate(d2, scale_factor=2, mode="bilinear", align_corners=False)
+        return self.dec1(torch.cat([up, e1], 1))
+
+
 def cases():
     """name -> (module, input, labels, loss fn, nnc --loss)"""
     g = torch.Generator().manual_seed(0)
@@ -104,6 +126,10 @@ def cases():
     x = torch.randn(4, 3, 12, 12, generator=g)
     labels = torch.randint(0, 5, (4,), generator=g)
     out["cnn"] = (cnn, x, labels, nn.functional.cross_entropy, "cross-entropy")
+    unet = SmallUNet()
+    x = torch.randn(2, 2, 12, 12, generator=g)
+    target = torch.randn(2, 2, 12, 12, generator=g)
+    out["unet"] = (unet, x, target, nn.functional.mse_loss, "mse")
     return out
 
 

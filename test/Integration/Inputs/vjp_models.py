@@ -27,6 +27,7 @@ domain (log, sqrt and pow's base positive, division away from 0).
 
 import os
 import sys
+import zlib
 
 import numpy as np
 import onnx
@@ -194,6 +195,16 @@ def _resize(ins, at):
     raise ValueError("Resize form %s" % (form,))
 
 
+def _pad(ins, at):
+    x, pads = ins[0], [int(p) for p in ins[1]]
+    rank = x.dim()
+    value = float(ins[2]) if len(ins) > 2 and ins[2] is not None else 0.0
+    torch_pads = []
+    for d in reversed(range(rank)):
+        torch_pads += [pads[d], pads[d + rank]]
+    return F.pad(x, torch_pads, value=value)
+
+
 def _max_pool(ins, at):
     x = ins[0]
     strides, pads, dilations = _window_args(x, at)
@@ -258,6 +269,7 @@ FORWARD = {
     "MaxPool": _max_pool,
     "AveragePool": _avg_pool,
     "Resize": _resize,
+    "Pad": _pad,
 }
 
 
@@ -275,7 +287,7 @@ def run_graph(graph, values, exact=True):
         else:
             # Integer operands (shapes, axes, bounds) are read as numbers.
             if op.op_type in ("Reshape", "Squeeze", "Unsqueeze", "Expand", "ReduceSum", "Slice",
-                              "Resize"):
+                              "Resize", "Pad"):
                 ins = [ins[0]] + [None if v is None else np.asarray(v) for v in ins[1:]]
             outs = [FORWARD[op.op_type](ins, at)]
         for name, value in zip(op.output, outs):
@@ -585,6 +597,12 @@ def cases():
         [node("AveragePool", ["X"], "r", kernel_shape=[4], strides=[2], pads=[1, 1])],
         {"X": uniform((2, 3, 11))})
 
+    # Pad (constant mode): pads on some sides, crops (negative pads) on
+    # others; the fill value is a setting.
+    c["pad_and_crop"] = through(
+        [node("Pad", ["X", "pads", "value"], "r")], {"X": uniform((2, 3, 4))},
+        {"pads": i64([0, 1, -1, 1, -1, 2]), "value": np.array(0.5)})
+
     # Resize: nearest, linear and cubic, by scales (a float initializer, which
     # is a setting, not a parameter) or sizes, upsampling and downsampling.
     def resize(x, mode, ctm, scales=None, sizes=None, **attrs):
@@ -648,7 +666,8 @@ def generate(out, name, nodes, params, consts, inputs):
                               producer_name="vjp_models.py")
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
-    labels = RNG.normal(size=tuple(y.shape))
+    # Each case's own labels: adding a case changes no other case's data.
+    labels = np.random.default_rng(zlib.crc32(name.encode())).normal(size=tuple(y.shape))
 
     # torch.autograd's gradient.
     leaves = {k: torch.from_numpy(v.copy()).requires_grad_(True) for k, v in params.items()}
