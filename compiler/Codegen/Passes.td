@@ -5,6 +5,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def OrderGlobals : Pass<"nnc-order-globals", "mlir::ModuleOp"> {
+  let summary = "put the module's constant globals in a deterministic order and name";
+  let description = [{
+    One-shot bufferization turns each function's constants into
+    `memref.global`s in the order it visits the functions, which in LLVM 22
+    follows heap addresses: a module of several functions (a training
+    module) came out differently from one compile to the next. This pass
+    orders the constant globals by first use, walking the functions in module
+    order, at the top of the module, and names them `__constant_<i>` in that
+    order, so the same model always gives the same library.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def ReadOnlyInputs : Pass<"nnc-readonly-inputs", "mlir::ModuleOp"> {
   let summary = "mark the tensor arguments of public functions read-only for bufferization";
   let description = [{

@@ -116,6 +116,8 @@ static void addBufferization(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Its constants' order follows heap addresses (LLVM 22): fix it.
+  pm.addPass(nnc::createOrderGlobals());
   // Loops carry buffers they only pass through, and tiles copy onto themselves:
   // fold both so a result is seen to be its allocation and becomes the out-param.
   pm.addPass(createCanonicalizerPass());

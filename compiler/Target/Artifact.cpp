@@ -42,6 +42,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <atomic>
 #include <thread>
 
 using namespace mlir;
@@ -490,14 +491,17 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
 
   // Optimization and code generation take most of a compile and the kernels
   // are independent functions: for a shared library, the functions are
-  // spread over one partition per core (largest first, to the lightest),
-  // each optimized and compiled on its own thread in its own LLVMContext (a
-  // context is single-threaded), while the weights and the descriptor stay
-  // in the original module, which only needs code generation; the objects
-  // are linked together. An object file (--emit=obj) stays one module.
-  unsigned functionParts = kind == ArtifactKind::SharedLibrary
-                               ? std::clamp(std::thread::hardware_concurrency(), 1u, 8u)
-                               : 1;
+  // spread over up to 8 partitions (largest first, to the lightest), each
+  // optimized and compiled in its own LLVMContext (a context is
+  // single-threaded) by one thread per core, while the weights and the
+  // descriptor stay in the original module, which only needs code
+  // generation; the objects are linked together. The partitions do not
+  // depend on the machine's cores, so neither does the library. An object
+  // file (--emit=obj) stays one module.
+  unsigned functionParts = 1;
+  if (kind == ArtifactKind::SharedLibrary)
+    functionParts = std::clamp<unsigned>(
+        llvm::count_if(*m, [](llvm::Function &f) { return !f.isDeclaration(); }), 1u, 8u);
   std::vector<SmallVector<char, 0>> bitcode;
   if (functionParts > 1) {
     // Symbols other partitions refer to become hidden externals (the
@@ -588,10 +592,17 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
     pm.run(*part);
     out.keep();
   };
+  std::atomic<unsigned> next{1};
+  auto work = [&] {
+    for (unsigned i = next++; i < parts; i = next++)
+      compile(i);
+  };
   std::vector<std::thread> threads;
-  for (unsigned i = 1; i < parts; ++i)
-    threads.emplace_back(compile, i);
+  unsigned workers = std::clamp(std::thread::hardware_concurrency(), 1u, parts);
+  for (unsigned i = 1; i < workers; ++i)
+    threads.emplace_back(work);
   compile(0);
+  work();
   for (std::thread &t : threads)
     t.join();
   auto removeObjects = [&] {

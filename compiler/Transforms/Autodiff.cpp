@@ -40,10 +40,21 @@ struct Parameter {
   std::string name;
 };
 
-/// One optimizer state tensor: `state:<name>` of `type`.
+/// One state tensor: `state:<name>` of `type`. Optimizer state starts at
+/// zeros; a batch norm's running statistic starts at `initial`.
 struct StateSlot {
   std::string name;
   RankedTensorType type;
+  ConstantOp initial = nullptr;
+};
+
+/// A batch norm whose running mean and variance are initializers: training
+/// updates them (state `running:<initializer>`, or `running:<initializer>@K`
+/// for the K-th of several batch norms an exporter's merged initializer
+/// feeds), and eval reads them.
+struct RunningStats {
+  BatchNormOp norm;
+  unsigned meanSlot, varianceSlot; // into `state`
 };
 
 
@@ -53,6 +64,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
   func::FuncOp main;
   SmallVector<Parameter> params;
   SmallVector<StateSlot> state;
+  SmallVector<RunningStats> running;
   RankedTensorType labelsType;
 
   void runOnOperation() override {
@@ -67,6 +79,8 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
         failed(chooseLabels()))
       return signalPassFailure();
     planState();
+    if (failed(planRunningStats()))
+      return signalPassFailure();
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointAfter(main);
     if (failed(buildInit(b)) || failed(buildEval(b)) || failed(buildTraining(b, false)) ||
@@ -215,6 +229,58 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     }
   }
 
+  /// The running statistics of every batch norm that has them as
+  /// initializers, after the optimizer state.
+  LogicalResult planRunningStats() {
+    Block &body = main.getBody().front();
+    // How many batch norms read each statistic, and which of them this is.
+    DenseMap<Operation *, unsigned> readers, seen;
+    body.walk([&](BatchNormOp norm) {
+      for (Value v : {norm.getMean(), norm.getVariance()})
+        if (Operation *def = v.getDefiningOp())
+          ++readers[def];
+    });
+    llvm::StringSet<> names;
+    for (const StateSlot &s : state)
+      names.insert(s.name);
+    auto slotFor = [&](Value v) -> std::optional<unsigned> {
+      auto constant = v.getDefiningOp<ConstantOp>();
+      auto name = constant ? constant->getAttrOfType<StringAttr>("nn.initializer") : nullptr;
+      if (!name || !isFloatTensor(constant))
+        return std::nullopt;
+      unsigned k = seen[constant]++;
+      std::string slot = "running:" + name.str();
+      if (readers[constant] > 1)
+        slot += "@" + std::to_string(k);
+      state.push_back({slot, tensorType(constant), constant});
+      return state.size() - 1;
+    };
+    for (Operation &op : body) {
+      auto norm = dyn_cast<BatchNormOp>(op);
+      if (!norm)
+        continue;
+      auto isStat = [](Value v) {
+        auto constant = v.getDefiningOp<ConstantOp>();
+        return constant && constant->hasAttr("nn.initializer");
+      };
+      if (!isStat(norm.getMean()) || !isStat(norm.getVariance()))
+        continue;
+      std::optional<unsigned> mean = slotFor(norm.getMean()), variance = slotFor(norm.getVariance());
+      if (!mean || !variance)
+        continue;
+      running.push_back({norm, *mean, *variance});
+    }
+    for (const StateSlot &s : llvm::ArrayRef(state).drop_front(state.size() - 2 * running.size()))
+      if (!names.insert(s.name).second)
+        return main.emitError("two state tensors are called 'state:") << s.name << "'";
+    return success();
+  }
+
+  /// The running statistics' slots: the last 2 * running.size() of `state`.
+  ArrayRef<StateSlot> runningSlots() const {
+    return ArrayRef(state).take_back(2 * running.size());
+  }
+
   /// A new public function; `names` become the arguments' and results' nn.name.
   func::FuncOp makeFunction(OpBuilder &b, StringRef name, ArrayRef<Type> inputs,
                             ArrayRef<std::string> inputNames, ArrayRef<Type> outputs,
@@ -239,8 +305,11 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
 
   /// Batch norm in training mode: normalized by the batch's mean and
   /// (biased) variance over all dims but the channels, as PyTorch's train().
-  /// Built from nn ops, which have gradients.
-  Value trainingBatchNorm(NNBuilder &nb, BatchNormOp norm, Value x, Value scale, Value bias) {
+  /// Built from nn ops, which have gradients. With `running` (the running
+  /// mean and variance), also returns their update as PyTorch makes it:
+  /// weighted by the op's momentum, the variance's batch term unbiased.
+  Value trainingBatchNorm(NNBuilder &nb, BatchNormOp norm, Value x, Value scale, Value bias,
+                          std::pair<Value, Value> *running = nullptr) {
     auto type = tensorType(x);
     int64_t rank = type.getRank();
     SmallVector<int64_t> axes{0}, channelShape(rank, 1);
@@ -255,14 +324,32 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     Value variance = mean(nb.mul(centered, centered));
     Value rstd = nb.make<ReciprocalOp>(nb.make<SqrtOp>(
         nb.add(variance, nb.scalar(x, norm.getEpsilon().convertToDouble()))));
+    if (running) {
+      int64_t count = type.getNumElements() / std::max<int64_t>(type.getDimSize(1), 1);
+      double keep = norm.getMomentum().convertToDouble();
+      auto blend = [&](Value old, Value batch, double factor) {
+        Value flat = nb.reshape(batch, tensorType(old).getShape());
+        return nb.add(nb.mulScalar(old, keep), nb.mulScalar(flat, (1.0 - keep) * factor));
+      };
+      running->first = blend(running->first, mean(x), 1.0);
+      running->second = blend(running->second, variance,
+                              (double)count / (double)std::max<int64_t>(count - 1, 1));
+    }
     return nb.add(nb.mul(nb.mul(centered, rstd), perChannel(scale)), perChannel(bias));
   }
 
   /// Clones @main's body into `func` after its data arguments, with
   /// parameter `i` read from argument `paramBase + i`. Returns @main's results.
   /// With `training`, ops switch to their training behaviour (batch norm).
+  /// `runningIn` (two per entry of `running`: mean, variance) holds the
+  /// running statistics an inference batch norm reads; with `runningOut`, a
+  /// training batch norm updates them into it, in the same order.
   SmallVector<Value> cloneForward(func::FuncOp func, unsigned paramBase, OpBuilder &b,
-                                  bool training) {
+                                  bool training, ArrayRef<Value> runningIn = {},
+                                  SmallVectorImpl<Value> *runningOut = nullptr) {
+    DenseMap<Operation *, unsigned> runningIndex;
+    for (auto [i, r] : llvm::enumerate(running))
+      runningIndex[r.norm] = i;
     IRMapping map;
     Block &body = func.getBody().front();
     for (unsigned i = 0; i < main.getNumArguments(); ++i)
@@ -273,14 +360,28 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (Operation &op : main.getBody().front().without_terminator()) {
       if (auto constant = dyn_cast<ConstantOp>(op); constant && map.contains(constant.getResult()))
         continue;
-      if (auto norm = dyn_cast<BatchNormOp>(op); norm && training) {
+      auto norm = dyn_cast<BatchNormOp>(op);
+      auto it = norm ? runningIndex.find(norm) : runningIndex.end();
+      if (norm && training) {
         NNBuilder nb{b, op.getLoc()};
+        std::pair<Value, Value> stats;
+        bool update = runningOut && it != runningIndex.end();
+        if (update)
+          stats = {runningIn[2 * it->second], runningIn[2 * it->second + 1]};
         map.map(norm.getResult(),
                 trainingBatchNorm(nb, norm, map.lookup(norm.getInput()), map.lookup(norm.getScale()),
-                                  map.lookup(norm.getBias())));
+                                  map.lookup(norm.getBias()), update ? &stats : nullptr));
+        if (update) {
+          (*runningOut)[2 * it->second] = stats.first;
+          (*runningOut)[2 * it->second + 1] = stats.second;
+        }
         continue;
       }
-      b.clone(op, map);
+      Operation *clone = b.clone(op, map);
+      if (norm && !runningIn.empty() && it != runningIndex.end()) {
+        clone->setOperand(3, runningIn[2 * it->second]);
+        clone->setOperand(4, runningIn[2 * it->second + 1]);
+      }
     }
     SmallVector<Value> results;
     for (Value v : main.getBody().front().getTerminator()->getOperands())
@@ -306,7 +407,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (Parameter &p : params)
       values.push_back(ib.clone(*p.constant)->getResult(0));
     for (const StateSlot &s : state)
-      values.push_back(nb.splat(s.type, 0.0));
+      values.push_back(s.initial ? ib.clone(*s.initial)->getResult(0) : nb.splat(s.type, 0.0));
     func::ReturnOp::create(ib, main.getLoc(), values);
     b.setInsertionPointAfter(init);
     return success();
@@ -319,6 +420,11 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       inputs.push_back(p.constant.getType());
       inputNames.push_back("param:" + p.name);
     }
+    unsigned runningBase = inputs.size();
+    for (const StateSlot &s : runningSlots()) {
+      inputs.push_back(s.type);
+      inputNames.push_back("state:" + s.name);
+    }
     for (unsigned i = 0; i < main.getNumResults(); ++i) {
       auto name = main.getResultAttrOfType<StringAttr>(i, "nn.name");
       outputNames.push_back(name ? name.str() : "output_" + std::to_string(i));
@@ -326,7 +432,11 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     func::FuncOp eval = makeFunction(b, "eval", inputs, inputNames,
                                      SmallVector<Type>(main.getResultTypes()), outputNames);
     OpBuilder eb(&getContext());
-    SmallVector<Value> results = cloneForward(eval, main.getNumArguments(), eb, /*training=*/false);
+    SmallVector<Value> runningIn;
+    for (unsigned i = 0; i < 2 * running.size(); ++i)
+      runningIn.push_back(eval.getArgument(runningBase + i));
+    SmallVector<Value> results =
+        cloneForward(eval, main.getNumArguments(), eb, /*training=*/false, runningIn);
     func::ReturnOp::create(eb, main.getLoc(), results);
     b.setInsertionPointAfter(eval);
     return success();
@@ -434,7 +544,12 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
                                      inputNames, outputs, outputNames);
     b.setInsertionPointAfter(func);
     OpBuilder fb(&getContext());
-    SmallVector<Value> forward = cloneForward(func, paramBase, fb, /*training=*/true);
+    // train_step updates the running statistics from its state arguments.
+    SmallVector<Value> runningIn, runningOut(update ? 2 * running.size() : 0);
+    for (unsigned i = 0; i < runningOut.size(); ++i)
+      runningIn.push_back(func.getArgument(stateBase + state.size() - runningOut.size() + i));
+    SmallVector<Value> forward = cloneForward(func, paramBase, fb, /*training=*/true, runningIn,
+                                              update ? &runningOut : nullptr);
     Block &body = func.getBody().front();
     fb.setInsertionPointToEnd(&body);
     NNBuilder nb{fb, func.getLoc()};
@@ -456,10 +571,12 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
         paramArgs.push_back(body.getArgument(paramBase + i));
       for (unsigned i = 0; i < state.size(); ++i)
         stateArgs.push_back(body.getArgument(stateBase + i));
+
       SmallVector<Value> newParams, newState;
       applyOptimizer(nb, paramArgs, *grads, stateArgs, newParams, newState);
       results.append(newParams);
       results.append(newState);
+      results.append(runningOut);
     }
     if (llvm::any_of(results, [](Value v) { return !v; }))
       return func.emitError("could not build the training step");

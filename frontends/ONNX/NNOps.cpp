@@ -280,7 +280,8 @@ LogicalResult importBatchNorm(NodeImporter &n) {
       return n.fail("the running-statistics outputs (training mode) are not supported");
   n.setOutputs(n.create<nn::BatchNormOp>(n.input(0), n.input(1), n.input(2), n.input(3),
                                          n.input(4),
-                                         n.builder.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f))));
+                                         n.builder.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)),
+                                         n.builder.getF32FloatAttr(n.attrFloat("momentum", 0.9f))));
   return success();
 }
 

@@ -235,10 +235,20 @@ std::string checkSignatures(const Roles &init, const Roles &step, const Roles &g
           "'loss' and 'grad:<P>'");
       !error.empty())
     return error;
-  for (const Roles *roles : {&gradients, &eval})
-    if (!roles->states.empty())
-      return functionName(*roles) + " takes optimizer state '" +
-             roles->states.front().info->name + "', which only train_step takes";
+  if (!gradients.states.empty())
+    return functionName(gradients) + " takes state '" + gradients.states.front().info->name +
+           "', which only train_step and eval take";
+  // eval reads some of the state (batch norms' running statistics).
+  for (const Slot &slot : eval.states) {
+    auto it = std::find_if(step.states.begin(), step.states.end(),
+                           [&](const Slot &s) { return s.key == slot.key; });
+    if (it == step.states.end())
+      return functionName(eval) + " takes state '" + slot.info->name +
+             "', which train_step does not take";
+    if (!sameType(*slot.info, *it->info))
+      return functionName(eval) + ": '" + slot.info->name + "' is " + typeString(*slot.info) +
+             " where train_step's is " + typeString(*it->info);
+  }
 
   Slots modelInputs(step.data.begin(), step.data.end() - 1);
   if (std::string error = sameTensors(eval, "takes inputs", eval.data, "takes the model's inputs",
@@ -604,6 +614,9 @@ nnc_status_t nnc_trainer_create(nnc_runtime_t *runtime, nnc_module_t *module,
       variable.initOutput = init.outStates[i].index;
       variable.stepInput = step.states[i].index;
       variable.stepOutput = step.outStates[i].index;
+      for (const Slot &slot : eval.states)
+        if (slot.key == step.states[i].key)
+          variable.evalInput = slot.index;
     }
     for (Buffer &buffer : variable.buffers)
       if (nnc_status_t status = allocate(info.byte_size, "'" + variable.name + "'", buffer))

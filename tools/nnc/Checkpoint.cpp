@@ -2,10 +2,14 @@
 //
 // Reads a training checkpoint (docs/training.md: the trainer writes it) and
 // replaces each `param:<name>` initializer of the model with its trained
-// value, so the trained model runs anywhere ONNX does. Optimizer state is
+// value, and each batch norm's running statistic (`state:running:<name>`)
+// with its updated one, so the trained model runs anywhere ONNX does. A
+// statistic an exporter's merged initializer gave several batch norms
+// (`state:running:<name>@K`, the K-th read of it in node order) becomes an
+// initializer of its own, `<name>@K`, for that batch norm. Optimizer state is
 // not part of a model and is skipped. Everything is checked before the model
-// changes: a parameter the model lacks, or one of another type or shape, is
-// an error naming it.
+// changes: a tensor the model lacks, or one of another type or shape, is an
+// error naming it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,29 +89,89 @@ bool nnc::applyCheckpoint(onnx::ModelProto &model, const std::string &path, std:
   if (in.at != in.data.size())
     return corrupt("bytes after the last tensor");
 
+  onnx::GraphProto &graph = *model.mutable_graph();
   llvm::StringMap<onnx::TensorProto *> initializers;
-  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer())
+  for (onnx::TensorProto &t : *graph.mutable_initializer())
     initializers[t.name()] = &t;
+  // The batch norms' reads of each initializer, in node order: (node, input),
+  // seen through the Identity nodes exporters give merged initializers.
+  llvm::StringMap<std::string> identities;
+  for (const onnx::NodeProto &node : graph.node())
+    if (node.op_type() == "Identity" && node.input_size() == 1 && node.output_size() == 1)
+      identities[node.output(0)] = node.input(0);
+  auto source = [&](std::string name) {
+    for (int hops = 0; identities.count(name) && hops < graph.node_size(); ++hops)
+      name = identities.lookup(name);
+    return name;
+  };
+  llvm::StringMap<std::vector<std::pair<int, int>>> statReads;
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (graph.node(i).op_type() == "BatchNormalization")
+      for (int input : {3, 4})
+        if (input < graph.node(i).input_size())
+          statReads[source(graph.node(i).input(input))].push_back({i, input});
   std::vector<std::pair<onnx::TensorProto *, const Tensor *>> updates;
+  // Merged statistics split per batch norm: (the shared one, read, tensor).
+  struct Split {
+    onnx::TensorProto *shared;
+    std::pair<int, int> read;
+    std::string name;
+    const Tensor *tensor;
+  };
+  std::vector<Split> splits;
   for (const Tensor &t : tensors) {
     llvm::StringRef name(t.name);
-    if (!name.consume_front("param:"))
+    bool isStat = name.consume_front("state:running:");
+    if (!isStat && !name.consume_front("param:"))
       continue; // optimizer state
-    onnx::TensorProto *init = initializers.lookup(name);
+    const char *what = isStat ? "running statistic '" : "parameter '";
+    llvm::StringRef base = name, suffix;
+    if (isStat && !initializers.count(name))
+      std::tie(base, suffix) = name.rsplit('@');
+    onnx::TensorProto *init = initializers.lookup(base);
     if (!init) {
-      error = "checkpoint '" + path + "' has parameter '" + name.str() +
+      error = "checkpoint '" + path + "' has " + what + name.str() +
               "', which is no initializer of the model";
       return false;
     }
+    if (!suffix.empty()) {
+      unsigned k;
+      const std::vector<std::pair<int, int>> &reads = statReads[base];
+      if (suffix.getAsInteger(10, k) || k >= reads.size()) {
+        error = "checkpoint '" + path + "' has " + what + name.str() +
+                "', which no batch norm of the model reads";
+        return false;
+      }
+      if (init->data_type() == t.dtype &&
+          std::equal(init->dims().begin(), init->dims().end(), t.dims.begin(), t.dims.end()))
+        splits.push_back({init, reads[k], name.str(), &t});
+    }
     if (init->data_type() != t.dtype ||
         !std::equal(init->dims().begin(), init->dims().end(), t.dims.begin(), t.dims.end())) {
-      error = "checkpoint '" + path + "': parameter '" + name.str() +
+      error = "checkpoint '" + path + "': " + what + name.str() +
               "' has another type or shape than the model's initializer";
       return false;
     }
-    updates.push_back({init, &t});
+    if (suffix.empty())
+      updates.push_back({init, &t});
   }
-  if (updates.empty()) {
+  for (const Split &split : splits)
+    if (initializers.count(split.name)) {
+      error = "checkpoint '" + path + "': the model already has an initializer '" + split.name +
+              "'";
+      return false;
+    }
+  for (const Split &split : splits) {
+    // A copy of the shared initializer's header, its own name and values.
+    onnx::TensorProto *own = graph.add_initializer();
+    own->set_name(split.name);
+    own->set_data_type(split.shared->data_type());
+    for (int64_t d : split.shared->dims())
+      own->add_dims(d);
+    own->set_raw_data(split.tensor->bytes.data(), split.tensor->bytes.size());
+    graph.mutable_node(split.read.first)->set_input(split.read.second, split.name);
+  }
+  if (updates.empty() && splits.empty()) {
     error = "checkpoint '" + path + "' holds no parameters";
     return false;
   }

@@ -333,6 +333,8 @@ def NN_BatchNormOp : NN_Op<"batch_norm"> {
   let summary = "batch normalization with running statistics (inference form)";
   let description = [{
     y = scale * (x - mean) / sqrt(var + epsilon) + bias, per channel (dim 1).
+    `momentum` (ONNX's: the running statistics' weight when training updates
+    them) matters only to training.
 
     ```mlir
     %y = nn.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32}
@@ -341,7 +343,8 @@ def NN_BatchNormOp : NN_Op<"batch_norm"> {
     ```
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$scale, NN_FloatTensor:$bias,
-                   NN_FloatTensor:$mean, NN_FloatTensor:$variance, F32Attr:$epsilon);
+                   NN_FloatTensor:$mean, NN_FloatTensor:$variance, F32Attr:$epsilon,
+                   DefaultValuedAttr<F32Attr, "0.9f">:$momentum);
   let results = (outs NN_FloatTensor:$result);
 }
 

@@ -12,6 +12,9 @@ For each case, OUT_DIR/<case>/ holds:
   curve_<opt>.txt       the loss of each of the first 20 steps ("step K loss X",
                         the loss before that step's update) for each optimizer
                         setting in OPTIMIZERS, trained on the same batch
+  eval_<opt>/           the trained model in eval() mode after those steps, as
+                        an ONNX test data set (input_0.pb, output_0.pb): its
+                        parameters and its batch norms' running statistics
 
 The references are PyTorch's own (torch.autograd and torch.optim, the module
 in train() mode), in float32 on the CPU, from the same weights and data.
@@ -182,6 +185,14 @@ def generate(out, name, module, x, labels, loss_fn, loss_flag):
             lines.append("step %d loss %.9g" % (step, loss.item()))
         with open(os.path.join(directory, "curve_%s.txt" % opt_name), "w") as f:
             f.write("\n".join(lines) + "\n")
+        module.eval()
+        with torch.no_grad():
+            y = module(x)
+        module.train()
+        trained = os.path.join(directory, "eval_" + opt_name)
+        os.makedirs(trained, exist_ok=True)
+        write(os.path.join(trained, "input_0.pb"), x.numpy(), "input")
+        write(os.path.join(trained, "output_0.pb"), y.numpy(), "output")
 
 
 def main():
