@@ -76,6 +76,7 @@ void nnc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
     autodiff.beta1 = options.train->beta1;
     autodiff.beta2 = options.train->beta2;
     autodiff.epsilon = options.train->epsilon;
+    autodiff.seed = options.train->seed;
     autodiff.freeze.assign(options.train->freeze.begin(), options.train->freeze.end());
     pm.addPass(nn::createNNAutodiff(autodiff));
   }

@@ -23,6 +23,7 @@ struct TrainOptions {
   std::string optimizer = "sgd";
   double learningRate = 0.01, momentum = 0, weightDecay = 0;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  int64_t seed = 0;
   std::vector<std::string> freeze;
 };
 

@@ -143,6 +143,15 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       if (!cast<RankedTensorType>(type).hasStaticShape())
         return main.emitError("training needs static shapes (got ")
                << type << "); pin dynamic dims with --input-shape or --dim";
+    for (DropoutOp dropout : main.getBody().getOps<DropoutOp>()) {
+      std::optional<double> ratio;
+      if (std::optional<APFloat> attr = dropout.getRatio())
+        ratio = attr->convertToDouble();
+      if (!ratio)
+        return dropout.emitOpError("needs a constant ratio for training");
+      if (!(*ratio >= 0 && *ratio < 1))
+        return dropout.emitOpError("ratio must be in [0, 1) (got ") << *ratio << ")";
+    }
     return success();
   }
 
@@ -338,15 +347,44 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     return nb.add(nb.mul(nb.mul(centered, rstd), perChannel(scale)), perChannel(bias));
   }
 
+  /// The seed of the k-th dropout's stream: the user's seed and k, mixed
+  /// (training_models.py's reference mirrors this).
+  static uint32_t dropoutSeed(int64_t seed, unsigned k) {
+    uint32_t x = static_cast<uint32_t>(seed) + k * 0x9e3779b9u;
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    return x ^ (x >> 16);
+  }
+
+  /// Dropout in training: each element zeroed with probability `ratio`
+  /// (where its nn.random_uniform draw falls below it), the others scaled
+  /// by 1 / (1 - ratio), as PyTorch's train(); the mask is a constant to the
+  /// gradient, which mul carries.
+  Value trainingDropout(NNBuilder &nb, DropoutOp dropout, Value x, Value counter, unsigned k) {
+    double ratio = dropout.getRatio()->convertToDouble();
+    if (ratio == 0)
+      return x;
+    auto type = tensorType(x);
+    Value u = nb.make<RandomUniformOp>(counter, nb.b.getI64IntegerAttr(dropoutSeed(seed, k)),
+                                       nb.b.getDenseI64ArrayAttr(type.getShape()));
+    Value dropped = nb.make<LessOp>(u, nb.scalar(u, ratio));
+    Value mask = nb.where(dropped, nb.scalar(x, 0.0), nb.scalar(x, 1.0 / (1.0 - ratio)));
+    return nb.mul(x, mask);
+  }
+
   /// Clones @main's body into `func` after its data arguments, with
   /// parameter `i` read from argument `paramBase + i`. Returns @main's results.
   /// With `training`, ops switch to their training behaviour (batch norm).
   /// `runningIn` (two per entry of `running`: mean, variance) holds the
   /// running statistics an inference batch norm reads; with `runningOut`, a
-  /// training batch norm updates them into it, in the same order.
+  /// training batch norm updates them into it, in the same order. Training
+  /// dropouts draw their masks with `step` (f32 0-D; null: 0) as the counter.
   SmallVector<Value> cloneForward(func::FuncOp func, unsigned paramBase, OpBuilder &b,
                                   bool training, ArrayRef<Value> runningIn = {},
-                                  SmallVectorImpl<Value> *runningOut = nullptr) {
+                                  SmallVectorImpl<Value> *runningOut = nullptr,
+                                  Value step = nullptr) {
     DenseMap<Operation *, unsigned> runningIndex;
     for (auto [i, r] : llvm::enumerate(running))
       runningIndex[r.norm] = i;
@@ -357,7 +395,22 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (auto [i, p] : llvm::enumerate(params))
       map.map(p.constant.getResult(), body.getArgument(paramBase + i));
     b.setInsertionPointToEnd(&body);
+    Value counter;
+    unsigned dropouts = 0;
     for (Operation &op : main.getBody().front().without_terminator()) {
+      if (auto dropout = dyn_cast<DropoutOp>(op)) {
+        Value x = map.lookup(dropout.getInput());
+        if (!training) {
+          map.map(dropout.getResult(), x);
+          continue;
+        }
+        NNBuilder nb{b, op.getLoc()};
+        if (!counter)
+          counter = step ? nb.make<CastOp>(step, TypeAttr::get(b.getI32Type()))
+                         : nb.splat(RankedTensorType::get({}, b.getI32Type()), 0);
+        map.map(dropout.getResult(), trainingDropout(nb, dropout, x, counter, dropouts++));
+        continue;
+      }
       if (auto constant = dyn_cast<ConstantOp>(op); constant && map.contains(constant.getResult()))
         continue;
       auto norm = dyn_cast<BatchNormOp>(op);
@@ -548,8 +601,9 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     SmallVector<Value> runningIn, runningOut(update ? 2 * running.size() : 0);
     for (unsigned i = 0; i < runningOut.size(); ++i)
       runningIn.push_back(func.getArgument(stateBase + state.size() - runningOut.size() + i));
+    Value step = update ? func.getArgument(stateBase) : Value(); // state:step
     SmallVector<Value> forward = cloneForward(func, paramBase, fb, /*training=*/true, runningIn,
-                                              update ? &runningOut : nullptr);
+                                              update ? &runningOut : nullptr, step);
     Block &body = func.getBody().front();
     fb.setInsertionPointToEnd(&body);
     NNBuilder nb{fb, func.getLoc()};

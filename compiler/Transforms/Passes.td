@@ -73,6 +73,7 @@ def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
     Option<"beta1", "beta1", "double", "0.9", "Adam's first-moment decay">,
     Option<"beta2", "beta2", "double", "0.999", "Adam's second-moment decay">,
     Option<"epsilon", "eps", "double", "1e-8", "Adam's denominator term">,
+    Option<"seed", "seed", "int64_t", "0", "the dropout masks' random seed">,
     ListOption<"freeze", "freeze", "std::string", "initializers to keep constant">
   ];
   let dependentDialects = ["nnc::nn::NNDialect", "mlir::func::FuncDialect"];

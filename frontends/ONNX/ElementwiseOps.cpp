@@ -8,6 +8,8 @@
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -239,8 +241,9 @@ LogicalResult importIdentity(NodeImporter &n) {
   return success();
 }
 
-/// Dropout at inference is the identity; the mask, if asked for, keeps every
-/// element: all true, or all ones of the input's type before Dropout-10.
+/// Dropout: nn.dropout, the identity at inference, which training turns into
+/// a random mask; the mask output, if asked for, is inference's: every
+/// element kept, all true, or all ones of the input's type before Dropout-10.
 LogicalResult importDropout(NodeImporter &n) {
   if (n.opset >= 12 && n.input(2)) {
     auto training = n.constInts(2);
@@ -250,7 +253,20 @@ LogicalResult importDropout(NodeImporter &n) {
       return n.fail("training_mode = true is not supported (dropout is imported for inference)");
   }
   Value x = n.input(0);
+  // The ratio: an attribute before Dropout-12, then an optional input.
+  std::optional<double> ratio = 0.5;
+  if (n.opset < 12) {
+    ratio = n.attrFloat("ratio", 0.5f);
+  } else if (n.input(1)) {
+    ratio.reset();
+    DenseFPElementsAttr value;
+    if (matchPattern(n.input(1), m_Constant(&value)) && value.getNumElements() == 1)
+      ratio = (*value.getValues<APFloat>().begin()).convertToDouble();
+  }
   SmallVector<Value> outputs{x};
+  if (isa<FloatType>(getElementTypeOrSelf(x.getType())))
+    outputs[0] = n.create<nn::DropoutOp>(
+        x, ratio ? n.builder.getF64FloatAttr(*ratio) : FloatAttr());
   if (n.hasOutput(1)) {
     Value shape = n.create<nn::ShapeOp>(x, n.builder.getI64IntegerAttr(0),
                                         n.builder.getI64IntegerAttr(NodeImporter::rank(x)));

@@ -103,6 +103,9 @@ static cl::opt<double> beta2("beta2", cl::desc("Adam's beta2 (default 0.999)"), 
                              cl::cat(trainCategory));
 static cl::opt<double> epsilon("eps", cl::desc("Adam's epsilon (default 1e-8)"), cl::init(1e-8),
                                cl::cat(trainCategory));
+static cl::opt<int64_t> seed("seed",
+                            cl::desc("the seed of Dropout's random masks (default 0)"),
+                            cl::init(0), cl::cat(trainCategory));
 static cl::opt<std::string> checkpoint(
     "checkpoint", cl::desc("with --emit=onnx: a training checkpoint whose parameters replace "
                            "the model's initializers"),
@@ -234,10 +237,10 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
                       learningRate.getNumOccurrences() || momentum.getNumOccurrences() ||
                       weightDecay.getNumOccurrences() || beta1.getNumOccurrences() ||
                       beta2.getNumOccurrences() || epsilon.getNumOccurrences() ||
-                      freeze.getNumOccurrences();
+                      seed.getNumOccurrences() || freeze.getNumOccurrences();
   if (trainingFlag && !train)
-    return bad("--loss, --optimizer, --lr, --momentum, --weight-decay, --beta1, --beta2, --eps "
-               "and --freeze need --train");
+    return bad("--loss, --optimizer, --lr, --momentum, --weight-decay, --beta1, --beta2, --eps, "
+               "--seed and --freeze need --train");
   if (momentum.getNumOccurrences() && optimizerName != "sgd")
     return bad("--momentum is an SGD setting (--optimizer=" + optimizerName + ")");
   if ((beta1.getNumOccurrences() || beta2.getNumOccurrences() || epsilon.getNumOccurrences()) &&
@@ -309,6 +312,7 @@ int main(int argc, char **argv) {
     t.beta1 = beta1;
     t.beta2 = beta2;
     t.epsilon = epsilon;
+    t.seed = seed;
     t.freeze.assign(freeze.begin(), freeze.end());
   }
   if (!cudaArch.empty())

@@ -387,9 +387,12 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
     if (readAcross) {
       patches = reshapeTo(b, loc, input, RankedTensorType::get({k, p}, element));
     } else {
-      // Patches in (n, oh, ow, c, kh, kw) order.
-      Value copied = buildPatches(b, loc, input, {0, 4, 5, 1, 2, 3}, {n, oh, ow, c, kh, kw},
-                                  strides, dilations, padsBegin);
+      // Patches in (n, oh, ow, c, kh, kw) order (no n for one image).
+      Value copied =
+          n == 1 ? buildPatches(b, loc, input, {4, 5, 1, 2, 3}, {oh, ow, c, kh, kw}, strides,
+                                dilations, padsBegin)
+                 : buildPatches(b, loc, input, {0, 4, 5, 1, 2, 3}, {n, oh, ow, c, kh, kw},
+                                strides, dilations, padsBegin);
       patches = reshapeTo(b, loc, copied, RankedTensorType::get({rowCount, k}, element));
     }
     Value w = reshapeTo(b, loc, filter, RankedTensorType::get({m, k}, element));
@@ -408,8 +411,15 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
                         .getResult(0);
     // Written straight into NCHW, so elementwise consumers (bias, batch
     // norm, activation) can fuse with this copy.
-    // Read as [N, OH, OW, M]: a permutation, which the CPU schedule
-    // vectorizes as 16x16 register transposes.
+    // Read as [OH, OW, M] (one image) or [N, OH, OW, M]: a permutation,
+    // which the CPU schedule vectorizes as 16x16 register transposes.
+    if (n == 1) {
+      Value rows = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({oh, ow, m}, element), product,
+          SmallVector<ReassociationIndices>{{0, 1}, {2}});
+      AffineMap back = AffineMap::get(4, 0, {d(2), d(3), d(1)}, ctx);
+      return buildMappedCopy(b, loc, rows, resultType, back);
+    }
     Value rows = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({n, oh, ow, m}, element), product,
         SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});

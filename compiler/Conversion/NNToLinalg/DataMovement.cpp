@@ -685,12 +685,54 @@ template <typename Op> struct StaticShapePattern : OpConversionPattern<Op> {
 };
 } // namespace
 
+/// nn.random_uniform: each element hashed from its row-major index, the
+/// seed and the counter (the formula in NNOps.td), in 32-bit integers.
+struct RandomUniformPattern : OpConversionPattern<nn::RandomUniformOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::RandomUniformOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value counter = adaptor.getCounter();
+    uint32_t seed = static_cast<uint32_t>(op.getSeed());
+    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      Type i32 = nb.getI32Type();
+      auto c = [&](uint32_t v) { return arith::ConstantIntOp::create(nb, nl, i32, (int64_t)v); };
+      auto mix = [&](Value x) {
+        x = arith::XOrIOp::create(nb, nl, x, arith::ShRUIOp::create(nb, nl, x, c(16)));
+        x = arith::MulIOp::create(nb, nl, x, c(0x7feb352du));
+        x = arith::XOrIOp::create(nb, nl, x, arith::ShRUIOp::create(nb, nl, x, c(15)));
+        x = arith::MulIOp::create(nb, nl, x, c(0x846ca68bu));
+        return Value(arith::XOrIOp::create(nb, nl, x, arith::ShRUIOp::create(nb, nl, x, c(16))));
+      };
+      Value count = tensor::ExtractOp::create(nb, nl, counter, ValueRange{});
+      Value key = mix(arith::XOrIOp::create(
+          nb, nl, c(seed), mix(arith::MulIOp::create(nb, nl, count, c(0x9e3779b9u)))));
+      // The row-major index, modulo 2^32.
+      Value flat = indexConst(nb, nl, 0);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        flat = arith::AddIOp::create(
+            nb, nl, arith::MulIOp::create(nb, nl, flat, indexConst(nb, nl, type.getDimSize(d))),
+            out[d]);
+      Value i = arith::IndexCastUIOp::create(nb, nl, i32, flat);
+      Value bits = mix(arith::AddIOp::create(
+          nb, nl, arith::MulIOp::create(nb, nl, i, c(0x85ebca6bu)), key));
+      Value top = arith::ShRUIOp::create(nb, nl, bits, c(8));
+      Value f = arith::UIToFPOp::create(nb, nl, type.getElementType(), top);
+      return Value(arith::MulFOp::create(nb, nl, f, scalarConstant(nb, nl, type.getElementType(),
+                                                                  1.0 / (1 << 24))));
+    });
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
 void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ReshapeLikePattern<nn::ReshapeOp>, ReshapeLikePattern<nn::FlattenOp>,
                ReshapeLikePattern<nn::SqueezeOp>, ReshapeLikePattern<nn::UnsqueezeOp>,
                TransposePattern, ConcatPattern, SplitPattern, SlicePattern, GatherPattern,
                GatherElementsPattern, GatherNDPattern, ScatterElementsPattern, ScatterNDPattern,
                ExpandPattern, TilePattern, PadPattern, ResizePattern, TriluPattern, RangePattern,
-               ConstantOfShapePattern, StaticShapePattern<nn::ShapeOp>,
+               ConstantOfShapePattern, RandomUniformPattern, StaticShapePattern<nn::ShapeOp>,
                StaticShapePattern<nn::SizeOp>>(converter, patterns.getContext());
 }

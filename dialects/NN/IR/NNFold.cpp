@@ -409,3 +409,19 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
     }
   return makeConstant(type, values);
 }
+
+namespace {
+/// Inference: dropout is the identity. (nn-autodiff has rewritten the
+/// dropouts of a training step before the graph stage canonicalizes.)
+struct DropoutIsIdentity : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op, PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void DropoutOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<DropoutIsIdentity>(context);
+}

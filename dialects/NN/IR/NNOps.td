@@ -130,6 +130,51 @@ def NN_SignOp : NN_UnaryOp<"sign", "sign (-1, 0 or 1)", NN_NumericTensor>;
 def NN_ReluOp : NN_UnaryOp<"relu", "rectified linear unit max(x, 0)", NN_NumericTensor>;
 def NN_NotOp : NN_UnaryOp<"not", "logical negation", NN_BoolTensor>;
 
+def NN_DropoutOp : NN_UnaryOp<"dropout", "dropout"> {
+  let description = [{
+    ONNX's Dropout: the identity at inference (the graph stage removes it).
+    Training (nn-autodiff) zeroes each element with probability `ratio`
+    and scales the rest by 1 / (1 - ratio), from nn.random_uniform. `ratio`
+    is absent when the model computes it at run time.
+
+    ```mlir
+    %y = nn.dropout %x {ratio = 1.000000e-01 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, OptionalAttr<F64Attr>:$ratio);
+  let hasCanonicalizer = 1;
+}
+
+def NN_RandomUniformOp : NN_Op<"random_uniform"> {
+  let summary = "counter-based uniform random numbers in [0, 1)";
+  let description = [{
+    An f32 tensor of `shape` whose element i (row-major) is a function of
+    `seed`, the 0-D i32 `counter` and i alone, so any device and any
+    schedule give the same numbers, and a new counter a new draw. With
+    mix(x) the 32-bit hash x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15;
+    x *= 0x846ca68b; x ^= x >> 16 (all mod 2^32):
+
+        key = mix(seed ^ mix(counter * 0x9e3779b9))
+        element i = (mix(i * 0x85ebca6b + key) >> 8) / 2^24
+
+    ```mlir
+    %u = nn.random_uniform %step {seed = 7 : i64, shape = array<i64: 2, 3>}
+         : (tensor<i32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins TensorOf<[I32]>:$counter, I64Attr:$seed, DenseI64ArrayAttr:$shape);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *context,
+        std::optional<::mlir::Location>, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      types.push_back(::mlir::RankedTensorType::get(adaptor.getShape(),
+                                                    ::mlir::Float32Type::get(context)));
+      return ::mlir::success();
+    }
+  }];
+}
+
 class NN_UnaryAttrOp<string mnemonic, string what, dag attrs>
     : NN_UnaryOp<mnemonic, what> {
   let arguments = !con((ins NN_FloatTensor:$input), attrs);
