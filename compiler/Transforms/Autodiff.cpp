@@ -50,8 +50,9 @@ struct StateSlot {
 
 /// A batch norm whose running mean and variance are initializers: training
 /// updates them (state `running:<initializer>`, or `running:<initializer>@K`
-/// for the K-th of several batch norms an exporter's merged initializer
-/// feeds), and eval reads them.
+/// for the K-th batch norm statistic read of an initializer that something
+/// else reads too, as when an exporter merged equal initializers), and eval
+/// reads them.
 struct RunningStats {
   BatchNormOp norm;
   unsigned meanSlot, varianceSlot; // into `state`
@@ -242,46 +243,40 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
   /// initializers, after the optimizer state.
   LogicalResult planRunningStats() {
     Block &body = main.getBody().front();
-    // How many batch norms read each statistic, and which of them this is.
-    DenseMap<Operation *, unsigned> readers, seen;
-    body.walk([&](BatchNormOp norm) {
-      for (Value v : {norm.getMean(), norm.getVariance()})
-        if (Operation *def = v.getDefiningOp())
-          ++readers[def];
-    });
+    // Each batch norm statistic read, numbered per initializer in op order
+    // (mean before variance), as the exporter numbers them in node order.
+    DenseMap<std::pair<Operation *, unsigned>, unsigned> readIndex;
+    DenseMap<Operation *, unsigned> reads;
+    for (BatchNormOp norm : body.getOps<BatchNormOp>())
+      for (unsigned operand : {3u, 4u})
+        if (Operation *def = norm->getOperand(operand).getDefiningOp())
+          readIndex[{norm, operand}] = reads[def]++;
     llvm::StringSet<> names;
     for (const StateSlot &s : state)
       names.insert(s.name);
-    auto slotFor = [&](Value v) -> std::optional<unsigned> {
+    auto isStat = [](Value v) {
       auto constant = v.getDefiningOp<ConstantOp>();
-      auto name = constant ? constant->getAttrOfType<StringAttr>("nn.initializer") : nullptr;
-      if (!name || !isFloatTensor(constant))
-        return std::nullopt;
-      unsigned k = seen[constant]++;
-      std::string slot = "running:" + name.str();
-      if (readers[constant] > 1)
-        slot += "@" + std::to_string(k);
-      state.push_back({slot, tensorType(constant), constant});
-      return state.size() - 1;
+      return constant && constant->hasAttr("nn.initializer") && isFloatTensor(constant);
     };
-    for (Operation &op : body) {
-      auto norm = dyn_cast<BatchNormOp>(op);
-      if (!norm)
-        continue;
-      auto isStat = [](Value v) {
-        auto constant = v.getDefiningOp<ConstantOp>();
-        return constant && constant->hasAttr("nn.initializer");
-      };
+    for (BatchNormOp norm : body.getOps<BatchNormOp>()) {
       if (!isStat(norm.getMean()) || !isStat(norm.getVariance()))
         continue;
-      std::optional<unsigned> mean = slotFor(norm.getMean()), variance = slotFor(norm.getVariance());
-      if (!mean || !variance)
-        continue;
-      running.push_back({norm, *mean, *variance});
+      unsigned slots[2];
+      for (unsigned operand : {3u, 4u}) {
+        auto constant = norm->getOperand(operand).getDefiningOp<ConstantOp>();
+        std::string slot =
+            "running:" + constant->getAttrOfType<StringAttr>("nn.initializer").str();
+        // An initializer read by anything else too (another batch norm, the
+        // scale an exporter merged it with) gets one statistic per read.
+        if (!constant->hasOneUse())
+          slot += "@" + std::to_string(readIndex.lookup({norm, operand}));
+        state.push_back({slot, tensorType(constant), constant});
+        slots[operand - 3] = state.size() - 1;
+        if (!names.insert(slot).second)
+          return main.emitError("two state tensors are called 'state:") << slot << "'";
+      }
+      running.push_back({norm, slots[0], slots[1]});
     }
-    for (const StateSlot &s : llvm::ArrayRef(state).drop_front(state.size() - 2 * running.size()))
-      if (!names.insert(s.name).second)
-        return main.emitError("two state tensors are called 'state:") << s.name << "'";
     return success();
   }
 

@@ -4,9 +4,11 @@
 // replaces each `param:<name>` initializer of the model with its trained
 // value, and each batch norm's running statistic (`state:running:<name>`)
 // with its updated one, so the trained model runs anywhere ONNX does. A
-// statistic an exporter's merged initializer gave several batch norms
-// (`state:running:<name>@K`, the K-th read of it in node order) becomes an
-// initializer of its own, `<name>@K`, for that batch norm. Optimizer state is
+// statistic whose initializer something else reads too (an exporter merges
+// equal initializers: several batch norms' statistics, a fresh variance and
+// a scale) is `state:running:<name>@K`, the K-th batch norm statistic read of
+// it in node order (mean before variance), and becomes an initializer of its
+// own, `<name>@K`, for that read. Optimizer state is
 // not part of a model and is skipped. Everything is checked before the model
 // changes: a tensor the model lacks, or one of another type or shape, is an
 // error naming it.
@@ -170,6 +172,15 @@ bool nnc::applyCheckpoint(onnx::ModelProto &model, const std::string &path, std:
       own->add_dims(d);
     own->set_raw_data(split.tensor->bytes.data(), split.tensor->bytes.size());
     graph.mutable_node(split.read.first)->set_input(split.read.second, split.name);
+    // Before IR version 4, every initializer is also a graph input.
+    if (model.ir_version() < 4) {
+      onnx::ValueInfoProto *input = graph.add_input();
+      input->set_name(split.name);
+      onnx::TypeProto_Tensor *type = input->mutable_type()->mutable_tensor_type();
+      type->set_elem_type(split.shared->data_type());
+      for (int64_t d : split.shared->dims())
+        type->mutable_shape()->add_dim()->set_dim_value(d);
+    }
   }
   if (updates.empty() && splits.empty()) {
     error = "checkpoint '" + path + "' holds no parameters";

@@ -527,10 +527,12 @@ static Value scatterToWindows(NNBuilder &b, RankedTensorType xType, RankedTensor
     grid.push_back((xType.getDimSize(i + 2) + strides[i] - 1) / strides[i]);
     phases *= strides[i];
   }
-  // Each phase visits every tap: bounded, so a huge stride cannot blow up the
-  // graph (the callers report the failure at their op).
-  if (phases * taps > 4096)
+  // Each phase is at least one op: bounded, so a huge stride cannot blow up
+  // the graph (the callers report the failure at their op). The taps that
+  // reach a phase are counted below, against the same bound.
+  if (phases > 4096)
     return nullptr;
+  int64_t terms = 0;
   SmallVector<int64_t> phaseShape{n, c, 1};
   phaseShape.append(grid);
   SmallVector<Value> phaseSums;
@@ -558,6 +560,8 @@ static Value scatterToWindows(NNBuilder &b, RankedTensorType xType, RankedTensor
       }
       if (!reaches)
         continue;
+      if (++terms > 4096)
+        return nullptr;
       Value term = b.make<PadOp>(routed(t), b.i64s(shift), zero, b.b.getStringAttr("constant"));
       sum = sum ? b.add(sum, term) : term;
     }
@@ -641,7 +645,7 @@ template <> struct Gradient<MaxPoolOp> : GradientOpInterface::ExternalModel<Grad
     dx.assign({scatterToWindows(b, xType, yType, kernel, strides, dilations, pads,
                                 [&](int64_t t) { return routed[t]; })});
     if (!dx[0])
-      return op->emitOpError("has no gradient for more than 4096 strides x taps");
+      return op->emitOpError("has no gradient for more than 4096 phases (strides) or window taps reaching them");
     return success(dx[0] != nullptr);
   }
 };
@@ -673,14 +677,15 @@ template <> struct Gradient<AvgPoolOp> : GradientOpInterface::ExternalModel<Grad
                                 pool.getDilations(), pool.getPads(),
                                 [&](int64_t) { return share; })});
     if (!dx[0])
-      return op->emitOpError("has no gradient for more than 4096 strides x taps");
+      return op->emitOpError("has no gradient for more than 4096 phases (strides) or window taps reaching them");
     return success();
   }
 };
 
 /// pad (constant mode): the gradient is dy with the padding cropped off and
 /// the cropped rows (negative pads) padded back with zeros, a pad by the
-/// negated pads. The fill value and the pads are settings.
+/// negated pads; the fill value's is the sum of dy over the padding (a setting
+/// unless a parameter reaches it another way, when it counts).
 template <> struct Gradient<PadOp> : GradientOpInterface::ExternalModel<Gradient<PadOp>, PadOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
                                SmallVectorImpl<Value> &dx) const {
@@ -696,7 +701,16 @@ template <> struct Gradient<PadOp> : GradientOpInterface::ExternalModel<Gradient
       return op->emitOpError("has no gradient unless its pads are constants");
     SmallVector<int64_t> negated = llvm::map_to_vector(*pads, [](int64_t p) { return -p; });
     dx[0] = b.make<PadOp>(dy[0], b.i64s(negated), b.scalar(dy[0], 0.0), b.b.getStringAttr("constant"));
-    return success(dx[0] != nullptr);
+    if (!dx[0])
+      return failure();
+    // The padding's share: all of dy but the interior it crops back to.
+    Value interior = b.make<PadOp>(dx[0], pad.getPads(), b.scalar(dy[0], 0.0),
+                                   b.b.getStringAttr("constant"));
+    if (!interior)
+      return failure();
+    Value border = b.sub(b.reduceAll<ReduceSumOp>(dy[0]), b.reduceAll<ReduceSumOp>(interior));
+    dx[2] = b.reshape(border, NNBuilder::type(pad.getValue()).getShape());
+    return success();
   }
 };
 

@@ -372,8 +372,10 @@ typedef struct nnc_trainer nnc_trainer_t;
  * train_step takes the model's inputs, then `labels`, then the parameters and
  * the state, and returns `loss` (f32, 0-D) and the same parameters and state;
  * loss_and_gradients takes the same inputs and labels and the parameters and
- * returns `loss` and `grad:<P>` per parameter; eval takes the model's inputs
- * and the parameters. Names, dtypes, shapes and order must match throughout.
+ * returns `loss` and `grad:<P>` per parameter; eval takes the model's inputs,
+ * the parameters and any of train_step's state it reads (batch norms' running
+ * statistics, `state:running:<R>`). Names, dtypes, shapes and order must
+ * match throughout.
  * Creates the sessions (see nnc_session_create), allocates two host buffers
  * per parameter and state tensor (NNC_STATUS_RESOURCE_EXHAUSTED when that
  * fails) and runs init once to fill one of them. A step reads one set and
@@ -447,7 +449,8 @@ NNC_API nnc_status_t nnc_trainer_read_gradient(const nnc_trainer_t *trainer, con
                                                void *data, size_t bytes);
 
 /* Runs the model (eval) on its inputs (count views: nnc_trainer_input's
- * without the labels) with the current parameters. Not thread-safe. */
+ * without the labels) with the current parameters and running statistics.
+ * Not thread-safe. */
 NNC_API nnc_status_t nnc_trainer_eval(nnc_trainer_t *trainer, const nnc_tensor_view_t *inputs,
                                       int32_t count);
 

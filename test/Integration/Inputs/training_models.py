@@ -107,6 +107,21 @@ class SmallUNet(nn.Module):
         return self.dec1(torch.cat([up, e1], 1))
 
 
+class FreshBatchNorm(nn.Module):
+    """A batch norm as initialized (weight ones, bias zeros, running mean
+    zeros, variance ones), which the exporter merges: its running variance
+    becomes an Identity of its weight, its running mean of its bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.bn = nn.BatchNorm2d(6)
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.bn(self.conv(x))).mean(dim=(2, 3)))
+
+
 def cases():
     """name -> (module, input, labels, loss fn, nnc --loss)"""
     g = torch.Generator().manual_seed(0)
@@ -133,6 +148,10 @@ def cases():
     x = torch.randn(2, 2, 12, 12, generator=g)
     target = torch.randn(2, 2, 12, 12, generator=g)
     out["unet"] = (unet, x, target, nn.functional.mse_loss, "mse")
+    fresh = FreshBatchNorm()
+    x = torch.randn(4, 3, 6, 6, generator=g)
+    labels = torch.randint(0, 4, (4,), generator=g)
+    out["fresh_bn"] = (fresh, x, labels, nn.functional.cross_entropy, "cross-entropy")
     return out
 
 
@@ -143,11 +162,13 @@ def write(path, array, name):
 
 def generate(out, name, module, x, labels, loss_fn, loss_flag):
     # PyTorch's exporter merges initializers with equal values (both layer
-    # norms' ones and zeros) into one tied parameter: make every one distinct.
+    # norms' ones and zeros) into one tied parameter: make every one distinct
+    # (but fresh_bn, which tests that merge).
     torch.manual_seed(2)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.add_(torch.randn(p.shape) * 0.05)
+    if name != "fresh_bn":
+        with torch.no_grad():
+            for p in module.parameters():
+                p.add_(torch.randn(p.shape) * 0.05)
     directory = os.path.join(out, name)
     data = os.path.join(directory, "data")
     os.makedirs(data, exist_ok=True)

@@ -196,13 +196,16 @@ def _resize(ins, at):
 
 
 def _pad(ins, at):
-    x, pads = ins[0], [int(p) for p in ins[1]]
+    x, pads = ins[0], [int(p) for p in np.asarray(ins[1])]
     rank = x.dim()
-    value = float(ins[2]) if len(ins) > 2 and ins[2] is not None else 0.0
     torch_pads = []
     for d in reversed(range(rank)):
         torch_pads += [pads[d], pads[d + rank]]
-    return F.pad(x, torch_pads, value=value)
+    if len(ins) < 3 or ins[2] is None:
+        return F.pad(x, torch_pads)
+    # The fill value times the padding's mask: differentiable in the value.
+    value = torch.as_tensor(ins[2], dtype=x.dtype)
+    return F.pad(x, torch_pads) + value * F.pad(torch.zeros_like(x), torch_pads, value=1.0)
 
 
 def _max_pool(ins, at):
@@ -287,7 +290,7 @@ def run_graph(graph, values, exact=True):
         else:
             # Integer operands (shapes, axes, bounds) are read as numbers.
             if op.op_type in ("Reshape", "Squeeze", "Unsqueeze", "Expand", "ReduceSum", "Slice",
-                              "Resize", "Pad"):
+                              "Resize"):
                 ins = [ins[0]] + [None if v is None else np.asarray(v) for v in ins[1:]]
             outs = [FORWARD[op.op_type](ins, at)]
         for name, value in zip(op.output, outs):
@@ -577,6 +580,10 @@ def cases():
     c["max_pool_stride_above_kernel"] = through(
         [node("MaxPool", ["X"], "r", kernel_shape=[2, 2], strides=[3, 3])],
         {"X": uniform((1, 2, 8, 7))})
+    # Windows that do not overlap, 9x9: 81 phases, each reached by one tap.
+    c["max_pool_nonoverlapping_9x9"] = through(
+        [node("MaxPool", ["X"], "r", kernel_shape=[9, 9], strides=[9, 9])],
+        {"X": uniform((1, 1, 18, 9))})
     c["max_pool_1d"] = through(
         [node("MaxPool", ["X"], "r", kernel_shape=[3], strides=[2], pads=[1, 1])],
         {"X": uniform((2, 3, 11))})
@@ -602,6 +609,11 @@ def cases():
     c["pad_and_crop"] = through(
         [node("Pad", ["X", "pads", "value"], "r")], {"X": uniform((2, 3, 4))},
         {"pads": i64([0, 1, -1, 1, -1, 2]), "value": np.array(0.5)})
+    # A fill value that is a parameter anyway (it scales the result too): its
+    # gradient has the padding's share.
+    c["pad_value_parameter"] = through(
+        [node("Pad", ["X", "pads", "V"], "p"), node("Mul", ["p", "V"], "r")],
+        {"X": uniform((2, 3)), "V": np.array(0.7)}, {"pads": i64([1, 0, 0, 2])})
 
     # Resize: nearest, linear and cubic, by scales (a float initializer, which
     # is a setting, not a parameter) or sizes, upsampling and downsampling.
