@@ -683,8 +683,6 @@ template <typename Op> struct StaticShapePattern : OpConversionPattern<Op> {
     return success();
   }
 };
-} // namespace
-
 /// nn.random_uniform: each element hashed from its row-major index, the
 /// seed and the counter (the formula in NNOps.td), in 32-bit integers.
 struct RandomUniformPattern : OpConversionPattern<nn::RandomUniformOp> {
@@ -726,6 +724,8 @@ struct RandomUniformPattern : OpConversionPattern<nn::RandomUniformOp> {
     return success();
   }
 };
+
+} // namespace
 
 void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ReshapeLikePattern<nn::ReshapeOp>, ReshapeLikePattern<nn::FlattenOp>,

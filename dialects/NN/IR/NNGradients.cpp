@@ -375,6 +375,22 @@ template <> struct Gradient<LayerNormOp> : GradientOpInterface::ExternalModel<Gr
   }
 };
 
+/// `v` cropped to `shape`: the leading part of every dim that is longer.
+static Value cropTo(NNBuilder &b, Value v, ArrayRef<int64_t> shape) {
+  auto type = NNBuilder::type(v);
+  SmallVector<int64_t> starts, ends, axes, steps;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.getDimSize(i) != shape[i]) {
+      starts.push_back(0);
+      ends.push_back(shape[i]);
+      axes.push_back(i);
+      steps.push_back(1);
+    }
+  if (axes.empty())
+    return v;
+  return b.make<SliceOp>(v, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
+}
+
 /// The filter gradient of a convolution of input `x` (with output gradient
 /// `g`) and a filter of `wType`: it correlates x with g, as a convolution with
 /// the roles of batch and channels exchanged per group and stride and
@@ -404,18 +420,9 @@ static Value filterGradient(NNBuilder &b, Value x, Value g, RankedTensorType wTy
   if (!corr)
     return nullptr;
   // [Cg, M, K'...] cropped to the kernel, then [M, Cg, K...].
-  auto corrType = NNBuilder::type(corr);
-  SmallVector<int64_t> starts, ends, axes, steps;
-  for (int64_t i = 0; i < spatial; ++i)
-    if (corrType.getDimSize(i + 2) != wType.getDimSize(i + 2)) {
-      starts.push_back(0);
-      ends.push_back(wType.getDimSize(i + 2));
-      axes.push_back(i + 2);
-      steps.push_back(1);
-    }
-  if (!axes.empty())
-    corr = b.make<SliceOp>(corr, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
-  return b.transpose(corr, swap01);
+  SmallVector<int64_t> kernel(NNBuilder::type(corr).getShape().take_front(2));
+  kernel.append(wType.getShape().begin() + 2, wType.getShape().end());
+  return b.transpose(cropTo(b, corr, kernel), swap01);
 }
 
 /// conv: dbias sums dy over all but the channels; dx is the transposed
@@ -478,17 +485,7 @@ template <> struct Gradient<ConvTransposeOp> : GradientOpInterface::ExternalMode
                               b.b.getI64IntegerAttr(group));
     if (!gx)
       return op->emitOpError("could not build the input gradient");
-    auto gxType = NNBuilder::type(gx);
-    SmallVector<int64_t> starts, ends, axes, steps;
-    for (int64_t i = 0; i < spatial; ++i)
-      if (gxType.getDimSize(i + 2) != xType.getDimSize(i + 2)) {
-        starts.push_back(0);
-        ends.push_back(xType.getDimSize(i + 2));
-        axes.push_back(i + 2);
-        steps.push_back(1);
-      }
-    if (!axes.empty())
-      gx = b.make<SliceOp>(gx, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
+    gx = cropTo(b, gx, xType.getShape());
     Value gw = filterGradient(b, g, x, wType, strides, dilations, pads, group);
     if (!gw)
       return op->emitOpError("could not build the filter gradient");
@@ -575,22 +572,15 @@ static Value scatterToWindows(NNBuilder &b, RankedTensorType xType, RankedTensor
   // cropped to the input's size.
   Value stacked = phaseSums.size() == 1 ? phaseSums[0]
                                         : b.make<ConcatOp>(phaseSums, b.b.getI64IntegerAttr(2));
-  SmallVector<int64_t> split{n, c}, perm{0, 1}, merged{n, c}, starts, ends, axes, steps;
+  SmallVector<int64_t> split{n, c}, perm{0, 1}, merged{n, c};
   split.append(strides.begin(), strides.end());
   split.append(grid);
   for (int64_t i = 0; i < spatial; ++i) {
     perm.append({2 + spatial + i, 2 + i});
     merged.push_back(grid[i] * strides[i]);
-    starts.push_back(0);
-    ends.push_back(xType.getDimSize(i + 2));
-    axes.push_back(i + 2);
-    steps.push_back(1);
   }
-  Value interleaved = b.reshape(b.transpose(b.reshape(stacked, split), perm), merged);
-  if (ArrayRef<int64_t>(merged) != xType.getShape())
-    interleaved = b.make<SliceOp>(interleaved, b.i64s(starts), b.i64s(ends), b.i64s(axes),
-                                  b.i64s(steps));
-  return interleaved;
+  return cropTo(b, b.reshape(b.transpose(b.reshape(stacked, split), perm), merged),
+                xType.getShape());
 }
 
 /// max_pool: each output's gradient goes to the first tap of its window
