@@ -1872,6 +1872,9 @@ void testTrainerRefusesModules() {
       {"train_eval_order.so", NNC_STATUS_INVALID_ARGUMENT,
        "train_eval_order.so' is inconsistent: function 'eval' takes parameters 'param:fc.bias', "
        "'param:fc.weight' where train_step takes 'param:fc.weight', 'param:fc.bias'"},
+      {"train_eval_state.so", NNC_STATUS_INVALID_ARGUMENT,
+       "train_eval_state.so' is inconsistent: function 'eval' takes state "
+       "'state:running:nosuch', which train_step does not take"},
       {"train_loss_shape.so", NNC_STATUS_INVALID_ARGUMENT,
        "train_loss_shape.so' is inconsistent: function 'train_step' returns 'loss' as f32 1, "
        "expected f32 scalar"},

@@ -9,7 +9,7 @@
  * outputs when x[0][0] is -999, as a run that breaks midway would.
  *
  * Other definitions make modules the trainer must refuse: NO_EVAL (a function
- * missing), NO_LABELS, GRAD_SHAPE, EVAL_ORDER and LOSS_SHAPE (functions whose
+ * missing), NO_LABELS, GRAD_SHAPE, EVAL_ORDER, EVAL_STATE and LOSS_SHAPE (functions whose
  * signatures disagree).
  *
  *===----------------------------------------------------------------------===*/
@@ -213,6 +213,9 @@ static int32_t gradients_entry(void *const *inputs, void *const *outputs, void *
 
 #ifdef EVAL_ORDER
 static const nnc_abi_tensor_t kEvalInputs[] = {X_TENSOR, B_TENSOR("param:"), W_TENSOR("param:")};
+#elif defined(EVAL_STATE)
+static const nnc_abi_tensor_t kEvalInputs[] = {X_TENSOR, W_TENSOR("param:"), B_TENSOR("param:"),
+                                               {"state:running:nosuch", NNC_DTYPE_F32, 0, NULL}};
 #else
 static const nnc_abi_tensor_t kEvalInputs[] = {X_TENSOR, W_TENSOR("param:"), B_TENSOR("param:")};
 #endif
