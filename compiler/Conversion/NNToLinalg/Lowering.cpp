@@ -100,9 +100,63 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType re
   return generic.getResult(0);
 }
 
+namespace {
+/// Whether `map` reads some dim backwards (a flip: -d3 + 2).
+bool readsBackwards(AffineMap map) {
+  bool negative = false;
+  for (AffineExpr expr : map.getResults())
+    expr.walk([&](AffineExpr e) {
+      auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+      if (mul && mul.getKind() == AffineExprKind::Mul)
+        if (auto c = dyn_cast<AffineConstantExpr>(mul.getRHS()); c && c.getValue() < 0)
+          negative = true;
+    });
+  return negative;
+}
+
+/// `expr` of the index values `dims`, in arith ops (sums, products, floor
+/// divisions and remainders by constants: what mapped copies use).
+Value expandIndex(OpBuilder &b, Location loc, AffineExpr expr, ArrayRef<Value> dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dims[dim.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return arith::ConstantIndexOp::create(b, loc, c.getValue());
+  auto bin = cast<AffineBinaryOpExpr>(expr);
+  Value l = expandIndex(b, loc, bin.getLHS(), dims), r = expandIndex(b, loc, bin.getRHS(), dims);
+  switch (bin.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv:
+    return arith::FloorDivSIOp::create(b, loc, l, r);
+  default: // Mod by a positive constant of a non-negative index
+    return arith::RemSIOp::create(b, loc, l, r);
+  }
+}
+} // namespace
+
 Value lowering::buildMappedCopy(OpBuilder &b, Location loc, Value input, RankedTensorType type,
                                AffineMap map) {
   int64_t rank = type.getRank();
+  if (readsBackwards(map)) {
+    // A flip reads its input at computed indices (a gather), so the CPU
+    // schedule splits it into thread chunks like any elementwise op; tiling
+    // cannot bound a backwards read's slice.
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{}, ValueRange{emptyTensor(b, loc, type)},
+        SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nl, ValueRange) {
+          SmallVector<Value> index, at;
+          for (int64_t d = 0; d < rank; ++d)
+            index.push_back(linalg::IndexOp::create(nb, nl, d));
+          for (AffineExpr expr : map.getResults())
+            at.push_back(expandIndex(nb, nl, expr, index));
+          linalg::YieldOp::create(nb, nl, tensor::ExtractOp::create(nb, nl, input, at).getResult());
+        });
+    return generic.getResult(0);
+  }
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
       SmallVector<AffineMap>{map, AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
