@@ -790,24 +790,6 @@ std::optional<unsigned> readAcrossLoop(linalg::GenericOp op) {
   return std::nullopt;
 }
 
-/// Whether an operand of `op` is indexed by a loop with a negative
-/// coefficient.
-bool readsReversed(linalg::GenericOp op) {
-  for (AffineMap map : op.getIndexingMapsArray())
-    for (AffineExpr expr : map.getResults()) {
-      bool negative = false;
-      expr.walk([&](AffineExpr e) {
-        auto mul = dyn_cast<AffineBinaryOpExpr>(e);
-        if (mul && mul.getKind() == AffineExprKind::Mul)
-          if (auto c = dyn_cast<AffineConstantExpr>(mul.getRHS()); c && c.getValue() < 0)
-            negative = true;
-      });
-      if (negative)
-        return true;
-    }
-  return false;
-}
-
 /// Splits a large generic into chunks along its outer parallel loops, exact
 /// divisors only so chunks keep static shapes; the chunks become an
 /// scf.forall that the runtime spreads over its threads.
@@ -1101,11 +1083,6 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       if (failed(scheduleMatmul(rewriter, op, dims, shapes)))
         return signalPassFailure();
     for (linalg::GenericOp op : others) {
-      // Tiling computes an operand's slice from its map's bounds, which a
-      // reversed read (a flipped filter, -d3 + 2) gets wrong: such ops stay
-      // whole and scalar.
-      if (readsReversed(op))
-        continue;
       FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op, shapes.lanes);
       if (failed(chunk))
         return signalPassFailure();

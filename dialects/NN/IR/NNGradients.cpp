@@ -391,6 +391,14 @@ static Value cropTo(NNBuilder &b, Value v, ArrayRef<int64_t> shape) {
   return b.make<SliceOp>(v, b.i64s(starts), b.i64s(ends), b.i64s(axes), b.i64s(steps));
 }
 
+/// A convolution's bias gradient: `g` summed over all dims but the channels.
+static Value biasGradient(NNBuilder &b, Value g) {
+  SmallVector<int64_t> reduced{0};
+  for (int64_t i = 2; i < NNBuilder::type(g).getRank(); ++i)
+    reduced.push_back(i);
+  return b.reduceSum(g, reduced, /*keepDims=*/false);
+}
+
 /// The filter gradient of a convolution of input `x` (with output gradient
 /// `g`) and a filter of `wType`: it correlates x with g, as a convolution with
 /// the roles of batch and channels exchanged per group and stride and
@@ -455,12 +463,8 @@ template <> struct Gradient<ConvOp> : GradientOpInterface::ExternalModel<Gradien
       return op->emitOpError("could not build the filter gradient");
 
     dx.assign({gx, gw});
-    if (conv.getBias()) {
-      SmallVector<int64_t> reduced{0};
-      for (int64_t i = 0; i < spatial; ++i)
-        reduced.push_back(i + 2);
-      dx.push_back(b.reduceSum(g, reduced, /*keepDims=*/false));
-    }
+    if (conv.getBias())
+      dx.push_back(biasGradient(b, g));
     return success();
   }
 };
@@ -477,7 +481,7 @@ template <> struct Gradient<ConvTransposeOp> : GradientOpInterface::ExternalMode
     NNBuilder b{ob, op->getLoc()};
     Value x = convT.getInput(), w = convT.getFilter(), g = dy[0];
     auto xType = NNBuilder::type(x), wType = NNBuilder::type(w);
-    int64_t spatial = xType.getRank() - 2, group = convT.getGroup();
+    int64_t group = convT.getGroup();
     ArrayRef<int64_t> strides = convT.getStrides(), dilations = convT.getDilations(),
                       pads = convT.getPads();
     auto attr = [&](ArrayRef<int64_t> v) { return b.b.getDenseI64ArrayAttr(v); };
@@ -490,12 +494,8 @@ template <> struct Gradient<ConvTransposeOp> : GradientOpInterface::ExternalMode
     if (!gw)
       return op->emitOpError("could not build the filter gradient");
     dx.assign({gx, gw});
-    if (convT.getBias()) {
-      SmallVector<int64_t> reduced{0};
-      for (int64_t i = 0; i < spatial; ++i)
-        reduced.push_back(i + 2);
-      dx.push_back(b.reduceSum(g, reduced, /*keepDims=*/false));
-    }
+    if (convT.getBias())
+      dx.push_back(biasGradient(b, g));
     return success();
   }
 };
