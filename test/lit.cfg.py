@@ -39,7 +39,7 @@ config.substitutions.append(("%conformance_cache", os.path.join(config.nnc_obj_r
 
 # Runtime tests: the runtime's unit tests, nnc-run and the embedding examples,
 # run against the hand-written modules built in test/Runtime/modules/.
-llvm_config.add_tool_substitutions(["nnc-run", "nnc-runtime-tests", "run_model_c", "run_model_cpp"], tool_dirs)
+llvm_config.add_tool_substitutions(["nnc-run", "nnc-runtime-tests", "nnc-stress", "run_model_c", "run_model_cpp"], tool_dirs)
 config.substitutions.append(("%runtime_modules", os.path.join(config.nnc_obj_root, "test", "Runtime", "modules")))
 # The fake CUDA driver that CUDA modules run on in tests (test/Runtime/fake_cuda/).
 config.substitutions.append(("%fake_cuda", os.path.join(config.nnc_obj_root, "test", "Runtime", "fake_cuda")))

@@ -41,6 +41,12 @@ struct ImportOptions {
 llvm::LogicalResult loadModel(mlir::MLIRContext &context, const std::string &path,
                               onnx::ModelProto &model);
 
+/// Parses a model held in memory, as loadModel does a file's bytes: `text`
+/// selects ONNX's text format, whose bytes must be followed by a NUL.
+/// Errors are reported at `loc`.
+llvm::LogicalResult parseModel(mlir::Location loc, llvm::StringRef bytes, bool text,
+                               onnx::ModelProto &model);
+
 /// Imports `model` as a module holding `func.func @main`. Raw weight bytes are
 /// moved out of `model` into the module, not copied. External data files
 /// are found beside `modelPath`. Every unsupported node is reported before failing.

@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <climits>
+#include <exception>
 
 using namespace mlir;
 
@@ -28,11 +29,30 @@ LogicalResult nnc::onnx_frontend::loadModel(MLIRContext &context, const std::str
                                                    /*RequiresNullTerminator=*/true);
   if (!buffer)
     return emitError(loc) << "cannot read model file: " << buffer.getError().message();
-  llvm::StringRef bytes = (*buffer)->getBuffer();
   llvm::StringRef ext = llvm::sys::path::extension(path);
+  return parseModel(loc, (*buffer)->getBuffer(), ext == ".onnxtext" || ext == ".txt", model);
+}
 
-  if (ext == ".onnxtext" || ext == ".txt") {
-    onnx::Common::Status status = onnx::OnnxParser::Parse(model, bytes.data());
+LogicalResult nnc::onnx_frontend::parseModel(Location loc, llvm::StringRef bytes, bool text,
+                                             onnx::ModelProto &model) {
+  if (text) {
+    // ONNX's parser reads up to a NUL; a NUL inside the text would hide the rest.
+    if (bytes.data()[bytes.size()] != '\0' || bytes.contains('\0'))
+      return emitError(loc) << "cannot parse ONNX text model: it contains a NUL byte";
+    // ONNX's parser reports most errors as a status, but throws from
+    // std::stoll/std::stof on numbers it cannot convert ("1e999",
+    // "99999999999999999999"): this file alone is compiled with exceptions
+    // (CMakeLists.txt) to turn those into errors too.
+    onnx::Common::Status status;
+    std::string thrown;
+    try {
+      status = onnx::OnnxParser::Parse(model, bytes.data());
+    } catch (const std::exception &error) {
+      thrown = error.what();
+    }
+    if (!thrown.empty())
+      return emitError(loc) << "cannot parse ONNX text model: a number is malformed or out of "
+                               "range (" << thrown << ")";
     if (!status.IsOK())
       return emitError(loc) << "cannot parse ONNX text model: " << status.ErrorMessage();
     return success();

@@ -221,8 +221,7 @@ void Emulator::Worker::fiberMain(void *argument) {
   launch.kernel->entry(launch.params, &fiber.thread);
   fiber.state = Fiber::Exited;
   // Never resumed: the next block gives this stack a new context.
-  switchFiber(fiber.context, fiber.worker->scheduler);
-  std::abort();
+  exitFiber(fiber.context, fiber.worker->scheduler);
 }
 
 std::string Emulator::Worker::runFibers(const Order &order, const nnc_abi_cuda_thread_t &base) {

@@ -14,8 +14,102 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
+
+// Sanitized builds tell ASan and TSan about every switch, or they would take
+// a fiber's stack for a corrupted one of the thread's.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NNC_FIBER_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define NNC_FIBER_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define NNC_FIBER_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define NNC_FIBER_TSAN 1
+#endif
+#if defined(NNC_FIBER_ASAN)
+#include <pthread.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(NNC_FIBER_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+// The functions around a switch keep their frames on the real stack: ASan's
+// fake frames belong to the stack being left, and a fiber's go when it exits.
+#if defined(NNC_FIBER_ASAN)
+#define NNC_SWITCHES __attribute__((no_sanitize("address")))
+#else
+#define NNC_SWITCHES
+#endif
 
 using namespace nnc::runtime::emulated;
+
+namespace {
+/// Announces that the running context `from` switches to `to`; `leaving`:
+/// `from` is never resumed, so its fake stack can go.
+NNC_SWITCHES void beforeSwitch(FiberContext &from, FiberContext &to, bool leaving) {
+  (void)from, (void)to, (void)leaving;
+#if defined(NNC_FIBER_ASAN)
+  if (!from.run) {
+    // A thread's own stack: its extent, once per thread (a scheduler context
+    // may serve different threads over time).
+    thread_local void *bottom = nullptr;
+    thread_local size_t size = 0;
+    if (!bottom) {
+      pthread_attr_t attributes;
+      pthread_getattr_np(pthread_self(), &attributes);
+      pthread_attr_getstack(&attributes, &bottom, &size);
+      pthread_attr_destroy(&attributes);
+    }
+    from.stackBottom = bottom;
+    from.stackSize = size;
+  }
+  __sanitizer_start_switch_fiber(leaving ? nullptr : &from.fakeStack, to.stackBottom,
+                                 to.stackSize);
+#endif
+#if defined(NNC_FIBER_TSAN)
+  if (!from.run)
+    from.tsanFiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(to.tsanFiber, 0);
+#endif
+}
+
+/// Completes a switch, on the stack of `current`.
+NNC_SWITCHES void afterSwitch(FiberContext &current) {
+  (void)current;
+#if defined(NNC_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(current.fakeStack, nullptr, nullptr);
+#endif
+}
+
+/// Where every fiber starts: its body, which ends with exitFiber.
+NNC_SWITCHES void startFiber(void *context) {
+  FiberContext &fiber = *static_cast<FiberContext *>(context);
+  afterSwitch(fiber);
+  fiber.run(fiber.argument);
+  std::abort();
+}
+
+/// What initFiber does on every platform before making the first frame.
+void prepareFiber(FiberContext &fiber, void *stack, size_t size, void (*run)(void *),
+                  void *argument) {
+  fiber.run = run;
+  fiber.argument = argument;
+  fiber.stackBottom = stack;
+  fiber.stackSize = size;
+  fiber.fakeStack = nullptr;
+#if defined(NNC_FIBER_TSAN)
+  if (fiber.tsanFiber)
+    __tsan_destroy_fiber(fiber.tsanFiber);
+  fiber.tsanFiber = __tsan_create_fiber(0);
+#endif
+}
+} // namespace
 
 namespace {
 /// Kernel code keeps its values in registers and small frames; this leaves
@@ -103,6 +197,7 @@ nnc_fiber_start:
 
 void nnc::runtime::emulated::initFiber(FiberContext &fiber, void *stack, size_t size,
                                        void (*run)(void *), void *argument) {
+  prepareFiber(fiber, stack, size, run, argument);
   // What nnc_fiber_switch pops, from the lowest address: the control words,
   // r15, r14, r13 (argument), r12 (run), rbx, rbp, the return address. The
   // top stays 16-byte aligned, as the call in nnc_fiber_start needs.
@@ -112,14 +207,14 @@ void nnc::runtime::emulated::initFiber(FiberContext &fiber, void *stack, size_t 
   uint16_t x87 = 0x037f;    // the default control word
   frame[0] = uint64_t(mxcsr) | uint64_t(x87) << 32;
   frame[1] = frame[2] = 0;                            // r15, r14
-  frame[3] = reinterpret_cast<uintptr_t>(argument);   // r13
-  frame[4] = reinterpret_cast<uintptr_t>(run);        // r12
+  frame[3] = reinterpret_cast<uintptr_t>(&fiber);     // r13
+  frame[4] = reinterpret_cast<uintptr_t>(startFiber); // r12
   frame[5] = frame[6] = 0;                            // rbx, rbp
   frame[7] = reinterpret_cast<uintptr_t>(nnc_fiber_start);
   fiber.stackPointer = frame;
 }
 
-void nnc::runtime::emulated::switchFiber(FiberContext &from, FiberContext &to) {
+NNC_SWITCHES static void switchStacks(FiberContext &from, FiberContext &to) {
   nnc_fiber_switch(&from.stackPointer, to.stackPointer);
 }
 #else
@@ -136,18 +231,31 @@ void trampoline(unsigned runLow, unsigned runHigh, unsigned argLow, unsigned arg
 
 void nnc::runtime::emulated::initFiber(FiberContext &fiber, void *stack, size_t size,
                                        void (*run)(void *), void *argument) {
+  prepareFiber(fiber, stack, size, run, argument);
   getcontext(&fiber.context);
   fiber.context.uc_stack.ss_sp = stack;
   fiber.context.uc_stack.ss_size = size;
   fiber.context.uc_link = nullptr;
-  auto runBits = reinterpret_cast<uintptr_t>(run);
-  auto argBits = reinterpret_cast<uintptr_t>(argument);
+  auto runBits = reinterpret_cast<uintptr_t>(startFiber);
+  auto argBits = reinterpret_cast<uintptr_t>(&fiber);
   makecontext(&fiber.context, reinterpret_cast<void (*)()>(trampoline), 4,
               static_cast<unsigned>(runBits), static_cast<unsigned>(runBits >> 32),
               static_cast<unsigned>(argBits), static_cast<unsigned>(argBits >> 32));
 }
 
-void nnc::runtime::emulated::switchFiber(FiberContext &from, FiberContext &to) {
+NNC_SWITCHES static void switchStacks(FiberContext &from, FiberContext &to) {
   swapcontext(&from.context, &to.context);
 }
 #endif
+
+NNC_SWITCHES void nnc::runtime::emulated::switchFiber(FiberContext &from, FiberContext &to) {
+  beforeSwitch(from, to, /*leaving=*/false);
+  switchStacks(from, to);
+  afterSwitch(from);
+}
+
+NNC_SWITCHES void nnc::runtime::emulated::exitFiber(FiberContext &from, FiberContext &to) {
+  beforeSwitch(from, to, /*leaving=*/true);
+  switchStacks(from, to);
+  std::abort(); // never resumed
+}

@@ -20,12 +20,22 @@
 namespace nnc::runtime::emulated {
 
 /// An execution context: a fiber, or the thread that schedules fibers.
+/// A context to switch to: a fiber (initFiber) or a thread's own stack (any
+/// other, filled when the thread first switches away from it).
 struct FiberContext {
 #if defined(__x86_64__)
   void *stackPointer = nullptr; // where its registers were saved
 #else
   ucontext_t context;
 #endif
+  void (*run)(void *) = nullptr; // a fiber's body and its argument
+  void *argument = nullptr;
+  // What the sanitizers need to follow a switch (Fiber.cpp): the stack's
+  // extent and ASan's fake stack, TSan's fiber.
+  const void *stackBottom = nullptr;
+  size_t stackSize = 0;
+  void *fakeStack = nullptr;
+  void *tsanFiber = nullptr;
 };
 
 /// `count` stacks of a fixed size with guard pages, in one mapping.
@@ -53,7 +63,13 @@ void initFiber(FiberContext &fiber, void *stack, size_t size, void (*run)(void *
                void *argument);
 
 /// Saves the current context in `from` and continues `to`.
+/// Saves the running context in `from` and resumes `to`; returns when
+/// something switches back to `from`.
 void switchFiber(FiberContext &from, FiberContext &to);
+
+/// The last switch of a fiber whose body has returned: `from` is never
+/// resumed (initFiber may start it again).
+[[noreturn]] void exitFiber(FiberContext &from, FiberContext &to);
 
 } // namespace nnc::runtime::emulated
 

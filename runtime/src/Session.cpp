@@ -163,6 +163,34 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
   return nullptr;
 }
 
+/// No output may share a byte with an input or another output: compiled code
+/// writes outputs while it still reads inputs (and promises never to write an
+/// input), so an aliased buffer would silently give wrong results. Owned
+/// outputs count too: a caller may bind one as an input of the next run.
+nnc_status_t checkAliasing(const nnc_session &session) {
+  const nnc_function &function = *session.function;
+  auto overlaps = [](const void *a, size_t aBytes, const void *b, size_t bBytes) {
+    auto begin = reinterpret_cast<uintptr_t>(a), other = reinterpret_cast<uintptr_t>(b);
+    return aBytes && bBytes && begin < other + bBytes && other < begin + aBytes;
+  };
+  for (size_t o = 0; o < session.outputs.size(); ++o) {
+    const nnc_tensor_info_t &output = function.outputs[o];
+    for (size_t i = 0; i < session.inputs.size(); ++i)
+      if (overlaps(session.outputs[o], output.byte_size, session.inputs[i],
+                   function.inputs[i].byte_size))
+        return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                          quote("output", output) + "'s buffer overlaps " +
+                              quote("input", function.inputs[i]) + "'s");
+    for (size_t p = o + 1; p < session.outputs.size(); ++p)
+      if (overlaps(session.outputs[o], output.byte_size, session.outputs[p],
+                   function.outputs[p].byte_size))
+        return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                          quote("output", output) + "'s buffer overlaps " +
+                              quote("output", function.outputs[p]) + "'s");
+  }
+  return nullptr;
+}
+
 nnc_status_t bindByName(nnc_session_t *session, const char *name, const nnc_tensor_view_t *view,
                         bool isInput) {
   if (!session || !name)
@@ -317,6 +345,8 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
                             ") of function '" + function.abi->name + "' is not bound");
   }
   session->hasResults = false;
+  if (nnc_status_t status = checkAliasing(*session))
+    return status;
   if (session->device) {
     if (nnc_status_t status =
             session->device->run(session->inputs.data(), session->outputs.data()))

@@ -528,6 +528,43 @@ void testRun() {
                 "nnc_session_run: session is NULL");
 }
 
+/// Outputs may not share bytes with inputs or each other: the run fails
+/// before the entry point writes anything.
+void testAliasing() {
+  Objects objects;
+  REQUIRE_OK(objects.open("main"));
+  nnc_session_t *session = objects.session;
+  float buffer[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  nnc_tensor_view_t viewA = viewOf(objects.input(0), buffer),
+                    viewB = viewOf(objects.input(1), buffer + 6);
+  REQUIRE_OK(nnc_session_bind_input(session, 0, &viewA));
+  REQUIRE_OK(nnc_session_bind_input(session, 1, &viewB));
+  // An output over the second half of input 'a' and the first of 'b'.
+  nnc_tensor_view_t viewC = viewOf(objects.output(0), buffer + 3);
+  REQUIRE_OK(nnc_session_bind_output(session, 0, &viewC));
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
+                "output 'c''s buffer overlaps input 'a''s");
+  CHECK(buffer[3] == 4 && buffer[8] == 9); // nothing written
+  // Inputs may share a buffer: they are only read.
+  REQUIRE_OK(nnc_session_bind_input(session, 1, &viewA));
+  float c[6];
+  viewC = viewOf(objects.output(0), c);
+  REQUIRE_OK(nnc_session_bind_output(session, 0, &viewC));
+  REQUIRE_OK(nnc_session_run(session));
+  CHECK(c[0] == 2 && c[5] == 12);
+  // A session-owned output fed back as an input of the next run.
+  Objects fresh;
+  REQUIRE_OK(fresh.open("main"));
+  REQUIRE_OK(nnc_session_bind_input(fresh.session, 0, &viewA));
+  REQUIRE_OK(nnc_session_bind_input(fresh.session, 1, &viewB));
+  REQUIRE_OK(nnc_session_run(fresh.session));
+  nnc_tensor_view_t owned;
+  REQUIRE_OK(nnc_session_output(fresh.session, 0, &owned));
+  REQUIRE_OK(nnc_session_bind_input(fresh.session, 1, &owned));
+  EXPECT_STATUS(nnc_session_run(fresh.session), NNC_STATUS_INVALID_ARGUMENT,
+                "output 'c''s buffer overlaps input 'b''s");
+}
+
 void testRunFailure() {
   Objects objects;
   REQUIRE_OK(objects.open("fail"));
@@ -2280,6 +2317,7 @@ const Test kTests[] = {
     {"session-create", testSessionCreate},
     {"bind-errors", testBindErrors},
     {"run", testRun},
+    {"aliasing", testAliasing},
     {"run-failure", testRunFailure},
     {"scalars-and-outputs-by-name", testScalarsAndOutputsByName},
     {"all-dtypes", testAllDtypes},

@@ -137,8 +137,13 @@ bool nnc::run::readTensorFile(const std::string &path, HostTensor &tensor, std::
   }
   std::stringstream contents;
   contents << file.rdbuf();
+  return readTensorBytes(contents.str(), path, tensor, error);
+}
+
+bool nnc::run::readTensorBytes(const std::string &bytes, const std::string &path,
+                               HostTensor &tensor, std::string &error) {
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(contents.str())) {
+  if (!proto.ParseFromString(bytes)) {
     error = "'" + path + "' is not a valid ONNX TensorProto file";
     return false;
   }

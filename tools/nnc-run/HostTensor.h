@@ -32,6 +32,10 @@ struct HostTensor {
 /// returns false and sets error to a message naming the file.
 bool readTensorFile(const std::string &path, HostTensor &tensor, std::string &error);
 
+/// readTensorFile on a file's contents; `path` names it in errors.
+bool readTensorBytes(const std::string &bytes, const std::string &path, HostTensor &tensor,
+                     std::string &error);
+
 /// Writes a tensor as an ONNX TensorProto file (raw_data) named `name`. On
 /// failure returns false and sets error to a message naming the file.
 bool writeTensorFile(const std::string &path, const std::string &name, int32_t dtype,

@@ -280,7 +280,7 @@ template <> struct Gradient<LogSoftmaxOp> : GradientOpInterface::ExternalModel<G
     auto logSoftmax = cast<LogSoftmaxOp>(op);
     NNBuilder b{ob, op->getLoc()};
     Value g = dy[0];
-    Value sum = b.reduceSum(g, {logSoftmax.getAxis()}, /*keepDims=*/true);
+    Value sum = b.reduceSum(g, {static_cast<int64_t>(logSoftmax.getAxis())}, /*keepDims=*/true);
     dx.assign({b.sub(g, b.mul(b.make<ExpOp>(logSoftmax.getResult()), sum))});
     return success();
   }

@@ -322,7 +322,9 @@ NNC_API nnc_status_t nnc_session_bind_input_by_name(nnc_session_t *session, cons
 
 /* Makes runs write output index into the caller's buffer instead of the one
  * the session owns. Same rules as binding an input; output buffers must not
- * overlap inputs or each other. Not thread-safe. */
+ * overlap inputs or each other (nor may an input be bound over an output
+ * buffer the session owns): a run that finds such an overlap fails with
+ * NNC_STATUS_INVALID_ARGUMENT naming both tensors. Not thread-safe. */
 NNC_API nnc_status_t nnc_session_bind_output(nnc_session_t *session, int32_t index,
                                              const nnc_tensor_view_t *view);
 NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char *name,

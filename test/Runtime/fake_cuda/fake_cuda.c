@@ -61,7 +61,8 @@ typedef struct CUctx_st {
 typedef struct Launch {
   struct CUfunc_st *function;
   nnc_fake_cuda_launch_t shape;
-  unsigned char values[MAX_PARAMS][16]; /* the parameters' values, copied at launch */
+  /* the parameters' values, copied at launch; aligned as the driver aligns them */
+  _Alignas(16) unsigned char values[MAX_PARAMS][16];
 } Launch;
 
 typedef struct CUgraph_st {

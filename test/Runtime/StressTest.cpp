@@ -1,0 +1,196 @@
+//===- StressTest.cpp - many sessions on one module, and memory over runs --===//
+//
+//   nnc-stress MODULE [--function F] [--device D] [--threads T] [--runs N]
+//
+// 1. Concurrency: T threads, each with its own session of F on one shared
+//    module and runtime, run N times each on the same inputs; every run's
+//    outputs must equal, bit for bit, those of a first run made alone.
+// 2. Memory: one session runs 10 times, then 990 more; resident anonymous
+//    memory after the 1,000th run must equal that after the 10th (a run
+//    allocates nothing, runtime.h), within a few pages of slack.
+// Inputs are reproducible: floats k/64 in [-1, 1], integers in [0, 9].
+// Prints one line per check; exits 1 on the first failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "nnc-stress: error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void require(nnc_status_t status, const char *what) {
+  if (status) {
+    std::string message = std::string(what) + ": " + nnc_status_message(status);
+    nnc_status_free(status);
+    fail(message);
+  }
+}
+
+/// Resident anonymous memory (heap, stacks) in bytes, from /proc/self/status:
+/// code and file pages are mapped in lazily as new paths run, and are not
+/// what a leak grows.
+long residentBytes() {
+  long kilobytes = -1;
+  if (FILE *status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof(line), status))
+      if (std::sscanf(line, "RssAnon: %ld kB", &kilobytes) == 1)
+        break;
+    std::fclose(status);
+  }
+  if (kilobytes < 0)
+    fail("cannot read RssAnon from /proc/self/status");
+  return kilobytes * 1024;
+}
+
+/// Reproducible values of the input's dtype.
+std::vector<unsigned char> makeInput(const nnc_tensor_info_t &info, std::mt19937_64 &rng) {
+  std::vector<unsigned char> bytes(info.byte_size);
+  size_t size = nnc_dtype_size(info.dtype);
+  for (int64_t i = 0; i < info.element_count; ++i) {
+    int k = static_cast<int>(rng() % 129) - 64;
+    unsigned char *at = bytes.data() + i * size;
+    switch (info.dtype) {
+    case NNC_DTYPE_F32: { float v = k / 64.0f; std::memcpy(at, &v, 4); break; }
+    case NNC_DTYPE_F64: { double v = k / 64.0; std::memcpy(at, &v, 8); break; }
+    case NNC_DTYPE_BOOL: *at = k & 1; break;
+    default: { int64_t v = (k + 64) % 10; std::memcpy(at, &v, size); break; } // little-endian
+    }
+  }
+  return bytes;
+}
+
+struct Options {
+  const char *module = nullptr, *function = "main", *device = "cpu";
+  int threads = 8, runs = 200;
+};
+
+/// One session of the function, its inputs bound; outputs read after runs.
+struct Runner {
+  nnc_session_t *session = nullptr;
+  Runner(nnc_runtime_t *runtime, nnc_module_t *module, const Options &options,
+         std::vector<std::vector<unsigned char>> &inputs) {
+    nnc_session_options_t sessionOptions;
+    nnc_session_options_initialize(&sessionOptions);
+    sessionOptions.function = options.function;
+    sessionOptions.device = options.device;
+    require(nnc_session_create(runtime, module, &sessionOptions, &session), "session");
+    const nnc_function_t *function = nnc_session_function(session);
+    for (int32_t i = 0; i < nnc_function_input_count(function); ++i) {
+      const nnc_tensor_info_t *info = nnc_function_input(function, i);
+      nnc_tensor_view_t view = {inputs[i].data(), inputs[i].size(), info->dtype, info->rank,
+                                info->shape};
+      require(nnc_session_bind_input(session, i, &view), "bind");
+    }
+  }
+  ~Runner() { nnc_session_release(session); }
+  /// Runs once; the outputs' bytes, concatenated.
+  std::string run() {
+    require(nnc_session_run(session), "run");
+    std::string bytes;
+    const nnc_function_t *function = nnc_session_function(session);
+    for (int32_t i = 0; i < nnc_function_output_count(function); ++i) {
+      nnc_tensor_view_t view;
+      require(nnc_session_output(session, i, &view), "output");
+      bytes.append(static_cast<const char *>(view.data), view.byte_size);
+    }
+    return bytes;
+  }
+};
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> const char * {
+      if (i + 1 >= argc)
+        fail(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--function")
+      options.function = value();
+    else if (arg == "--device")
+      options.device = value();
+    else if (arg == "--threads")
+      options.threads = std::atoi(value());
+    else if (arg == "--runs")
+      options.runs = std::atoi(value());
+    else if (!options.module && arg[0] != '-')
+      options.module = argv[i];
+    else
+      fail("unknown argument '" + arg + "'");
+  }
+  if (!options.module || options.threads < 1 || options.runs < 1)
+    fail("usage: nnc-stress MODULE [--function F] [--device D] [--threads T] [--runs N]");
+
+  nnc_runtime_t *runtime = nullptr;
+  require(nnc_runtime_create(nullptr, &runtime), "runtime");
+  nnc_module_t *module = nullptr;
+  require(nnc_module_load(options.module, &module), "module");
+  const nnc_function_t *function = nullptr;
+  require(nnc_module_find_function(module, options.function, &function), "function");
+  std::mt19937_64 rng(1);
+  std::vector<std::vector<unsigned char>> inputs;
+  for (int32_t i = 0; i < nnc_function_input_count(function); ++i)
+    inputs.push_back(makeInput(*nnc_function_input(function, i), rng));
+
+  std::string reference;
+  {
+    Runner alone(runtime, module, options, inputs);
+    reference = alone.run();
+  }
+
+  // Each thread checks every one of its runs against the lone run's bytes.
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < options.threads; ++t)
+    threads.emplace_back([&] {
+      Runner runner(runtime, module, options, inputs);
+      for (int r = 0; r < options.runs; ++r)
+        if (runner.run() != reference)
+          ++mismatches;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  if (mismatches)
+    fail(std::to_string(mismatches.load()) + " of " +
+         std::to_string(options.threads * options.runs) +
+         " concurrent runs differ from a run made alone");
+  std::printf("concurrency: %d threads x %d runs of '%s' match a run made alone\n",
+              options.threads, options.runs, options.function);
+
+  {
+    Runner runner(runtime, module, options, inputs);
+    for (int r = 0; r < 10; ++r)
+      runner.run();
+    long after10 = residentBytes();
+    for (int r = 10; r < 1000; ++r)
+      runner.run();
+    long after1000 = residentBytes();
+    // Slack for the allocator's and the C library's own pages, not per run.
+    long slack = 16 * sysconf(_SC_PAGESIZE);
+    if (after1000 > after10 + slack)
+      fail("resident memory grew from " + std::to_string(after10) + " bytes after 10 runs to " +
+           std::to_string(after1000) + " after 1000");
+    std::printf("memory: resident after 1000 runs - after 10 = %ld bytes (allowed %ld)\n",
+                after1000 - after10, slack);
+  }
+  nnc_module_release(module);
+  nnc_runtime_release(runtime);
+  return 0;
+}
