@@ -263,6 +263,7 @@ private:
   }
   LogicalResult checkVersions();
   LogicalResult checkSupported();
+  LogicalResult checkSingleAssignment(const llvm::StringSet<> &initializerNames, Location fileLoc);
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
   LogicalResult checkInputShape(const onnx::ValueInfoProto &info, ArrayRef<int64_t> shape,
                                 Type element);
@@ -411,6 +412,39 @@ std::optional<Type> GraphImporter::declaredConflict(const onnx::ValueInfoProto &
   return shape ? Type(RankedTensorType::get(*shape, element)) : Type(computed.clone(element));
 }
 
+/// ONNX graphs are in single assignment form: each name is defined once, by a
+/// graph input, an initializer or one node output. A second definition would
+/// silently shadow the first; every one is reported.
+LogicalResult GraphImporter::checkSingleAssignment(const llvm::StringSet<> &initializerNames,
+                                                   Location fileLoc) {
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringMap<std::string> definedBy;
+  bool ok = true;
+  auto define = [&](const std::string &name, const std::string &what, const std::string &kind,
+                    Location loc) {
+    if (name.empty())
+      return;
+    auto [it, inserted] = definedBy.try_emplace(name, what);
+    if (!inserted) {
+      emitError(loc) << kind << " '" << name << "' is already defined by " << it->second;
+      ok = false;
+    }
+  };
+  for (const onnx::TensorProto &t : graph.initializer())
+    define(t.name(), "an initializer", "initializer", fileLoc);
+  for (const onnx::ValueInfoProto &info : graph.input())
+    if (!initializerNames.contains(info.name())) // before IR 4, initializers are inputs too
+      define(info.name(), "a graph input", "graph input", fileLoc);
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
+    std::string name = node.name().empty() ? "#" + std::to_string(index) : node.name();
+    for (const std::string &out : node.output())
+      define(out, "node '" + name + "' (" + node.op_type() + ")", node.op_type() + " output",
+             nodeLoc(node, index));
+  }
+  return success(ok);
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   if (failed(checkVersions()) || failed(checkSupported()))
     return nullptr;
@@ -423,6 +457,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   llvm::StringSet<> initializerNames;
   for (const onnx::TensorProto &t : graph.initializer())
     initializerNames.insert(t.name());
+
+  if (failed(checkSingleAssignment(initializerNames, fileLoc)))
+    return nullptr;
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;

@@ -66,7 +66,8 @@ LogicalResult nnc::onnx_frontend::parseModel(Location loc, llvm::StringRef bytes
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT_MAX);
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return emitError(loc) << "not a valid ONNX model (the protobuf is truncated or corrupt)";
+    return emitError(loc) << "not a valid ONNX model (the protobuf is truncated or corrupt, or "
+                             "nests messages deeper than protobuf's limit of 100)";
   if (!model.has_graph())
     return emitError(loc) << "not a valid ONNX model (it has no graph)";
   return success();

@@ -12,6 +12,8 @@
 #include "runtime/src/Objects.h"
 #include "runtime/src/Status.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -42,6 +44,12 @@ nnc_status_t allocate(size_t bytes, size_t alignment, const std::string &what, B
     return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
                       "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
   return nullptr;
+}
+
+/// Bytes of physical memory, 0 when unknown.
+uint64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
 }
 
 std::string quote(const char *kind, const nnc_tensor_info_t &info) {
@@ -257,6 +265,22 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
     return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
                       "workspace of " + std::to_string(function->abi->workspace_size) +
                           " bytes for function '" + name + "' exceeds the address space");
+  // Host memory beyond what the machine has is refused before allocating:
+  // the system might grant it and then kill the process on first touch.
+  if (device.target == "cpu" || device.emulated) {
+    uint64_t needed = function->abi->workspace_size;
+    bool overflow = false;
+    for (const nnc_tensor_info_t &info : function->outputs)
+      overflow |= __builtin_add_overflow(needed, info.byte_size, &needed);
+    uint64_t memory = physicalMemory();
+    if (memory && (overflow || needed > memory))
+      return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                        "function '" + name + "' needs " +
+                            (overflow ? "more than 2^64" : std::to_string(needed)) +
+                            " bytes of host memory (workspace " +
+                            std::to_string(function->abi->workspace_size) +
+                            " and outputs), more than this machine's " + std::to_string(memory));
+  }
   // On a GPU the workspace is device memory, and the host keeps only the
   // buffers the outputs are copied back into.
   std::unique_ptr<nnc::runtime::Device> cuda;

@@ -287,7 +287,13 @@ SmallVector<std::pair<StringRef, ScalarFn>> binaryFunctions() {
   };
 }
 
-/// nn.constant becomes arith.constant, with unsigned element types made signless.
+/// Splat constants larger than this are filled at run time instead of
+/// stored: a ConstantOfShape of 10^8 floats would otherwise put 400 MB into
+/// the library (and into the compiler's memory, and take seconds to emit).
+constexpr int64_t kMaxStoredSplatBytes = 64 * 1024;
+
+/// nn.constant becomes arith.constant, with unsigned element types made
+/// signless; a large splat becomes a linalg.fill.
 struct ConstantPattern : OpConversionPattern<nn::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ConstantOp op, OpAdaptor,
@@ -303,6 +309,16 @@ struct ConstantPattern : OpConversionPattern<nn::ConstantOp> {
       converted = DenseResourceElementsAttr::get(type, resource.getRawHandle());
     else
       return rewriter.notifyMatchFailure(op, "unsupported constant attribute");
+    auto dense = dyn_cast<DenseElementsAttr>(converted);
+    int64_t bits = type.getElementTypeBitWidth();
+    if (dense && dense.isSplat() && type.hasStaticShape() &&
+        type.getNumElements() > kMaxStoredSplatBytes * 8 / std::max<int64_t>(bits, 1)) {
+      Location loc = op.getLoc();
+      Value scalar = arith::ConstantOp::create(rewriter, loc, dense.getSplatValue<TypedAttr>());
+      Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, converted);
     return success();
   }

@@ -273,7 +273,9 @@ NNC_API void nnc_session_options_initialize(nnc_session_options_t *options);
 /* Creates a session running one function of module on runtime's threads.
  * Allocates everything a run needs once: the workspace (the function's
  * workspace_size, aligned to at least 64 bytes) and a buffer per output, so
- * runs allocate nothing. options may be NULL for the defaults; its strings are
+ * runs allocate nothing; a function that needs more host memory (workspace
+ * and outputs) than the machine has is NNC_STATUS_RESOURCE_EXHAUSTED before
+ * anything is allocated. options may be NULL for the defaults; its strings are
  * not kept. The session holds references to runtime and module. The caller
  * owns *out_session and releases it with nnc_session_release.
  * On "cuda-emulated" the session allocates the same buffers in host memory

@@ -23,7 +23,8 @@ def add_model(weight):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("kind", choices=["inline", "external", "huge-external", "string-initializer",
-                                    "unranked-input", "huge-initializer", "external-fields"])
+                                    "unranked-input", "huge-initializer", "external-fields",
+                                    "nested-subgraphs", "huge-attribute"])
     p.add_argument("out")
     # huge-initializer: keep the (empty) raw_data field or use the typed field.
     p.add_argument("--typed", action="store_true")
@@ -33,6 +34,8 @@ def main():
     p.add_argument("--offset")
     p.add_argument("--length")
     p.add_argument("--file-bytes", type=int, default=4)
+    # nested-subgraphs: how many If nodes nest inside each other's then-branch.
+    p.add_argument("--depth", type=int, default=200)
     args = p.parse_args()
     out_dir = os.path.dirname(os.path.abspath(args.out))
 
@@ -104,6 +107,24 @@ def main():
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(b"\0" * args.file_bytes)
+    elif args.kind == "nested-subgraphs":
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+        leaf = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "leaf", [], [y])
+        graph = leaf
+        for depth in range(args.depth):
+            node = helper.make_node("If", ["c"], ["y"], then_branch=graph, else_branch=leaf)
+            graph = helper.make_graph([node], f"g{depth}", [], [y])
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+        c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+        graph = helper.make_graph(graph.node, "top", [x, c], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+    elif args.kind == "huge-attribute":
+        # A Transpose whose perm lists a million dims.
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        node = helper.make_node("Transpose", ["x"], ["y"], perm=list(range(1000000)))
+        graph = helper.make_graph([node], "g", [x], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
 
 
 if __name__ == "__main__":
