@@ -249,7 +249,7 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
         records.push_back(record->getInitializer());
         globals.push_back(record);
       }
-      auto *recordTy = records.empty() ? llvm::StructType::get(ctx, {ptr})
+      auto *recordTy = records.empty() ? llvm::StructType::get(ctx, llvm::ArrayRef<llvm::Type *>{ptr})
                                        : records.front()->getType();
       hostKernelArray = global(
           llvm::ConstantArray::get(llvm::ArrayType::get(recordTy, records.size()), records),

@@ -1071,6 +1071,10 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       // Ops in loops (the steps of cumsum, say) keep their loop-carried form.
       if (op->getParentOp() != func)
         return;
+      // An op over a zero-size dim has nothing to tile: its plain loops run
+      // no iteration (or, for an empty reduction, leave the initial value).
+      if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+        return;
       if (FailureOr<linalg::ContractionDimensions> dims = matmulDims(op); succeeded(dims))
         matmuls.emplace_back(op, *dims);
       else if (FailureOr<linalg::ContractionDimensions> conv = shiftedConvDims(op);

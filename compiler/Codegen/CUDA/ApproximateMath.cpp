@@ -10,9 +10,13 @@
 
 #include "compiler/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
 
 namespace nnc {
 #define GEN_PASS_DEF_CUDAAPPROXIMATEMATH
@@ -95,9 +99,38 @@ bool hasInstruction(StringRef name) {
                             name);
 }
 
+/// MLIR's polynomial log clamps its argument to the smallest normal float, so
+/// log(1e-40) would be log(1.18e-38) = -87.3 instead of -92.1. A denormal
+/// f32 argument is scaled by 2^24 into the normal range first and 24 ln 2
+/// taken off the result.
+void scaleDenormalLogs(Operation *root) {
+  SmallVector<math::LogOp> logs;
+  root->walk([&](math::LogOp op) {
+    if (op.getType().isF32())
+      logs.push_back(op);
+  });
+  for (math::LogOp op : logs) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto f32 = [&](double v) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)); };
+    Value x = op.getOperand();
+    Value denormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                           f32(std::ldexp(1.0, -126)));
+    Value scaled = arith::SelectOp::create(
+        b, loc, denormal, arith::MulFOp::create(b, loc, x, f32(std::ldexp(1.0, 24))), x);
+    op.getOperandMutable().assign(scaled);
+    b.setInsertionPointAfter(op);
+    Value shifted = arith::SubFOp::create(b, loc, op.getResult(), f32(24 * std::log(2.0)));
+    Value result = arith::SelectOp::create(b, loc, denormal, shifted, op.getResult());
+    op.getResult().replaceAllUsesExcept(result, llvm::SmallPtrSet<Operation *, 2>{
+                                                    shifted.getDefiningOp(), result.getDefiningOp()});
+  }
+}
+
 struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    scaleDenormalLogs(getOperation());
     RewritePatternSet patterns(ctx);
     // Expansions in terms of other math ops (tanh and sinh via exp, powf via
     // exp and log, round via trunc), then polynomials for what remains; f16

@@ -254,6 +254,18 @@ template <typename Op, bool isMax> struct ArgPattern : OpConversionPattern<Op> {
             auto p = isMax ? (last ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
                            : (last ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(nb, nl, p, v, best);
+            // A NaN is the extreme, as in numpy and PyTorch (and as nn.reduce_max
+            // propagates it): the first NaN wins, or the last with
+            // select_last_index. Ordered comparisons never replace a NaN best.
+            Value isNan = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, v, v);
+            if (!last) {
+              Value bestIsNan =
+                  arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, best, best);
+              Value notBestNan = arith::XOrIOp::create(
+                  nb, nl, bestIsNan, arith::ConstantIntOp::create(nb, nl, 1, 1));
+              isNan = arith::AndIOp::create(nb, nl, isNan, notBestNan);
+            }
+            better = arith::OrIOp::create(nb, nl, better, isNan);
           } else {
             using P = arith::CmpIPredicate;
             P p = isMax ? (last ? (isUnsigned ? P::uge : P::sge) : (isUnsigned ? P::ugt : P::sgt))

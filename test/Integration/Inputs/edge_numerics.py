@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""Numerics at the edges: NaN, infinities, denormals, extreme magnitudes and
+zero-size tensors through compiled code, against float64 references
+computed here with numpy (the stable formulations, rounded once to float32).
+
+    edge_numerics.py --out DIR                      write the cases
+    edge_numerics.py --out DIR --check NNC NNC_RUN  compile, run and compare
+        [--target cuda --device cuda-emulated]
+
+Each case is an ONNX model with one test data set (ONNX's layout);
+nnc-run --test-data compares with atol 1e-5 + rtol 1e-4, NaN only matching
+NaN and an infinity only the same infinity. Prints PASS/FAIL per case and a
+summary line.
+"""
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F32 = TensorProto.FLOAT
+INF, NAN = np.inf, np.nan
+# The smallest normal float32 is 1.18e-38; these are below it.
+DENORMALS = np.array([1e-39, -3e-40, 1.4e-45, 5e-42], dtype=np.float32)
+
+
+def model(nodes, inputs, outputs, opset=17, initializers=()):
+    graph = helper.make_graph(
+        nodes, "edge",
+        [helper.make_tensor_value_info(n, F32, list(a.shape)) for n, a in inputs],
+        [helper.make_tensor_value_info(n, t, list(a.shape)) for n, t, a in outputs],
+        list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def softmax64(x, axis=-1):
+    x = x.astype(np.float64)
+    m = np.max(x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - m)
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax64(x, axis=-1):
+    x = x.astype(np.float64)
+    m = np.max(x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return x - m - np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+
+
+# Rows a naive exp(x) / sum(exp(x)) gets wrong: exp overflows above 88.7 and
+# underflows below -103; -inf entries are masked positions; a row of only
+# -inf has no defined distribution (NaN in ONNX Runtime and PyTorch).
+SOFTMAX_ROWS = np.array([
+    [1000.0, 0.0, -1000.0, 999.0],
+    [88.0, 89.0, 90.0, 91.0],
+    [-1e4, -1e4 + 1, -1e4 + 2, -1e4 + 3],
+    [-INF, 0.0, 1.0, -INF],
+    [3e38, 3e38, -3e38, 0.0],
+    [-INF, -INF, -INF, -INF],
+], dtype=np.float32)
+
+
+def layer_norm64(x, scale, bias, eps):
+    x = x.astype(np.float64)
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * scale + bias
+
+
+def cases():
+    out = {}
+
+    x = SOFTMAX_ROWS
+    out["softmax_extreme"] = (
+        model([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], [("x", x)],
+              [("y", F32, x)]),
+        [x], [softmax64(x).astype(np.float32)])
+    # -inf entries have log-probability -inf; the all -inf row is NaN.
+    out["log_softmax_extreme"] = (
+        model([helper.make_node("LogSoftmax", ["x"], ["y"], axis=-1)], [("x", x)],
+              [("y", F32, x)]),
+        [x], [log_softmax64(x).astype(np.float32)])
+
+    # Rows a one-pass E[x^2] - E[x]^2 variance gets wrong: a large offset
+    # (cancellation), magnitudes whose sum of squares overflows float32 in
+    # that form (nnc squares deviations from the mean, so only deviations
+    # above 1.8e19, whose squares themselves overflow, give 0 where the
+    # float64 reference does not), and a constant row (zero variance: the
+    # output is the bias).
+    rows = np.array([
+        [1e4 + 0.5, 1e4 - 0.5, 1e4 + 0.25, 1e4 - 0.25],
+        [3e18, -3e18, 1e18, -1e18],
+        [7.0, 7.0, 7.0, 7.0],
+        [1e-30, -1e-30, 2e-30, 0.0],
+    ], dtype=np.float32)
+    scale = np.array([1.0, 2.0, 0.5, -1.0], dtype=np.float32)
+    bias = np.array([0.0, 0.1, -0.2, 0.3], dtype=np.float32)
+    eps = 1e-5
+    out["layer_norm_extreme"] = (
+        model([helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], axis=-1,
+                                epsilon=eps)],
+              [("x", rows)], [("y", F32, rows)],
+              initializers=[numpy_helper.from_array(scale, "s"),
+                            numpy_helper.from_array(bias, "b")]),
+        [rows], [layer_norm64(rows, scale, bias, eps).astype(np.float32)])
+
+    # exp and log over their whole range: overflow to inf, underflow through
+    # the denormals to 0, log of 0, of negatives and of denormals.
+    e = np.array([-1e4, -104.0, -100.0, -88.0, 0.0, 88.0, 88.7, 89.0, INF, -INF, NAN],
+                 dtype=np.float32)
+    with np.errstate(over="ignore"):
+        out["exp_extreme"] = (
+            model([helper.make_node("Exp", ["x"], ["y"])], [("x", e)], [("y", F32, e)]),
+            [e], [np.exp(e.astype(np.float64)).astype(np.float32)])
+    lg = np.array([0.0, -0.0, -1.0, 1e-45, 1e-39, 1.2e-38, 1.0, 3.4e38, INF, -INF, NAN],
+                  dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["log_extreme"] = (
+            model([helper.make_node("Log", ["x"], ["y"])], [("x", lg)], [("y", F32, lg)]),
+            [lg], [np.log(lg.astype(np.float64)).astype(np.float32)])
+
+    # Denormals are kept, not flushed to zero, in arithmetic and in sqrt.
+    d = DENORMALS
+    two = np.array([2.0], dtype=np.float32)
+    out["denormals"] = (
+        model([helper.make_node("Mul", ["x", "two"], ["m"]),
+               helper.make_node("Abs", ["x"], ["a"]),
+               helper.make_node("Sqrt", ["a"], ["s"])],
+              [("x", d)], [("m", F32, d), ("s", F32, d)],
+              initializers=[numpy_helper.from_array(two, "two")]),
+        [d], [(d.astype(np.float64) * 2).astype(np.float32),
+              np.sqrt(np.abs(d.astype(np.float64))).astype(np.float32)])
+
+    # NaN semantics (ONNX leaves them open; nnc follows numpy and PyTorch):
+    # Max, Min, ReduceMax and ReduceMin propagate a NaN; ArgMax and ArgMin
+    # take a NaN as the extreme and return the first NaN's index; Relu and
+    # Clip pass a NaN through.
+    a = np.array([[1.0, NAN, 3.0, -INF], [NAN, 2.0, INF, 0.0], [4.0, 5.0, NAN, NAN]],
+                 dtype=np.float32)
+    b = np.array([[NAN, 0.0, 5.0, 1.0], [1.0, NAN, -INF, 0.0], [4.0, 6.0, 1.0, 2.0]],
+                 dtype=np.float32)
+    argmax = np.where(np.isnan(a).any(axis=1), np.argmax(np.isnan(a), axis=1),
+                      np.argmax(np.nan_to_num(a, nan=-INF), axis=1)).astype(np.int64)
+    argmin = np.where(np.isnan(a).any(axis=1), np.argmax(np.isnan(a), axis=1),
+                      np.argmin(np.nan_to_num(a, nan=INF), axis=1)).astype(np.int64)
+    lo, hi = np.array(-1.0, np.float32), np.array(1.0, np.float32)
+    out["nan_semantics"] = (
+        model([helper.make_node("Max", ["a", "b"], ["max"]),
+               helper.make_node("Min", ["a", "b"], ["min"]),
+               helper.make_node("ReduceMax", ["a"], ["rmax"], axes=[1], keepdims=0),
+               helper.make_node("ReduceMin", ["a"], ["rmin"], axes=[1], keepdims=0),
+               helper.make_node("ArgMax", ["a"], ["amax"], axis=1, keepdims=0),
+               helper.make_node("ArgMin", ["a"], ["amin"], axis=1, keepdims=0),
+               helper.make_node("Relu", ["a"], ["relu"]),
+               helper.make_node("Clip", ["a", "lo", "hi"], ["clip"])],
+              [("a", a), ("b", b)],
+              [("max", F32, a), ("min", F32, a), ("rmax", F32, a[:, 0]),
+               ("rmin", F32, a[:, 0]), ("amax", TensorProto.INT64, a[:, 0]),
+               ("amin", TensorProto.INT64, a[:, 0]), ("relu", F32, a), ("clip", F32, a)],
+              opset=13,
+              initializers=[numpy_helper.from_array(lo, "lo"), numpy_helper.from_array(hi, "hi")]),
+        [a, b], [np.maximum(a, b), np.minimum(a, b), np.max(a, axis=1), np.min(a, axis=1),
+                 argmax, argmin, np.where(np.isnan(a), a, np.maximum(a, 0)),
+                 np.where(np.isnan(a), a, np.clip(a, -1, 1))])
+
+    # Zero-size tensors: elementwise ops, a matmul with an empty batch and one
+    # with an empty contraction (zeros), reductions over an empty axis (the
+    # identity: 0 for a sum, 1 for a product), a concat with an empty input.
+    empty = np.zeros((0, 4), dtype=np.float32)
+    left = np.arange(6, dtype=np.float32).reshape(2, 3)
+    w = np.ones((4, 3), dtype=np.float32)
+    none = np.zeros((2, 0), dtype=np.float32)
+    none_w = np.zeros((0, 3), dtype=np.float32)
+    out["zero_size"] = (
+        model([helper.make_node("Relu", ["e"], ["relu"]),
+               helper.make_node("MatMul", ["e", "w"], ["mm"]),
+               helper.make_node("MatMul", ["n", "nw"], ["mm0"]),
+               helper.make_node("ReduceSum", ["e", "axis0"], ["sum"], keepdims=0),
+               helper.make_node("ReduceProd", ["e"], ["prod"], axes=[0], keepdims=0),
+               helper.make_node("Concat", ["l", "n"], ["cat"], axis=1)],
+              [("e", empty), ("n", none), ("l", left)],
+              [("relu", F32, empty), ("mm", F32, np.zeros((0, 3))), ("mm0", F32, np.zeros((2, 3))),
+               ("sum", F32, np.zeros(4)), ("prod", F32, np.zeros(4)), ("cat", F32, left)],
+              opset=13,
+              initializers=[numpy_helper.from_array(w, "w"),
+                            numpy_helper.from_array(none_w, "nw"),
+                            numpy_helper.from_array(np.array([0], dtype=np.int64), "axis0")]),
+        [empty, none, left],
+        [empty, np.zeros((0, 3), np.float32), np.zeros((2, 3), np.float32),
+         np.zeros(4, np.float32), np.ones(4, np.float32), left])
+    return out
+
+
+def write(out_dir):
+    for name, (proto, inputs, outputs) in cases().items():
+        case = out_dir / name
+        data = case / "test_data_set_0"
+        data.mkdir(parents=True, exist_ok=True)
+        onnx.checker.check_model(proto)
+        onnx.save(proto, str(case / "model.onnx"))
+        for i, (info, value) in enumerate(zip(proto.graph.input, inputs)):
+            (data / f"input_{i}.pb").write_bytes(
+                numpy_helper.from_array(value, info.name).SerializeToString())
+        for i, (info, value) in enumerate(zip(proto.graph.output, outputs)):
+            (data / f"output_{i}.pb").write_bytes(
+                numpy_helper.from_array(np.asarray(value), info.name).SerializeToString())
+
+
+def check(out_dir, nnc, nnc_run, target, device):
+    failed = 0
+    names = list(cases())
+    for name in names:
+        case = out_dir / name
+        library = str(case / f"{target}.so")
+        steps = [[nnc, str(case / "model.onnx"), f"-target={target}", "-o", library],
+                 [nnc_run, library, f"--device={device}", "--test-data",
+                  str(case / "test_data_set_0")]]
+        for step in steps:
+            result = subprocess.run(step, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(f"FAIL {name}:\n{result.stdout}{result.stderr}")
+                failed += 1
+                break
+        else:
+            print(f"PASS {name}")
+    print(f"edge numerics ({device}): {len(names)} cases, {len(names) - failed} passed, {failed} failed")
+    return failed
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--check", nargs=2, metavar=("NNC", "NNC_RUN"))
+    parser.add_argument("--target", default="cpu")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    if args.check:
+        sys.exit(1 if check(args.out, *args.check, args.target, args.device) else 0)
+    write(args.out)
+
+
+if __name__ == "__main__":
+    main()
