@@ -26,7 +26,7 @@ if ! ninja -C "$FUZZ_DIR" $(printf 'nnc-fuzz-%s ' "${TARGETS[@]}") > "$FUZZ_DIR/
 fi
 
 # Seeds: the bench models as the lit suite generates them (cached there).
-BENCH_MODELS=${BENCH_MODELS:-build/test/models/opset17}
+BENCH_MODELS=${BENCH_MODELS:-build/models/opset17}
 /usr/bin/python3 bench/gen_models.py --out "$BENCH_MODELS" --opset 17 > /dev/null
 SEEDS="$FUZZ_DIR/corpus/seeds"
 [ -d "$SEEDS/model" ] || /usr/bin/python3 test/Fuzz/make_corpus.py --out "$SEEDS" --bench "$BENCH_MODELS"

@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ git
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+  # The sanitizer and libFuzzer runtimes for clang (docs/robustness.md).
+  libclang-rt-22-dev
   libonnx-dev protobuf-compiler libprotobuf-dev libonnx-testdata
   python3 python3-torch python3-onnx python3-numpy
   libtcmalloc-minimal4

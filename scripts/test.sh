@@ -32,7 +32,7 @@ done
 /usr/lib/llvm-22/bin/lit -sv "$BUILD_DIR/test" -o "$BUILD_DIR/lit-results.json" || status=$?
 # A bounded run of each fuzz target (a minute each), after lit has made the
 # bench models its seeds come from.
-BENCH_MODELS="$BUILD_DIR/test/models/opset17" ./scripts/fuzz.sh || status=$?
+BENCH_MODELS="$BUILD_DIR/models/opset17" ./scripts/fuzz.sh || status=$?
 /usr/bin/python3 - "$BUILD_DIR/lit-results.json" <<'PY'
 import json, sys
 tests = json.load(open(sys.argv[1]))["tests"]

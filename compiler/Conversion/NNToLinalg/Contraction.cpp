@@ -713,8 +713,12 @@ Value buildSpaceToDepthConv(OpBuilder &b, Location loc, Value input, Value filte
                        2 * ws - inType.getDimSize(3) - lo[3]},
                       zero);
   Value w = padTensor(b, loc, filter, {0, 0, 0, 0}, {0, 0, 2 * th - kh, 2 * tw - kw}, zero);
-  return buildShiftedConv(b, loc, spaceToDepth(b, loc, x), spaceToDepth(b, loc, w), bias,
-                          {1, 1}, {1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, resultType);
+  // One at a time: as call arguments, their order in the IR would be the
+  // host compiler's evaluation order (gcc and clang differ).
+  Value filterPhases = spaceToDepth(b, loc, w);
+  Value inputPhases = spaceToDepth(b, loc, x);
+  return buildShiftedConv(b, loc, inputPhases, filterPhases, bias, {1, 1}, {1, 1}, {0, 0, 0, 0},
+                          {0, 0, 0, 0}, resultType);
 }
 
 struct ConvPattern : OpConversionPattern<nn::ConvOp> {

@@ -228,8 +228,9 @@ func.func @reduce_sum_all(%x: tensor<2x4xf32>) -> tensor<f32> {
 
 // -----
 
-// ArgMin with select_last_index: a later equal value wins (ole); the first
-// element always wins so the index is valid. Starts from +inf.
+// ArgMin with select_last_index: a later equal value wins (ole), and any NaN
+// (uno) wins, so the last NaN is reported; the first element always wins so
+// the index is valid. Starts from +inf.
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @argmin_last
@@ -241,9 +242,11 @@ func.func @reduce_sum_all(%x: tensor<2x4xf32>) -> tensor<f32> {
 // CHECK-DAG: %[[IX:.*]] = linalg.index 1 : index
 // CHECK-DAG: %[[I:.*]] = arith.index_cast %[[IX]] : index to i64
 // CHECK-DAG: %[[LE:.*]] = arith.cmpf ole, %[[V]], %[[BEST]] : f32
+// CHECK-DAG: %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK-DAG: %[[LEORNAN:.*]] = arith.ori %[[LE]], %[[NAN]] : i1
 // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
 // CHECK-DAG: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[Z]] : i64
-// CHECK-DAG: %[[TAKE:.*]] = arith.ori %[[LE]], %[[FIRST]] : i1
+// CHECK-DAG: %[[TAKE:.*]] = arith.ori %[[LEORNAN]], %[[FIRST]] : i1
 // CHECK-DAG: %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[BEST]] : f32
 // CHECK-DAG: %[[NI:.*]] = arith.select %[[TAKE]], %[[I]], %[[BI]] : i64
 // CHECK: linalg.yield %[[NV]], %[[NI]] : f32, i64
@@ -255,9 +258,16 @@ func.func @argmin_last(%x: tensor<2x8xf32>) -> tensor<2x1xi64> {
 
 // -----
 
-// ArgMin without select_last_index keeps the first minimum (olt).
+// ArgMin without select_last_index keeps the first minimum (olt) and the
+// first NaN: a NaN wins only over a best that is not one.
 // CHECK-LABEL: func.func @argmin_first
-// CHECK: arith.cmpf olt
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[BEST:.*]]: f32, %{{.*}}: i64):
+// CHECK-DAG: %[[LT:.*]] = arith.cmpf olt, %[[V]], %[[BEST]] : f32
+// CHECK-DAG: %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK-DAG: %[[BESTNAN:.*]] = arith.cmpf uno, %[[BEST]], %[[BEST]] : f32
+// CHECK-DAG: %[[NOTBESTNAN:.*]] = arith.xori %[[BESTNAN]], %{{.*}} : i1
+// CHECK-DAG: %[[NEWNAN:.*]] = arith.andi %[[NAN]], %[[NOTBESTNAN]] : i1
+// CHECK-DAG: arith.ori %[[LT]], %[[NEWNAN]] : i1
 func.func @argmin_first(%x: tensor<2x8xf32>) -> tensor<2xi64> {
   %0 = nn.argmin %x {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x8xf32>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
