@@ -17,10 +17,34 @@
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <climits>
 #include <exception>
 
 using namespace mlir;
+
+namespace {
+constexpr int64_t kMaxTextNesting = 100;
+
+/// The deepest nesting of `{` in ONNX text, outside strings and comments.
+int64_t braceDepth(llvm::StringRef text) {
+  int64_t depth = 0, deepest = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') { // a string: up to the closing quote, escapes skipped
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        i += text[i] == '\\';
+    } else if (c == '#') { // a comment: to the end of the line
+      i = std::min(text.find('\n', i), text.size());
+    } else if (c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+} // namespace
 
 LogicalResult nnc::onnx_frontend::loadModel(MLIRContext &context, const std::string &path,
                                             onnx::ModelProto &model) {
@@ -39,6 +63,13 @@ LogicalResult nnc::onnx_frontend::parseModel(Location loc, llvm::StringRef bytes
     // ONNX's parser reads up to a NUL; a NUL inside the text would hide the rest.
     if (bytes.data()[bytes.size()] != '\0' || bytes.contains('\0'))
       return emitError(loc) << "cannot parse ONNX text model: it contains a NUL byte";
+    // ONNX's parser recurses into graph-valued attributes without a bound;
+    // the binary path stops at protobuf's 100 nested messages, the text one
+    // stops at as many nested braces.
+    if (int64_t depth = braceDepth(bytes); depth > kMaxTextNesting)
+      return emitError(loc) << "cannot parse ONNX text model: it nests " << depth
+                            << " levels of braces, more than the " << kMaxTextNesting
+                            << " this parser allows";
     // ONNX's parser reports most errors as a status, but throws from
     // std::stoll/std::stof on numbers it cannot convert ("1e999",
     // "99999999999999999999"): this file alone is compiled with exceptions

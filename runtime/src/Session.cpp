@@ -177,9 +177,10 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
 /// outputs count too: a caller may bind one as an input of the next run.
 nnc_status_t checkAliasing(const nnc_session &session) {
   const nnc_function &function = *session.function;
+  // Differences, not ends: an end may wrap around the address space.
   auto overlaps = [](const void *a, size_t aBytes, const void *b, size_t bBytes) {
     auto begin = reinterpret_cast<uintptr_t>(a), other = reinterpret_cast<uintptr_t>(b);
-    return aBytes && bBytes && begin < other + bBytes && other < begin + aBytes;
+    return aBytes && bBytes && (other - begin < aBytes || begin - other < bBytes);
   };
   for (size_t o = 0; o < session.outputs.size(); ++o) {
     const nnc_tensor_info_t &output = function.outputs[o];

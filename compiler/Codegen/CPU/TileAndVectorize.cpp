@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/Common/SaturatingMath.h"
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -163,10 +164,11 @@ bool preferSplitN(linalg::LinalgOp op, const linalg::ContractionDimensions &dims
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t reduction = 1;
   for (unsigned d : dims.k)
-    reduction *= ranges[d];
+    reduction = nnc::saturatingMul(reduction, ranges[d]);
   // A (weights, a filter's taps included) is m x reduction; B (an input,
   // whose shifted windows overlap) about n x the k loop alone.
-  return ranges[dims.m[0]] * reduction <= ranges[dims.n[0]] * ranges[dims.k[0]];
+  return nnc::saturatingMul(ranges[dims.m[0]], reduction) <=
+         nnc::saturatingMul(ranges[dims.n[0]], ranges[dims.k[0]]);
 }
 
 /// Rows of A below which packing a B computed at run time costs more than it
@@ -502,7 +504,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // runtime hands the chunks of the scf.forall to its threads.
   int64_t work = 1, chunks = 1;
   for (int64_t r : ranges)
-    work *= r;
+    work = nnc::saturatingMul(work, r);
   // A product of one row streams its weights, each read once: two cores
   // stream them twice as fast, so it goes parallel with less work (a batch-1
   // MLP's 784x512 and 512x512 layers: 23 us on one thread, 11 on two).
@@ -511,7 +513,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     SmallVector<int64_t> split(ranges.size(), 0);
     for (unsigned b : dims.batch) {
       split[b] = 1;
-      chunks *= ranges[b];
+      chunks = nnc::saturatingMul(chunks, ranges[b]);
     }
     bool preferN = preferSplitN(op, dims);
     if (chunks < kChunks) {
@@ -567,7 +569,7 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t taps = 1;
   for (unsigned d : dims.k)
     if (d != k)
-      taps *= ranges[d];
+      taps = nnc::saturatingMul(taps, ranges[d]);
   cache[k] = cacheSize(k, std::max<int64_t>(1, kCacheK / taps));
   SmallVector<int64_t> cacheOrder(order);
   cacheOrder.push_back(n);
@@ -802,7 +804,7 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   // element, a copy one.
   int64_t work = op.getBlock()->getOperations().size();
   for (int64_t r : ranges)
-    work *= r;
+    work = nnc::saturatingMul(work, r);
   // Low: run serially, a small op reads on one core what both cores just
   // wrote (a 14x14x256 transposed copy in ResNet-18: 18 us on one thread,
   // 69 us serial between two-thread kernels where the cores are far apart).

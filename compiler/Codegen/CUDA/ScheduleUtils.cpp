@@ -7,6 +7,8 @@
 
 #include "compiler/Codegen/CUDA/Schedules.h"
 
+#include "compiler/Codegen/Common/SaturatingMath.h"
+
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -94,14 +96,14 @@ Operation *matchCombiner(linalg::GenericOp op) {
 int64_t LoopShape::parallelCount() const {
   int64_t n = 1;
   for (int64_t r : parallelRanges())
-    n *= r;
+    n = nnc::saturatingMul(n, r);
   return n;
 }
 
 int64_t LoopShape::reductionCount() const {
   int64_t n = 1;
   for (int64_t r : reductionRanges())
-    n *= r;
+    n = nnc::saturatingMul(n, r);
   return n;
 }
 
