@@ -43,6 +43,10 @@ llvm_config.add_tool_substitutions(["nnc-run", "nnc-runtime-tests", "nnc-stress"
 config.substitutions.append(("%runtime_modules", os.path.join(config.nnc_obj_root, "test", "Runtime", "modules")))
 # The fake CUDA driver that CUDA modules run on in tests (test/Runtime/fake_cuda/).
 config.substitutions.append(("%fake_cuda", os.path.join(config.nnc_obj_root, "test", "Runtime", "fake_cuda")))
+# A build with -DNNC_SANITIZE (docs/robustness.md): what a sanitizer's
+# allocator hides (resident memory) is not measured.
+if config.nnc_sanitize:
+    config.available_features.add("sanitized")
 # Tests between two cores need two this process may use.
 if len(os.sched_getaffinity(0)) >= 2:
     config.available_features.add("two-cpus")
