@@ -184,6 +184,10 @@ std::string readDescriptor(nnc_module &module) {
       return (function.name ? "function '" + std::string(function.name) + "'"
                             : "function " + std::to_string(i)) +
              " " + error;
+    // Sessions find functions by name: a second one would be unreachable.
+    for (int32_t j = 0; j < i; ++j)
+      if (std::strcmp(abi.functions[j].name, function.name) == 0)
+        return "two functions are named '" + std::string(function.name) + "'";
   }
   return "";
 }

@@ -175,15 +175,14 @@ void runFunctions(nnc_module_t *module, const nnc_abi_function_t *abi) {
       inputs.emplace_back(info->byte_size, 1);
       nnc_tensor_view_t view = {inputs.back().data(), info->byte_size, info->dtype, info->rank,
                                 info->shape};
-      nnc_status_t status = nnc_session_bind_input(session, i, &view);
-      check(status == nullptr, "binding an input as its info describes it failed");
+      if (nnc_status_t status = nnc_session_bind_input(session, i, &view)) {
+        std::fprintf(stderr, "FuzzDescriptor: %s\n", nnc_status_message(status));
+        check(false, "binding an input as its info describes it failed");
+      }
     }
     running = nnc_session_function(session);
     runningAbi = &abi[f];
-    // Two functions may share a name: the session runs the first.
-    for (int32_t g = 0; g < f; ++g)
-      if (nnc_module_function(module, g) == running)
-        runningAbi = &abi[g];
+    check(running == function, "the session runs another function than the one named");
     check(nnc_session_run(session) == nullptr, "a run with every input bound failed");
     nnc_session_release(session);
   }

@@ -319,6 +319,7 @@ void testModuleLoadErrors() {
       {"bad_alignment.so", "function 'main' has workspace alignment 48, not a power of two"},
       {"bad_dtype.so", "function 'main' input 0 'x' has unknown dtype 42"},
       {"bad_dim.so", "function 'main' input 0 'x' has invalid dim -5"},
+      {"bad_duplicate_name.so", "two functions are named 'main'"},
       {"bad_cuda_no_image.so", "no CUDA image (count 0)"},
       {"bad_cuda_chip.so",
        "CUDA image 0 has chip 'compute_90', expected sm_<digits> or sm_<digits>a"},

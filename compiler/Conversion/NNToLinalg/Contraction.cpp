@@ -285,9 +285,15 @@ Value buildPatches(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> roles,
                Value inside = arith::ConstantIntOp::create(nb, nl, 1, 1);
                SmallVector<Value> at{index(0), index(1)};
                for (int i = 0; i < 2; ++i) {
-                 Value pos = arith::AddIOp::create(
-                     nb, nl, arith::MulIOp::create(nb, nl, index(4 + i), cst(strides[i])),
-                     arith::MulIOp::create(nb, nl, index(2 + i), cst(dilations[i])));
+                 // Ops built one per statement: as nested call arguments their
+                 // order would be the host compiler's (gcc and clang differ).
+                 Value dilation = cst(dilations[i]);
+                 Value tap = index(2 + i);
+                 Value dilated = arith::MulIOp::create(nb, nl, tap, dilation);
+                 Value stride = cst(strides[i]);
+                 Value out = index(4 + i);
+                 Value strided = arith::MulIOp::create(nb, nl, out, stride);
+                 Value pos = arith::AddIOp::create(nb, nl, strided, dilated);
                  pos = arith::SubIOp::create(nb, nl, pos, cst(padsBegin[i]));
                  // One unsigned compare covers both ends: negatives wrap to huge.
                  Value ok = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, pos,

@@ -481,17 +481,20 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
           src = arith::MulFOp::create(nb, nl, x, f(ratio));
         } else if (ctm == "pytorch_half_pixel" && outSize == 1) {
           src = f(0);
-        } else if (ctm == "half_pixel_symmetric") {
-          double adjustment = (double)outSize / (scale * in);
-          double center = in / 2.0;
-          double offset = center * (1 - adjustment);
-          src = arith::SubFOp::create(nb, nl,
-                                      arith::DivFOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, f(0.5)), f(scale)),
-                                      f(0.5 - offset));
-        } else { // half_pixel, pytorch_half_pixel
-          src = arith::SubFOp::create(nb, nl,
-                                      arith::DivFOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, f(0.5)), f(scale)),
-                                      f(0.5));
+        } else { // half_pixel, pytorch_half_pixel, half_pixel_symmetric
+          double shift = 0.5;
+          if (ctm == "half_pixel_symmetric") {
+            double adjustment = (double)outSize / (scale * in);
+            double center = in / 2.0;
+            shift -= center * (1 - adjustment);
+          }
+          // One op per statement: as nested call arguments their order would
+          // be the host compiler's (gcc and clang differ).
+          Value shiftValue = f(shift);
+          Value scaleValue = f(scale);
+          Value centered = arith::AddFOp::create(nb, nl, x, f(0.5));
+          Value scaled = arith::DivFOp::create(nb, nl, centered, scaleValue);
+          src = arith::SubFOp::create(nb, nl, scaled, shiftValue);
         }
         auto toIndex = [&](Value v) -> Value {
           return arith::IndexCastOp::create(nb, nl, nb.getIndexType(), arith::FPToSIOp::create(nb, nl, nb.getI64Type(), v));
@@ -522,8 +525,9 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
           Value edge = arith::OrIOp::create(nb, nl, below, above);
           Value w0e = arith::SelectOp::create(nb, nl, edge, f(1), w0);
           Value w1e = arith::SelectOp::create(nb, nl, edge, f(0), t);
-          Value e0 = arith::SelectOp::create(nb, nl, below, indexConst(nb, nl, 0),
-                                             arith::SelectOp::create(nb, nl, above, indexConst(nb, nl, in - 1), i0));
+          Value last = indexConst(nb, nl, in - 1);
+          Value upper = arith::SelectOp::create(nb, nl, above, last, i0);
+          Value e0 = arith::SelectOp::create(nb, nl, below, indexConst(nb, nl, 0), upper);
           taps[d].push_back({clampIndex(nb, nl, e0, in), w0e});
           taps[d].push_back({clampIndex(nb, nl, i1, in), w1e});
           continue;
@@ -532,15 +536,22 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
         auto weight = [&](Value s) -> Value { // s = |distance|
           Value s2 = arith::MulFOp::create(nb, nl, s, s), s3 = arith::MulFOp::create(nb, nl, s2, s);
           // |s| <= 1: (a+2)s^3 - (a+3)s^2 + 1; 1 < |s| < 2: a s^3 - 5a s^2 + 8a s - 4a
-          Value near = arith::AddFOp::create(nb, nl,
-                                             arith::SubFOp::create(nb, nl, arith::MulFOp::create(nb, nl, s3, f(cubicA + 2)),
-                                                                   arith::MulFOp::create(nb, nl, s2, f(cubicA + 3))),
-                                             f(1));
+          // One op per statement, in a fixed order (see half_pixel above).
+          Value one = f(1), nearS2 = f(cubicA + 3);
+          Value nearSquare = arith::MulFOp::create(nb, nl, s2, nearS2);
+          Value nearS3 = f(cubicA + 2);
+          Value nearCube = arith::MulFOp::create(nb, nl, s3, nearS3);
+          Value near = arith::AddFOp::create(
+              nb, nl, arith::SubFOp::create(nb, nl, nearCube, nearSquare), one);
+          Value farConstant = f(4 * cubicA), farS = f(8 * cubicA);
+          Value farLinear = arith::MulFOp::create(nb, nl, s, farS);
+          Value farTail = arith::SubFOp::create(nb, nl, farLinear, farConstant);
+          Value farS2 = f(5 * cubicA);
+          Value farSquare = arith::MulFOp::create(nb, nl, s2, farS2);
+          Value farS3 = f(cubicA);
+          Value farCube = arith::MulFOp::create(nb, nl, s3, farS3);
           Value far = arith::AddFOp::create(
-              nb, nl,
-              arith::SubFOp::create(nb, nl, arith::MulFOp::create(nb, nl, s3, f(cubicA)),
-                                    arith::MulFOp::create(nb, nl, s2, f(5 * cubicA))),
-              arith::SubFOp::create(nb, nl, arith::MulFOp::create(nb, nl, s, f(8 * cubicA)), f(4 * cubicA)));
+              nb, nl, arith::SubFOp::create(nb, nl, farCube, farSquare), farTail);
           Value isNear = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLE, s, f(1));
           return arith::SelectOp::create(nb, nl, isNear, near, far);
         };
@@ -553,7 +564,8 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
           if (excludeOutside) {
             Value ge = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, indexConst(nb, nl, 0));
             Value lt = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, in));
-            w = arith::SelectOp::create(nb, nl, arith::AndIOp::create(nb, nl, ge, lt), w, f(0));
+            Value zero = f(0);
+            w = arith::SelectOp::create(nb, nl, arith::AndIOp::create(nb, nl, ge, lt), w, zero);
           }
           total = arith::AddFOp::create(nb, nl, total, w);
           idx.push_back(clampIndex(nb, nl, i, in));

@@ -57,7 +57,12 @@ static const nnc_abi_function_t kFunctions[] = {{"main",
 #else
                                                  64
 #endif
-}};
+                                                 }
+#if defined(BAD_DUPLICATE_NAME)
+                                                 ,
+                                                 {"main", entry, 1, 1, kTensors, kTensors, 0, 64}
+#endif
+};
 
 #if defined(BAD_CUDA_CHIP)
 static const nnc_abi_cuda_image_t kImages[] = {{"compute_90", ".version 8.0\n", 13}};
@@ -83,7 +88,7 @@ static const nnc_abi_module_t kModule = {
 #else
     "cpu",
 #endif
-    "generic", 1, kFunctions, 0,
+    "generic", (int32_t)(sizeof(kFunctions) / sizeof(kFunctions[0])), kFunctions, 0,
 #if defined(BAD_CUDA_CHIP)
     /* A virtual architecture's name, not a chip's. */
     NULL, 0, NULL, 1, kImages,
