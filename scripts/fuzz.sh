@@ -55,7 +55,8 @@ for target in "${TARGETS[@]}"; do
   # New inputs go to the first folder, the working corpus; seeds are only read.
   folders=("$corpus")
   [ -d "$SEEDS/$target" ] && folders+=("$SEEDS/$target")
-  if ! "$binary" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=30 \
+  # A fixed seed (FUZZ_SEED) makes a run repeatable on the same machine.
+  if ! "$binary" -seed="${FUZZ_SEED:-1}" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=30 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" "${folders[@]}" \
       > "$findings/fuzz.log" 2>&1; then
     echo "fuzz $target: FOUND a failure (input in $findings/):"; grep -A40 "ERROR\|==ERROR\|runtime error\|FuzzBind\|FuzzDescriptor\|deadly signal\|out-of-memory\|timeout" "$findings/fuzz.log" | head -60
