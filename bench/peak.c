@@ -3,6 +3,7 @@
 //
 //   nnc-peak [THREADS...]      default: 1 and the number of usable CPUs
 //   nnc-peak --round-trip      the core-to-core round trip between two CPUs
+//   nnc-peak --bandwidth       one thread's read bandwidth from memory
 //
 // Each thread, pinned to its own CPU, runs independent chains of vector FMAs
 // on registers only: enough chains to cover the FMA latency on every FMA port,
@@ -22,6 +23,11 @@
 // state. Output (bench/bench.py parses it):
 //
 //   round trip: 201.5 ns
+//
+// --bandwidth sums a buffer far larger than any cache with one thread, the
+// rate nnc --report's estimates take for a CPU's memory. Output:
+//
+//   bandwidth: 14.2 GB/s
 
 #define _GNU_SOURCE
 #include <immintrin.h>
@@ -174,6 +180,38 @@ static double roundTrip(const int *cpus) {
   return trials[kTrials / 2];
 }
 
+// One thread's read rate over a 256 MiB buffer, the best of kTrials passes.
+static double bandwidth(void) {
+  size_t count = (256u << 20) / sizeof(double);
+  double *data = malloc(count * sizeof(double));
+  if (!data)
+    return 0;
+  for (size_t i = 0; i < count; ++i)
+    data[i] = (double)(i & 7);
+  double best = 0, sink = 0;
+  for (int k = 0; k < kTrials; ++k) {
+    struct timespec begin, end;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    // Four independent sums, so the adds' latency does not bound the loop
+    // (two loads a cycle outrun one core's share of memory anyway).
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i < count; i += 4) {
+      s0 += data[i];
+      s1 += data[i + 1];
+      s2 += data[i + 2];
+      s3 += data[i + 3];
+    }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    sink += s0 + s1 + s2 + s3;
+    double rate = count * sizeof(double) / (seconds(end) - seconds(begin));
+    if (rate > best)
+      best = rate;
+  }
+  free(data);
+  // Consumed, so the sums are not optimized away.
+  return sink == -1 ? 0 : best;
+}
+
 int main(int argc, char **argv) {
   __builtin_cpu_init();
   struct Isa isa;
@@ -195,6 +233,15 @@ int main(int argc, char **argv) {
     if (CPU_ISSET(c, &allowed))
       cpus[n++] = c;
 
+  if (argc == 2 && strcmp(argv[1], "--bandwidth") == 0) {
+    double rate = bandwidth();
+    if (rate <= 0) {
+      fprintf(stderr, "nnc-peak: cannot allocate the 256 MiB buffer\n");
+      return 1;
+    }
+    printf("bandwidth: %.1f GB/s\n", rate * 1e-9);
+    return 0;
+  }
   if (argc == 2 && strcmp(argv[1], "--round-trip") == 0) {
     if (ncpus < 2) {
       fprintf(stderr, "nnc-peak: --round-trip needs two usable CPUs\n");
@@ -211,7 +258,8 @@ int main(int argc, char **argv) {
     if (*end || t < 1 || t > ncpus || ncounts == 64) {
       fprintf(stderr,
               "usage: nnc-peak [THREADS...], each between 1 and %d (usable CPUs)\n"
-              "       nnc-peak --round-trip\n",
+              "       nnc-peak --round-trip\n"
+              "       nnc-peak --bandwidth\n",
               ncpus);
       return 2;
     }

@@ -258,8 +258,8 @@ public:
 private:
   /// Ops and diagnostics of a node carry its name (or its position when unnamed).
   Location nodeLoc(const onnx::NodeProto &node, int index) {
-    std::string name = node.name().empty() ? "#" + std::to_string(index) : node.name();
-    return NameLoc::get(builder.getStringAttr(name), FileLineColLoc::get(&context, modelPath, 0, 0));
+    return NameLoc::get(builder.getStringAttr(nodeName(node, index)),
+                        FileLineColLoc::get(&context, modelPath, 0, 0));
   }
   LogicalResult checkVersions();
   LogicalResult checkSupported();
@@ -595,6 +595,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   return module;
 }
 } // namespace
+
+std::string nnc::onnx_frontend::nodeName(const onnx::NodeProto &node, int index) {
+  return node.name().empty() ? "#" + std::to_string(index) : node.name();
+}
 
 OwningOpRef<ModuleOp> nnc::onnx_frontend::importModel(MLIRContext &context, onnx::ModelProto &model,
                                                       const std::string &modelPath,

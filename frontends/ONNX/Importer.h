@@ -17,6 +17,7 @@
 
 namespace onnx {
 class ModelProto;
+class NodeProto;
 }
 
 namespace nnc::onnx_frontend {
@@ -53,6 +54,10 @@ llvm::LogicalResult parseModel(mlir::Location loc, llvm::StringRef bytes, bool t
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &context, onnx::ModelProto &model,
                                               const std::string &modelPath,
                                               const ImportOptions &options);
+
+/// The name a node goes by in locations and diagnostics: its own, or `#i`
+/// (its position in the graph) when it has none.
+std::string nodeName(const onnx::NodeProto &node, int index);
 
 } // namespace nnc::onnx_frontend
 

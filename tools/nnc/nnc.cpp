@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/CUDA/CUDA.h"
+#include "compiler/Codegen/Common/KernelReport.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Artifact.h"
 #include "frontends/ONNX/Importer.h"
@@ -19,7 +20,11 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -29,6 +34,8 @@
 #include "llvm/Config/llvm-config.h"
 
 #include <onnx/onnx_pb.h>
+
+#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -80,6 +87,22 @@ static cl::opt<bool> memoryReport("memory-report",
                                            "intermediate buffers"), cl::cat(inspectCategory));
 static cl::opt<bool> elideWeights("elide-weights",
                                   cl::desc("print large constants as elided resources"), cl::cat(inspectCategory));
+// --report alone is --report=table.
+static cl::opt<std::string> report(
+    "report", cl::desc("print the kernels the model became (table or json) to stdout: the ONNX "
+                       "nodes in each, FLOPs, bytes, a roofline estimate"),
+    cl::ValueOptional, cl::value_desc("table|json"), cl::cat(inspectCategory));
+static cl::opt<double> peakGFlops("peak-gflops",
+                                  cl::desc("--report: the target's peak GFLOP/s (default: CUDA "
+                                           "the H100's f32 rate, CPU measured by nnc-peak)"),
+                                  cl::init(0), cl::cat(inspectCategory));
+static cl::opt<double> peakGBps("peak-gbps",
+                                cl::desc("--report: the target's peak memory GB/s (default: "
+                                         "CUDA the H100's, CPU measured by nnc-peak)"),
+                                cl::init(0), cl::cat(inspectCategory));
+static cl::opt<bool> quiet("q", cl::desc("no progress lines (printed per stage when stderr is "
+                                         "a terminal)"),
+                           cl::cat(compileCategory));
 
 // Training (docs/training.md).
 static cl::OptionCategory trainCategory("Training (--train)");
@@ -191,6 +214,64 @@ static int exportTrained(onnx::ModelProto &model) {
   return 0;
 }
 
+/// Runs `nnc-peak ARG` from nnc's own directory and returns the number after
+/// `key` in its output; 0 when the tool is missing or says nothing.
+static double measureWithPeakTool(const char *argv0, StringRef arg, StringRef key) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv0, (void *)&measureWithPeakTool);
+  llvm::SmallString<256> tool(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(tool, "nnc-peak");
+  if (!llvm::sys::fs::can_execute(tool))
+    return 0;
+  llvm::SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("nnc-peak", "txt", out))
+    return 0;
+  llvm::FileRemover remove(out);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(out), StringRef("")};
+  if (llvm::sys::ExecuteAndWait(tool, {tool, arg}, std::nullopt, redirects) != 0)
+    return 0;
+  auto text = llvm::MemoryBuffer::getFile(out);
+  if (!text)
+    return 0;
+  StringRef rest = (*text)->getBuffer();
+  size_t at = rest.find(key);
+  if (at == StringRef::npos)
+    return 0;
+  double value = 0;
+  rest.drop_front(at + key.size()).ltrim().split(' ').first.getAsDouble(value);
+  return value;
+}
+
+/// The peak rates --report estimates against: the flags, else for CUDA the
+/// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s), else
+/// for the CPU one core of this machine as nnc-peak measures it.
+static nnc::PeakRates peakRates(const char *argv0) {
+  nnc::PeakRates peak;
+  peak.flopsPerSecond = peakGFlops * 1e9;
+  peak.bytesPerSecond = peakGBps * 1e9;
+  std::vector<std::string> sources;
+  if (peakGFlops.getNumOccurrences() || peakGBps.getNumOccurrences())
+    sources.push_back("given");
+  if (target == "cuda") {
+    if (peak.flopsPerSecond <= 0)
+      peak.flopsPerSecond = 51e12;
+    if (peak.bytesPerSecond <= 0)
+      peak.bytesPerSecond = 3.0e12;
+    if (!peakGFlops.getNumOccurrences() || !peakGBps.getNumOccurrences())
+      sources.push_back("H100 f32 SIMT and HBM3 published rates");
+  } else {
+    bool measured = false;
+    if (peak.flopsPerSecond <= 0)
+      measured |= (peak.flopsPerSecond = measureWithPeakTool(argv0, "1", "threads 1:") * 1e9) > 0;
+    if (peak.bytesPerSecond <= 0)
+      measured |= (peak.bytesPerSecond = measureWithPeakTool(argv0, "--bandwidth", "bandwidth:") *
+                                         1e9) > 0;
+    if (measured)
+      sources.push_back("one core, measured by nnc-peak");
+  }
+  peak.source = llvm::join(sources, "; ");
+  return peak;
+}
+
 static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
   auto bad = [](const Twine &message) {
     llvm::WithColor::error(llvm::errs(), "nnc") << message << "\n";
@@ -233,6 +314,17 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
     return bad("--checkpoint needs --emit=onnx");
   if (emit == Emit::PTX && target != "cuda")
     return bad("--emit=ptx needs -target=cuda");
+  if (report.getNumOccurrences() && !report.empty() && report != "table" && report != "json")
+    return bad("--report=" + report + ": expected table or json");
+  if (report.getNumOccurrences() && emit < Emit::Buffers)
+    return bad("--report needs the buffers stage (--emit=buffers or later)");
+  if (report.getNumOccurrences() && emit != Emit::Library && outputFile.empty())
+    return bad("--report prints to stdout: give -o for the IR");
+  if ((peakGFlops.getNumOccurrences() || peakGBps.getNumOccurrences()) &&
+      !report.getNumOccurrences())
+    return bad("--peak-gflops and --peak-gbps need --report");
+  if (peakGFlops < 0 || peakGBps < 0)
+    return bad("--peak-gflops and --peak-gbps must be positive");
   bool trainingFlag = lossName.getNumOccurrences() || optimizerName.getNumOccurrences() ||
                       learningRate.getNumOccurrences() || momentum.getNumOccurrences() ||
                       weightDecay.getNumOccurrences() || beta1.getNumOccurrences() ||
@@ -332,8 +424,20 @@ int main(int argc, char **argv) {
     compileOptions.vectorBits = unit->bits;
     compileOptions.vectorRegisters = unit->registers;
   }
+  // On a terminal, a line per stage shows where a long compile is.
+  bool progress = !quiet && llvm::errs().is_displayed();
+  auto started = std::chrono::steady_clock::now();
+  auto announce = [&](StringRef stage) {
+    if (!progress)
+      return;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    llvm::errs() << llvm::format("nnc: %6.2f s  ", elapsed) << stage << "\n";
+  };
   // Runs one stage's pipeline on the module.
-  auto runStage = [&](void (*build)(OpPassManager &, const nnc::CompileOptions &)) {
+  auto runStage = [&](void (*build)(OpPassManager &, const nnc::CompileOptions &),
+                      StringRef stage) {
+    announce(stage);
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
@@ -341,14 +445,15 @@ int main(int argc, char **argv) {
     build(pm, compileOptions);
     return pm.run(*module);
   };
-  if (emit >= Emit::NN && failed(runStage(nnc::buildGraphPipeline)))
+  if (emit >= Emit::NN && failed(runStage(nnc::buildGraphPipeline, "graph stage: shapes, folding, fusion of the graph")))
     return 1;
 
   // What the runtime sees of each function is fixed by its nn signature.
   std::vector<nnc::FunctionInfo> functions;
+  std::vector<nnc::KernelReport> kernels;
   if (emit >= Emit::Linalg) {
     functions = nnc::describeFunctions(*module);
-    if (failed(runStage(nnc::buildLowerPipeline)))
+    if (failed(runStage(nnc::buildLowerPipeline, "lowering to linalg")))
       return 1;
   }
   // Reads a per-function size the codegen stages leave as an attribute.
@@ -359,8 +464,15 @@ int main(int argc, char **argv) {
   };
   bool cuda = target == "cuda";
   if (emit >= Emit::Buffers) {
-    if (failed(runStage(cuda ? nnc::buildCUDABufferizePipeline : nnc::buildCPUBufferizePipeline)))
+    if (failed(runStage(cuda ? nnc::buildCUDABufferizePipeline : nnc::buildCPUBufferizePipeline,
+                           "scheduling and bufferizing")))
       return 1;
+    if (report.getNumOccurrences()) {
+      llvm::StringSet<> nodeNames;
+      for (int i = 0; i < model.graph().node_size(); ++i)
+        nodeNames.insert(nnc::onnx_frontend::nodeName(model.graph().node(i), i));
+      kernels = nnc::collectKernels(*module, nodeNames);
+    }
     for (nnc::FunctionInfo &info : functions) {
       info.workspaceSize = sizeOf(info, "nnc.workspace_size");
       if (!memoryReport)
@@ -376,27 +488,47 @@ int main(int argc, char **argv) {
   }
   if (emit >= Emit::LLVMDialect) {
     if (cuda) {
-      if (failed(runStage(nnc::buildCUDAKernelPipeline)))
+      if (failed(runStage(nnc::buildCUDAKernelPipeline, "CUDA kernels to PTX")))
         return 1;
       for (nnc::FunctionInfo &info : functions)
         info.constantsSize = sizeOf(info, nnc::kConstantsSizeAttr);
-      if (failed(runStage(nnc::buildCUDAHostLLVMPipeline)))
+      nnc::attachCUDALaunches(*module, kernels);
+      if (failed(runStage(nnc::buildCUDAHostLLVMPipeline, "host code to the LLVM dialect")))
         return 1;
-    } else if (failed(runStage(nnc::buildCPULLVMPipeline))) {
+    } else if (failed(runStage(nnc::buildCPULLVMPipeline, "to the LLVM dialect"))) {
       return 1;
     }
   }
 
+  // The report comes last, once the compile has succeeded.
+  auto printReport = [&] {
+    if (!report.getNumOccurrences())
+      return;
+    nnc::PeakRates peak = peakRates(argv[0]);
+    if (report == "json")
+      nnc::printKernelJSON(llvm::outs(), inputFile, target, kernels, peak);
+    else
+      nnc::printKernelTable(llvm::outs(), inputFile, target, kernels, peak);
+  };
   std::string error;
-  if (emit == Emit::PTX)
-    return failed(writePTX(*module)) ? 1 : 0;
+  if (emit == Emit::PTX) {
+    if (failed(writePTX(*module)))
+      return 1;
+    printReport();
+    return 0;
+  }
   if (emit >= Emit::LLVMIR) {
+    announce("code generation and linking");
     std::string path = outputFile.empty() ? std::string(emit == Emit::Library ? "model.so" : "-")
                                           : outputFile.getValue();
     nnc::ArtifactKind kind = emit == Emit::LLVMIR   ? nnc::ArtifactKind::LLVMIR
                              : emit == Emit::Object ? nnc::ArtifactKind::Object
                                                     : nnc::ArtifactKind::SharedLibrary;
-    return failed(nnc::writeArtifact(*module, functions, artifactOptions, kind, path)) ? 1 : 0;
+    if (failed(nnc::writeArtifact(*module, functions, artifactOptions, kind, path)))
+      return 1;
+    announce("done");
+    printReport();
+    return 0;
   }
 
   auto output = openOutputFile(outputFile.empty() ? std::string("-") : outputFile.getValue(), &error);
@@ -409,5 +541,6 @@ int main(int argc, char **argv) {
     flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
   module->print(output->os(), flags);
   output->keep();
+  printReport();
   return 0;
 }
