@@ -382,6 +382,17 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   context.getDiagEngine().registerHandler([](Diagnostic &d) { printDiagnostic(d); });
 
+  // On a terminal, a line per stage shows where a long compile is.
+  bool progress = !quiet && llvm::errs().is_displayed();
+  auto started = std::chrono::steady_clock::now();
+  auto announce = [&](StringRef stage) {
+    if (!progress)
+      return;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    llvm::errs() << llvm::format("nnc: %6.2f s  ", elapsed) << stage << "\n";
+  };
+  announce("loading and importing the model");
   onnx::ModelProto model;
   if (failed(nnc::onnx_frontend::loadModel(context, inputFile, model)))
     return 1;
@@ -424,16 +435,6 @@ int main(int argc, char **argv) {
     compileOptions.vectorBits = unit->bits;
     compileOptions.vectorRegisters = unit->registers;
   }
-  // On a terminal, a line per stage shows where a long compile is.
-  bool progress = !quiet && llvm::errs().is_displayed();
-  auto started = std::chrono::steady_clock::now();
-  auto announce = [&](StringRef stage) {
-    if (!progress)
-      return;
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    llvm::errs() << llvm::format("nnc: %6.2f s  ", elapsed) << stage << "\n";
-  };
   // Runs one stage's pipeline on the module.
   auto runStage = [&](void (*build)(OpPassManager &, const nnc::CompileOptions &),
                       StringRef stage) {
@@ -445,7 +446,7 @@ int main(int argc, char **argv) {
     build(pm, compileOptions);
     return pm.run(*module);
   };
-  if (emit >= Emit::NN && failed(runStage(nnc::buildGraphPipeline, "graph stage: shapes, folding, fusion of the graph")))
+  if (emit >= Emit::NN && failed(runStage(nnc::buildGraphPipeline, "graph stage (shapes, folding)")))
     return 1;
 
   // What the runtime sees of each function is fixed by its nn signature.
