@@ -17,7 +17,7 @@ if [ ! -f "$FUZZ_DIR/build.ninja" ]; then
   CC=clang-22 CXX=clang++-22 cmake -G Ninja -S . -B "$FUZZ_DIR" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
-    -DNNC_SANITIZE=address,undefined -DNNC_FUZZ=ON > /dev/null
+    -DNNC_SANITIZE=address,undefined -DNNC_FUZZ=ON -DNNC_BUILD_PYTHON=OFF > /dev/null
 fi
 # Quiet unless the build fails.
 if ! ninja -C "$FUZZ_DIR" $(printf 'nnc-fuzz-%s ' "${TARGETS[@]}") > "$FUZZ_DIR/build.log" 2>&1; then

@@ -5,11 +5,15 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build ccache g++ git
+  # pkg-config, for the install test (test/Install/).
+  pkgconf
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   # The sanitizer and libFuzzer runtimes for clang (docs/robustness.md).
   libclang-rt-22-dev
   libonnx-dev protobuf-compiler libprotobuf-dev libonnx-testdata
   python3 python3-torch python3-onnx python3-numpy
+  # The Python package (python/, docs/python.md): pybind11 and Python's headers.
+  pybind11-dev python3-dev
   libtcmalloc-minimal4
   # PyTorch's BLAS: without it Debian's reference BLAS serves, some 30x
   # slower, and the training bench's peer would be a strawman.

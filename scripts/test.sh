@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 status=0
 # The runtime alone, as an embedder builds it: no LLVM, MLIR or ONNX.
-cmake -G Ninja -S . -B "$BUILD_DIR/runtime-only" -DNNC_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake -G Ninja -S . -B "$BUILD_DIR/runtime-only" -DNNC_BUILD_COMPILER=OFF -DNNC_BUILD_PYTHON=OFF \
+  -DCMAKE_BUILD_TYPE=Release > /dev/null
 ninja -C "$BUILD_DIR/runtime-only" > /dev/null
 (cd "$BUILD_DIR/runtime-only" && ctest --output-on-failure) || status=$?
 # The runtime again under ASan+UBSan (LeakSanitizer included) and under TSan,
@@ -20,7 +21,7 @@ ninja -C "$BUILD_DIR/runtime-only" > /dev/null
 for sanitizer in address,undefined thread; do
   dir="$BUILD_DIR/runtime-${sanitizer%%,*}"
   if [ ! -f "$dir/build.ninja" ]; then
-    CC=clang-22 CXX=clang++-22 cmake -G Ninja -S . -B "$dir" -DNNC_BUILD_COMPILER=OFF \
+    CC=clang-22 CXX=clang++-22 cmake -G Ninja -S . -B "$dir" -DNNC_BUILD_COMPILER=OFF -DNNC_BUILD_PYTHON=OFF \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
       -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" -DNNC_SANITIZE="$sanitizer" > /dev/null
   fi

@@ -3,6 +3,7 @@ import os
 import shutil
 
 import lit.formats
+import lit.util
 from lit.llvm import llvm_config
 
 config.name = "nnc"
@@ -23,6 +24,11 @@ llvm_config.add_tool_substitutions(["mlir-translate", "mlir-opt", "llvm-dis", "c
 # Test models and reference numbers come from Debian's Python (python3-torch,
 # python3-onnx); another python3 may come first on PATH.
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# The Python package (python/, docs/python.md) as the build tree holds it, for
+# PYTHONPATH; its tests need it built (NNC_BUILD_PYTHON, on by default).
+config.substitutions.append(("%nnc_python_path", os.path.join(config.nnc_obj_root, "python")))
+if lit.util.pythonize_bool(getattr(config, "nnc_build_python", "")):
+    config.available_features.add("python-bindings")
 # Tests of code compiled for another CPU than this one depend on what it has.
 try:
     with open("/proc/cpuinfo") as cpuinfo:
@@ -43,6 +49,12 @@ llvm_config.add_tool_substitutions(["nnc-run", "nnc-runtime-tests", "nnc-stress"
 config.substitutions.append(("%runtime_modules", os.path.join(config.nnc_obj_root, "test", "Runtime", "modules")))
 # The fake CUDA driver that CUDA modules run on in tests (test/Runtime/fake_cuda/).
 config.substitutions.append(("%fake_cuda", os.path.join(config.nnc_obj_root, "test", "Runtime", "fake_cuda")))
+# The install test (test/Install/): `cmake --install` of this build tree into
+# a prefix, and the prefix's layout (GNUInstallDirs) under it.
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%nnc_obj", config.nnc_obj_root))
+config.substitutions.append(("%install_bindir", config.nnc_install_bindir))
+config.substitutions.append(("%install_libdir", config.nnc_install_libdir))
 # A build with -DNNC_SANITIZE (docs/robustness.md): what a sanitizer's
 # allocator hides (resident memory) is not measured.
 if config.nnc_sanitize:

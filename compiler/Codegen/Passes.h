@@ -27,6 +27,11 @@ namespace nnc {
 /// Marks the fills of a pad's border (nnc-cpu-tile-vectorize makes them,
 /// nnc-cpu-sink-border-fills moves them into the loop writing the interior).
 inline constexpr char kPadBorderAttr[] = "nnc.pad_border";
+
+/// The LLVM function nnc-profile-kernels defines and calls as each kernel
+/// starts. Its calls are host code on every target, and kernels stay on
+/// their side of them.
+inline constexpr char kProfileMarkFunction[] = "nnc_profile_mark";
 } // namespace nnc
 
 #endif // NNC_COMPILER_CODEGEN_PASSES_H

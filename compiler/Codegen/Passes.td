@@ -311,3 +311,30 @@ def CUDALowerLaunches : Pass<"nnc-cuda-lower-launches", "mlir::ModuleOp"> {
 }
 
 #endif // NNC_COMPILER_CODEGEN_PASSES_TD
+
+def ProfileKernels : Pass<"nnc-profile-kernels", "mlir::ModuleOp"> {
+  let summary = "call the runtime's profile hook as each kernel of a function starts";
+  let description = [{
+    For `nnc --profile`: before the first op of each kernel of a bufferized
+    function (the groups of top-level ops `nnc --report` lists, in the same
+    order) and before its return, calls `@nnc_profile_mark(k)`, an LLVM
+    function this pass defines: it loads the call's `nnc_abi_context_t` from the
+    module's thread-local slot and, when the context has a profile hook,
+    calls `profile(profile_state, k)` (abi.h). The last mark has the kernel
+    count. Without a hook (or a context) a mark costs a load and a branch.
+
+    ```mlir
+    linalg.matmul ins(...) outs(...)
+    linalg.generic ...
+    return
+    // becomes
+    llvm.call @nnc_profile_mark(%c0_i32) : (i32) -> ()
+    linalg.matmul ins(...) outs(...)
+    llvm.call @nnc_profile_mark(%c1_i32) : (i32) -> ()
+    linalg.generic ...
+    llvm.call @nnc_profile_mark(%c2_i32) : (i32) -> ()
+    return
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
+}

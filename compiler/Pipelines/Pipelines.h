@@ -37,6 +37,8 @@ struct CompileOptions {
   std::vector<std::string> cudaChips = {"sm_80", "sm_90"};
   /// Set: compile the training functions of the model instead of @main.
   std::optional<TrainOptions> train;
+  /// Calls of the runtime's profile hook around each kernel (nnc --profile).
+  bool profile = false;
 };
 
 /// Graph stage: `nn` in, `nn` out, with static shapes wherever the inputs

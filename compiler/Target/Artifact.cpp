@@ -192,7 +192,10 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *i32 = llvm::Type::getInt32Ty(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
-  auto *functionTy = llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64});
+  auto *f64 = llvm::Type::getDoubleTy(ctx);
+  auto *functionTy =
+      llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr});
+  auto *kernelTy = llvm::StructType::get(ctx, {ptr, ptr, f64, f64, f64, f64});
   auto *moduleTy = llvm::StructType::get(
       ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
   auto global = [&](llvm::Constant *init, const llvm::Twine &name) -> llvm::Constant * {
@@ -211,13 +214,30 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
     }
     return global(llvm::ConstantArray::get(llvm::ArrayType::get(tensorTy, elems.size()), elems), prefix);
   };
+  auto kernels = [&](const std::vector<nnc::KernelInfo> &list, const llvm::Twine &prefix)
+      -> llvm::Constant * {
+    if (list.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    SmallVector<llvm::Constant *> elems;
+    for (auto [i, k] : llvm::enumerate(list))
+      elems.push_back(llvm::ConstantStruct::get(
+          kernelTy, {stringConstant(m, k.kind, prefix + ".kind" + llvm::Twine(i)),
+                     stringConstant(m, k.nodes, prefix + ".nodes" + llvm::Twine(i)),
+                     llvm::ConstantFP::get(f64, k.flops), llvm::ConstantFP::get(f64, k.bytesRead),
+                     llvm::ConstantFP::get(f64, k.bytesWritten),
+                     llvm::ConstantFP::get(f64, k.estimatedSeconds)}));
+    return global(llvm::ConstantArray::get(llvm::ArrayType::get(kernelTy, elems.size()), elems),
+                  prefix);
+  };
   SmallVector<llvm::Constant *> fns;
   for (auto [f, entry] : llvm::zip(functions, entries)) {
     fns.push_back(llvm::ConstantStruct::get(
         functionTy, {stringConstant(m, f.name, "nnc.fn." + f.name), entry,
                      llvm::ConstantInt::get(i32, f.inputs.size()), llvm::ConstantInt::get(i32, f.outputs.size()),
                      tensors(f.inputs, "nnc.in." + f.name), tensors(f.outputs, "nnc.out." + f.name),
-                     llvm::ConstantInt::get(i64, f.workspaceSize), llvm::ConstantInt::get(i64, 64)}));
+                     llvm::ConstantInt::get(i64, f.workspaceSize), llvm::ConstantInt::get(i64, 64),
+                     llvm::ConstantInt::get(i32, f.kernels.size()),
+                     kernels(f.kernels, "nnc.profile." + f.name)}));
   }
   // The CUDA fields: none on the CPU.
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);

@@ -26,11 +26,18 @@ struct TensorInfo {
 /// An entry function of the module: `@<name>` in the LLVM-dialect module, whose
 /// memref arguments are the inputs, then the outputs, then the workspace, and
 /// for the CUDA target the device constants (constantsSize bytes).
+/// A kernel of a function compiled for profiling (nnc_abi_kernel_t).
+struct KernelInfo {
+  std::string kind, nodes;
+  double flops = 0, bytesRead = 0, bytesWritten = 0, estimatedSeconds = 0;
+};
+
 struct FunctionInfo {
   std::string name;
   std::vector<TensorInfo> inputs, outputs;
   uint64_t workspaceSize = 0;
   uint64_t constantsSize = 0;
+  std::vector<KernelInfo> kernels; // set with nnc --profile
 };
 
 /// The public functions of an `nn` module as the runtime will see them: name,

@@ -78,6 +78,16 @@ std::string readFunction(const nnc_abi_function_t &abi, nnc_function &function) 
         return kind + (" " + std::to_string(i)) + " " + error;
     }
   }
+  if (abi.num_kernels < 0 || (abi.num_kernels > 0 && !abi.kernels))
+    return "has an invalid kernel list (count " + std::to_string(abi.num_kernels) + ")";
+  function.kernels.resize(abi.num_kernels);
+  for (int32_t i = 0; i < abi.num_kernels; ++i) {
+    const nnc_abi_kernel_t &k = abi.kernels[i];
+    if (!k.kind || !k.nodes)
+      return "kernel " + std::to_string(i) + " has no kind or node list";
+    function.kernels[i] = {k.kind, k.nodes, k.flops, k.bytes_read, k.bytes_written,
+                           k.estimated_seconds};
+  }
   function.abi = &abi;
   return "";
 }
@@ -338,4 +348,14 @@ nnc_status_t nnc_function_find_output(const nnc_function_t *function, const char
 
 uint64_t nnc_function_workspace_size(const nnc_function_t *function) {
   return function->abi->workspace_size;
+}
+
+int32_t nnc_function_kernel_count(const nnc_function_t *function) {
+  return static_cast<int32_t>(function->kernels.size());
+}
+
+const nnc_kernel_info_t *nnc_function_kernel(const nnc_function_t *function, int32_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= function->kernels.size())
+    return nullptr;
+  return &function->kernels[index];
 }

@@ -38,6 +38,7 @@ struct nnc_function {
   const nnc_module *module;
   std::vector<nnc_tensor_info_t> inputs;
   std::vector<nnc_tensor_info_t> outputs;
+  std::vector<nnc_kernel_info_t> kernels; // set for functions compiled with --profile
 };
 
 struct nnc_module : RefCounted<nnc_module> {

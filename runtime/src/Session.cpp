@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 using namespace nnc::runtime;
@@ -92,6 +93,36 @@ nnc_status_t parseDevice(const std::string &text, DeviceChoice &out) {
 }
 } // namespace
 
+namespace {
+/// A profiling session's kernel clock: the hook compiled code calls as each
+/// kernel starts (abi.h), and the last successful run's kernel times.
+struct Profile {
+  std::vector<double> marks;   // the clock at each mark; kernel count + 1
+  std::vector<double> seconds; // empty until a run succeeds
+  static void mark(void *state, int32_t kernel) {
+    auto *self = static_cast<Profile *>(state);
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (kernel >= 0 && static_cast<size_t>(kernel) < self->marks.size())
+      self->marks[kernel] = now.tv_sec + now.tv_nsec * 1e-9;
+  }
+  void start() {
+    std::fill(marks.begin(), marks.end(), -1.0);
+    seconds.clear();
+  }
+  /// The kernel times of the run just done; false when a mark is missing.
+  bool finish() {
+    for (double mark : marks)
+      if (mark < 0)
+        return false;
+    seconds.resize(marks.size() - 1);
+    for (size_t k = 0; k + 1 < marks.size(); ++k)
+      seconds[k] = marks[k + 1] - marks[k];
+    return true;
+  }
+};
+} // namespace
+
 struct nnc_session {
   ~nnc_session() {
     device.reset(); // first: its kernels and buffers belong to the module
@@ -109,6 +140,8 @@ struct nnc_session {
   std::vector<bool> inputBound;
   std::unique_ptr<nnc::runtime::Device> device; // set for CUDA modules
   std::string deviceName;                         // nnc_session_device
+  std::unique_ptr<Profile> profile;               // set when profiling
+  nnc_abi_context_t context;                      // the runtime's, with the profile hook
 };
 
 namespace {
@@ -216,6 +249,7 @@ nnc_status_t bindByName(nnc_session_t *session, const char *name, const nnc_tens
 void nnc_session_options_initialize(nnc_session_options_t *options) {
   options->function = "main";
   options->device = "cpu";
+  options->profile = 0;
 }
 
 nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
@@ -260,6 +294,27 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
     }
   }
 
+  // Kernel timing needs the marks of nnc --profile, and host clocks that
+  // see a kernel end: not the asynchronous launches of a GPU.
+  std::unique_ptr<Profile> profile;
+  nnc_abi_context_t context = runtime->context;
+  if (options->profile) {
+    if (function->kernels.empty())
+      return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                        "function '" + std::string(function->abi->name) + "' of module '" +
+                            module->path +
+                            "' was compiled without kernel marks (compile it with nnc --profile)");
+    if (device.target == "cuda" && !device.emulated)
+      return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                        "profiling on device '" + deviceName +
+                            "': kernels run asynchronously there (time them with the CUDA "
+                            "tools, or profile on cuda-emulated)");
+    profile = std::make_unique<Profile>();
+    profile->marks.assign(function->kernels.size() + 1, -1.0);
+    context.profile = &Profile::mark;
+    context.profile_state = profile.get();
+  }
+
   Buffer workspace;
   std::string name = function->abi->name;
   if (function->abi->workspace_size > SIZE_MAX)
@@ -288,7 +343,7 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
   if (device.emulated) {
     std::unique_ptr<nnc::runtime::emulated::EmulatedDevice> emulated;
     if (nnc_status_t status = nnc::runtime::emulated::EmulatedDevice::create(
-            *module, *function, runtime->context, emulated))
+            *module, *function, context, emulated))
       return status;
     cuda = std::move(emulated);
   } else if (device.target == "cuda") {
@@ -325,7 +380,9 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                                  /*hasResults=*/false,
                                  std::vector<bool>(function->inputs.size(), false),
                                  std::move(cuda),
-                                 std::move(description)};
+                                 std::move(description),
+                                 std::move(profile),
+                                 context};
   return nullptr;
 }
 
@@ -372,20 +429,44 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
   session->hasResults = false;
   if (nnc_status_t status = checkAliasing(*session))
     return status;
+  if (session->profile)
+    session->profile->start();
   if (session->device) {
     if (nnc_status_t status =
             session->device->run(session->inputs.data(), session->outputs.data()))
       return status;
-    session->hasResults = true;
-    return nullptr;
+  } else {
+    int32_t result = function.abi->entry(session->inputs.data(), session->outputs.data(),
+                                         session->workspace.get(), &session->context);
+    if (result != 0)
+      return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
+                                                 "' of module '" + session->module->path +
+                                                 "' failed with code " + std::to_string(result));
   }
-  int32_t result = function.abi->entry(session->inputs.data(), session->outputs.data(),
-                                       session->workspace.get(), &session->runtime->context);
-  if (result != 0)
+  if (session->profile && !session->profile->finish())
     return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
                                                "' of module '" + session->module->path +
-                                               "' failed with code " + std::to_string(result));
+                                               "' did not mark every kernel it describes");
   session->hasResults = true;
+  return nullptr;
+}
+
+nnc_status_t nnc_session_kernel_seconds(const nnc_session_t *session, double *out_seconds,
+                                        int32_t count) {
+  if (!session || (count > 0 && !out_seconds))
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_session_kernel_seconds: session and out_seconds must not be NULL");
+  if (!session->profile)
+    return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                      "the session was created without options.profile");
+  if (session->profile->seconds.empty())
+    return makeStatus(NNC_STATUS_FAILED_PRECONDITION, "no successful run to report");
+  if (count < 0 || static_cast<size_t>(count) != session->profile->seconds.size())
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      "nnc_session_kernel_seconds: count " + std::to_string(count) +
+                          " is not the function's " +
+                          std::to_string(session->profile->seconds.size()) + " kernels");
+  std::copy(session->profile->seconds.begin(), session->profile->seconds.end(), out_seconds);
   return nullptr;
 }
 

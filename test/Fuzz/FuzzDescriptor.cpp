@@ -100,6 +100,12 @@ void readFunction(Bytes &in, int32_t index, nnc_abi_function_t &f) {
   f.workspace_size = workspace == 0 ? 24 : workspace == 0xff ? in.u64() : workspace;
   uint8_t alignment = in.byte();
   f.workspace_alignment = alignment == 0 ? 64 : alignment == 0xff ? in.u64() : alignment;
+  // The kernel table of nnc --profile: typically none.
+  f.num_kernels = in.near(0);
+  auto *kernels = in.byte() == 0 ? in.array<nnc_abi_kernel_t>(f.num_kernels) : nullptr;
+  for (int32_t k = 0; kernels && k < f.num_kernels; ++k)
+    kernels[k] = {in.string("parallel loop"), in.string("n"), 1, 2, 3, 0};
+  f.kernels = kernels;
 }
 
 /// A CUDA module's additions, typical: one kernel, one sm_80 image, host images.

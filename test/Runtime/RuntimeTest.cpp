@@ -83,7 +83,8 @@ struct Objects {
   }
   /// Creates a runtime, loads a test module and opens a session on function.
   nnc_status_t open(const char *function, int32_t threads = 2,
-                    const char *file = "test_module.so", const char *device = "cpu") {
+                    const char *file = "test_module.so", const char *device = "cpu",
+                    bool profile = false) {
     nnc_runtime_options_t options;
     nnc_runtime_options_initialize(&options);
     options.num_threads = threads;
@@ -95,6 +96,7 @@ struct Objects {
     nnc_session_options_initialize(&sessionOptions);
     sessionOptions.function = function;
     sessionOptions.device = device;
+    sessionOptions.profile = profile;
     return nnc_session_create(runtime, module, &sessionOptions, &session);
   }
   const nnc_tensor_info_t *input(int32_t i) {
@@ -216,9 +218,9 @@ void testModuleIntrospection() {
   CHECK(std::strcmp(nnc_module_producer(module), "nnc-test 1.0") == 0);
   CHECK(std::strcmp(nnc_module_target(module), "cpu") == 0);
   CHECK(std::strcmp(nnc_module_target_cpu(module), "generic") == 0);
-  CHECK(nnc_module_function_count(module) == 9);
+  CHECK(nnc_module_function_count(module) == 11);
   CHECK(nnc_module_function(module, -1) == nullptr);
-  CHECK(nnc_module_function(module, 9) == nullptr);
+  CHECK(nnc_module_function(module, 11) == nullptr);
 
   const nnc_function_t *main = nnc_module_function(module, 0);
   CHECK(std::strcmp(nnc_function_name(main), "main") == 0);
@@ -240,7 +242,7 @@ void testModuleIntrospection() {
   CHECK(k->rank == 0 && k->element_count == 1 && k->byte_size == 4 && k->dtype == NNC_DTYPE_I32);
   EXPECT_STATUS(nnc_module_find_function(module, "train_step", &found), NNC_STATUS_NOT_FOUND,
                 "has no function 'train_step' (functions: 'main', 'scale', 'large', 'nested', "
-                "'types', 'fail', 'dynamic', 'writes_input', 'unsteady')");
+                "'types', 'fail', 'dynamic', 'writes_input', 'unsteady', 'profiled', 'profile_gap')");
   EXPECT_STATUS(nnc_module_find_function(module, nullptr, &found), NNC_STATUS_INVALID_ARGUMENT,
                 "must not be NULL");
 
@@ -565,6 +567,53 @@ void testAliasing() {
   REQUIRE_OK(nnc_session_bind_input(fresh.session, 1, &owned));
   EXPECT_STATUS(nnc_session_run(fresh.session), NNC_STATUS_INVALID_ARGUMENT,
                 "output 'c''s buffer overlaps input 'b''s");
+}
+
+/// Kernel tables (nnc --profile) and the session's kernel clock.
+void testProfile() {
+  Objects plain;
+  REQUIRE_OK(plain.open("profiled"));
+  const nnc_function_t *function = nnc_session_function(plain.session);
+  CHECK(nnc_function_kernel_count(function) == 2);
+  const nnc_kernel_info_t *add = nnc_function_kernel(function, 0);
+  CHECK(add && std::string(add->kind) == "serial loop" && std::string(add->nodes) == "add" &&
+        add->flops == 3 && add->bytes_read == 12 && add->estimated_seconds == 1e-9);
+  CHECK(!nnc_function_kernel(function, 2) && !nnc_function_kernel(function, -1));
+  float x[3] = {1, 2, 3}, y[3] = {0, 0, 0};
+  nnc_tensor_view_t viewX = viewOf(plain.input(0), x), viewY = viewOf(plain.output(0), y);
+  // Without options.profile the marks find no hook and the run is as ever.
+  REQUIRE_OK(nnc_session_bind_input(plain.session, 0, &viewX));
+  REQUIRE_OK(nnc_session_bind_output(plain.session, 0, &viewY));
+  REQUIRE_OK(nnc_session_run(plain.session));
+  CHECK(y[0] == 2 && y[2] == 4);
+  double seconds[2] = {-1, -1};
+  EXPECT_STATUS(nnc_session_kernel_seconds(plain.session, seconds, 2),
+                NNC_STATUS_FAILED_PRECONDITION, "created without options.profile");
+
+  Objects profiled;
+  REQUIRE_OK(profiled.open("profiled", 2, "test_module.so", "cpu", /*profile=*/true));
+  EXPECT_STATUS(nnc_session_kernel_seconds(profiled.session, seconds, 2),
+                NNC_STATUS_FAILED_PRECONDITION, "no successful run");
+  REQUIRE_OK(nnc_session_bind_input(profiled.session, 0, &viewX));
+  REQUIRE_OK(nnc_session_run(profiled.session));
+  REQUIRE_OK(nnc_session_kernel_seconds(profiled.session, seconds, 2));
+  CHECK(seconds[0] >= 0 && seconds[1] >= 0 && seconds[0] < 1 && seconds[1] < 1);
+  EXPECT_STATUS(nnc_session_kernel_seconds(profiled.session, seconds, 1),
+                NNC_STATUS_INVALID_ARGUMENT, "count 1 is not the function's 2 kernels");
+
+  // A function without a kernel table cannot be profiled; one that skips a
+  // mark fails its runs rather than report a made-up time.
+  Objects unmarked;
+  EXPECT_STATUS(unmarked.open("main", 2, "test_module.so", "cpu", /*profile=*/true),
+                NNC_STATUS_FAILED_PRECONDITION,
+                "was compiled without kernel marks (compile it with nnc --profile)");
+  Objects gap;
+  REQUIRE_OK(gap.open("profile_gap", 2, "test_module.so", "cpu", /*profile=*/true));
+  REQUIRE_OK(nnc_session_bind_input(gap.session, 0, &viewX));
+  EXPECT_STATUS(nnc_session_run(gap.session), NNC_STATUS_INTERNAL,
+                "did not mark every kernel it describes");
+  EXPECT_STATUS(nnc_session_kernel_seconds(gap.session, seconds, 2),
+                NNC_STATUS_FAILED_PRECONDITION, "no successful run");
 }
 
 void testRunFailure() {
@@ -1439,7 +1488,7 @@ void testCppWrapper() {
   CHECK(std::strcmp(module->producer(), "nnc-test 1.0") == 0);
   CHECK(std::strcmp(module->target(), "cpu") == 0);
   CHECK(std::strcmp(module->targetCpu(), "generic") == 0);
-  CHECK(module->functionCount() == 9 && !module->function(9));
+  CHECK(module->functionCount() == 11 && !module->function(11));
   std::optional<nnc::Function> scale = module->function(1);
   CHECK(scale && std::strcmp(scale->name(), "scale") == 0);
   CHECK(scale->inputCount() == 2 && scale->outputCount() == 2 && scale->workspaceSize() == 0);
@@ -2320,6 +2369,7 @@ const Test kTests[] = {
     {"bind-errors", testBindErrors},
     {"run", testRun},
     {"aliasing", testAliasing},
+    {"profile", testProfile},
     {"run-failure", testRunFailure},
     {"scalars-and-outputs-by-name", testScalarsAndOutputsByName},
     {"all-dtypes", testAllDtypes},

@@ -46,6 +46,9 @@ Runs one function of a module compiled by nnc and checks or times it.
                         (default rtol 1e-4, atol 1e-5); integer and bool
                         outputs must match exactly
   --bench N             time N runs and print the median and minimum latency
+  --profile N           time each kernel over N runs and print the median per
+                        kernel beside nnc's estimate (a module compiled with
+                        nnc --profile; cpu and cuda-emulated)
   --warmup W            untimed runs before the timed ones (default 3)
   --threads T           threads of the runtime (default 0: one per core)
   --device D            where the function runs: cpu (default) for modules
@@ -94,7 +97,7 @@ struct Options {
   std::string testData;
   std::vector<std::string> inputs;
   double rtol = -1, atol = -1; // -1: the mode's default
-  long bench = 0, warmup = -1;
+  long bench = 0, profile = 0, warmup = -1;
   long threads = 0;
   bool printOutputs = false;
   std::string saveOutputs;
@@ -156,7 +159,8 @@ Options parseOptions(int argc, char **argv) {
       fail("invalid value '" + value + "' for " + name + " (expected " + what + ")");
     };
     if (name == "--function" || name == "--test-data" || name == "--inputs" ||
-        name == "--bench" || name == "--warmup" || name == "--save-outputs")
+        name == "--bench" || name == "--profile" || name == "--warmup" ||
+        name == "--save-outputs")
       options.runOnly.push_back(name);
     if (name == "--function") {
       options.function = value;
@@ -190,6 +194,9 @@ Options parseOptions(int argc, char **argv) {
     } else if (name == "--atol") {
       if (!parseDouble(value, options.atol))
         invalid("a finite number >= 0");
+    } else if (name == "--profile") {
+      if (!parseLong(value, 1, options.profile))
+        fail("--profile expects a number of runs >= 1 (got '" + value + "')");
     } else if (name == "--bench") {
       if (!parseLong(value, 1, options.bench))
         invalid("a number of runs >= 1");
@@ -224,8 +231,8 @@ Options parseOptions(int argc, char **argv) {
       fail(std::string(option.name) + " needs --train");
   if (!options.testData.empty() && !options.inputs.empty())
     fail("--inputs and --test-data cannot be used together");
-  if (options.warmup >= 0 && options.bench == 0)
-    fail("--warmup needs --bench");
+  if (options.warmup >= 0 && options.bench == 0 && options.profile == 0)
+    fail("--warmup needs --bench or --profile");
   if (options.warmup < 0)
     options.warmup = 3;
   // A gradient sums rounding errors over the whole backward pass: compared
@@ -363,6 +370,72 @@ std::string bench(nnc::Session &session, const Options &options) {
   return "";
 }
 
+/// Times each kernel over options.profile runs after options.warmup untimed
+/// ones and prints nnc --report's table with the median times; returns an
+/// error message or "".
+std::string profile(nnc::Session &session, const Options &options) {
+  nnc::Function function = session.function();
+  for (long i = 0; i < options.warmup; ++i)
+    if (nnc::Status status = session.run(); !status.ok())
+      return status.message();
+  int32_t count = function.kernelCount();
+  std::vector<std::vector<double>> samples(count);
+  for (long i = 0; i < options.profile; ++i) {
+    if (nnc::Status status = session.run(); !status.ok())
+      return status.message();
+    nnc::Result<std::vector<double>> seconds = session.kernelSeconds();
+    if (!seconds.ok())
+      return seconds.status().message();
+    for (int32_t k = 0; k < count; ++k)
+      samples[k].push_back((*seconds)[k]);
+  }
+  std::vector<double> medians(count);
+  double total = 0, estimatedTotal = 0;
+  for (int32_t k = 0; k < count; ++k) {
+    std::sort(samples[k].begin(), samples[k].end());
+    size_t n = samples[k].size();
+    medians[k] = n % 2 ? samples[k][n / 2] : (samples[k][n / 2 - 1] + samples[k][n / 2]) / 2;
+    total += medians[k];
+    estimatedTotal += function.kernel(k)->estimated_seconds;
+  }
+  std::printf("profile: %ld runs after %ld warm-up, median per kernel (a kernel's time runs "
+              "to the next one's start)\n",
+              options.profile, options.warmup);
+  std::printf("  %4s  %-16s %9s %9s %10s %10s %8s %6s  %s\n", "#", "kernel", "FLOP", "bytes",
+              "est. us", "us", "GFLOP/s", "time%", "nodes");
+  auto scaled = [](double value) {
+    const char *suffixes[] = {"", "k", "M", "G", "T"};
+    int i = 0;
+    while (value >= 1000 && i < 4) {
+      value /= 1000;
+      ++i;
+    }
+    char text[32];
+    std::snprintf(text, sizeof(text), i == 0 ? "%.0f%s" : "%.3g%s", value, suffixes[i]);
+    return std::string(text);
+  };
+  for (int32_t k = 0; k < count; ++k) {
+    const nnc_kernel_info_t &kernel = *function.kernel(k);
+    std::string kind = std::string(kernel.kind).substr(0, 16);
+    std::string nodes = *kernel.nodes ? kernel.nodes : "-";
+    if (nodes.size() > 60)
+      nodes = nodes.substr(0, 57) + "...";
+    char estimate[32] = "-";
+    if (kernel.estimated_seconds > 0)
+      std::snprintf(estimate, sizeof(estimate), "%.2f", kernel.estimated_seconds * 1e6);
+    std::printf("  %4d  %-16s %9s %9s %10s %10.2f %8.1f %6.1f  %s\n", k, kind.c_str(),
+                scaled(kernel.flops).c_str(),
+                scaled(kernel.bytes_read + kernel.bytes_written).c_str(), estimate,
+                medians[k] * 1e6, medians[k] > 0 ? kernel.flops / medians[k] * 1e-9 : 0.0,
+                total > 0 ? 100 * medians[k] / total : 0.0, nodes.c_str());
+  }
+  std::printf("  total: %.2f us measured", total * 1e6);
+  if (estimatedTotal > 0)
+    std::printf(", %.2f us estimated", estimatedTotal * 1e6);
+  std::printf("\n");
+  return "";
+}
+
 /// Everything after option parsing. Errors return (rather than exit) so that
 /// every handle is released.
 int runModule(const Options &options) {
@@ -372,8 +445,9 @@ int runModule(const Options &options) {
   nnc::Result<nnc::Module> module = nnc::Module::load(options.module.c_str());
   if (!module.ok())
     return error(module.status().message());
-  nnc::Result<nnc::Session> session = nnc::Session::create(
-      *runtime, *module, options.function.c_str(), options.device.c_str());
+  nnc::Result<nnc::Session> session =
+      nnc::Session::create(*runtime, *module, options.function.c_str(), options.device.c_str(),
+                           /*profile=*/options.profile > 0);
   if (!session.ok()) {
     bool trainingModule = module->findFunction("train_step").ok();
     return error(session.status().message() +
@@ -466,6 +540,11 @@ int runModule(const Options &options) {
     return error(failure);
   if (options.bench) {
     std::string message = bench(*session, options);
+    if (!message.empty())
+      return error(message);
+  }
+  if (options.profile) {
+    std::string message = profile(*session, options);
     if (!message.empty())
       return error(message);
   }

@@ -100,6 +100,10 @@ static cl::opt<double> peakGBps("peak-gbps",
                                 cl::desc("--report: the target's peak memory GB/s (default: "
                                          "CUDA the H100's, CPU measured by nnc-peak)"),
                                 cl::init(0), cl::cat(inspectCategory));
+static cl::opt<bool> profile(
+    "profile", cl::desc("time each kernel when nnc-run --profile runs the library (CPU and "
+                        "cuda-emulated; the kernels and estimates of --report are embedded)"),
+    cl::cat(inspectCategory));
 static cl::opt<bool> quiet("q", cl::desc("no progress lines (printed per stage when stderr is "
                                          "a terminal)"),
                            cl::cat(compileCategory));
@@ -321,8 +325,8 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
   if (report.getNumOccurrences() && emit != Emit::Library && outputFile.empty())
     return bad("--report prints to stdout: give -o for the IR");
   if ((peakGFlops.getNumOccurrences() || peakGBps.getNumOccurrences()) &&
-      !report.getNumOccurrences())
-    return bad("--peak-gflops and --peak-gbps need --report");
+      !report.getNumOccurrences() && !profile)
+    return bad("--peak-gflops and --peak-gbps need --report or --profile");
   if (peakGFlops < 0 || peakGBps < 0)
     return bad("--peak-gflops and --peak-gbps must be positive");
   bool trainingFlag = lossName.getNumOccurrences() || optimizerName.getNumOccurrences() ||
@@ -405,6 +409,7 @@ int main(int argc, char **argv) {
 
   nnc::CompileOptions compileOptions;
   compileOptions.target = target;
+  compileOptions.profile = profile;
   if (train) {
     nnc::TrainOptions &t = compileOptions.train.emplace();
     t.loss = lossName;
@@ -468,7 +473,7 @@ int main(int argc, char **argv) {
     if (failed(runStage(cuda ? nnc::buildCUDABufferizePipeline : nnc::buildCPUBufferizePipeline,
                            "scheduling and bufferizing")))
       return 1;
-    if (report.getNumOccurrences()) {
+    if (report.getNumOccurrences() || profile) {
       llvm::StringSet<> nodeNames;
       for (int i = 0; i < model.graph().node_size(); ++i)
         nodeNames.insert(nnc::onnx_frontend::nodeName(model.graph().node(i), i));
@@ -519,6 +524,22 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (emit >= Emit::LLVMIR) {
+    if (profile) {
+      // The kernel table nnc-run --profile prints beside its measurements.
+      nnc::PeakRates peak = peakRates(argv[0]);
+      for (nnc::FunctionInfo &info : functions)
+        for (const nnc::KernelReport &kernel : kernels) {
+          if (kernel.function != info.name)
+            continue;
+          nnc::KernelInfo &k = info.kernels.emplace_back();
+          k.kind = kernel.kind;
+          k.nodes = llvm::join(kernel.nodes, ", ");
+          k.flops = kernel.flops;
+          k.bytesRead = kernel.bytesRead;
+          k.bytesWritten = kernel.bytesWritten;
+          k.estimatedSeconds = nnc::estimateSeconds(kernel, peak).value_or(0);
+        }
+    }
     announce("code generation and linking");
     std::string path = outputFile.empty() ? std::string(emit == Emit::Library ? "model.so" : "-")
                                           : outputFile.getValue();

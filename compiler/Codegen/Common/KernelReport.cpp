@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -189,7 +190,8 @@ bool doesWork(Operation *op) {
 /// Whether a top-level op of a bufferized function is a kernel: work on
 /// buffers, not the views, constants and index arithmetic around it.
 bool isKernel(Operation *op) {
-  if (op->hasTrait<OpTrait::IsTerminator>())
+  // Calls are the profile marks (nnc-profile-kernels), never work.
+  if (op->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(op))
     return false;
   if (op->getNumRegions() > 0 || isa<linalg::LinalgOp, memref::CopyOp>(op))
     return true;
@@ -214,46 +216,50 @@ static bool isData(Value value) {
   return !isa<MemRefType, IndexType>(value.getType());
 }
 
+std::vector<SmallVector<Operation *>> nnc::kernelGroups(Block &body) {
+  // A store of what a loop computed in registers belongs to that loop's
+  // kernel, and a value read or computed ahead of a loop (a hoisted bias
+  // vector) to the kernel that uses it.
+  llvm::DenseMap<Operation *, size_t> groupOf;
+  std::vector<SmallVector<Operation *>> groups;
+  for (Operation &top : body) {
+    if (!isKernel(&top))
+      continue;
+    std::optional<size_t> group;
+    if (top.getNumRegions() == 0)
+      for (Value operand : top.getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && isData(operand))
+          if (auto it = groupOf.find(def); it != groupOf.end())
+            group = it->second;
+    if (!group) {
+      group = groups.size();
+      groups.emplace_back();
+    }
+    groups[*group].push_back(&top);
+    groupOf[&top] = *group;
+  }
+  for (Operation &top : body) {
+    if (groupOf.count(&top) || !llvm::any_of(top.getResults(), isData))
+      continue;
+    for (Operation *user : top.getUsers()) {
+      Operation *ancestor = body.findAncestorOpInBlock(*user);
+      if (auto it = ancestor ? groupOf.find(ancestor) : groupOf.end(); it != groupOf.end()) {
+        groups[it->second].push_back(&top);
+        break;
+      }
+    }
+  }
+  return groups;
+}
+
 std::vector<nnc::KernelReport> nnc::collectKernels(ModuleOp module,
                                                    const llvm::StringSet<> &nodeNames) {
   std::vector<KernelReport> kernels;
   module.walk([&](func::FuncOp func) {
-    if (func.isExternal())
+    // Private functions are helpers (nnc_profile_mark), not entry points.
+    if (func.isExternal() || !func.isPublic())
       return;
-    // Kernels as groups of top-level ops. A store of what a loop computed in
-    // registers belongs to that loop's kernel, and a value read or computed
-    // ahead of a loop (a hoisted bias vector) to the kernel that uses it.
-    Block &body = func.getBody().front();
-    llvm::DenseMap<Operation *, size_t> groupOf;
-    std::vector<SmallVector<Operation *>> groups;
-    for (Operation &top : body) {
-      if (!isKernel(&top))
-        continue;
-      std::optional<size_t> group;
-      if (top.getNumRegions() == 0)
-        for (Value operand : top.getOperands())
-          if (Operation *def = operand.getDefiningOp(); def && isData(operand))
-            if (auto it = groupOf.find(def); it != groupOf.end())
-              group = it->second;
-      if (!group) {
-        group = groups.size();
-        groups.emplace_back();
-      }
-      groups[*group].push_back(&top);
-      groupOf[&top] = *group;
-    }
-    for (Operation &top : body) {
-      if (groupOf.count(&top) || !llvm::any_of(top.getResults(), isData))
-        continue;
-      for (Operation *user : top.getUsers()) {
-        Operation *ancestor = body.findAncestorOpInBlock(*user);
-        if (auto it = ancestor ? groupOf.find(ancestor) : groupOf.end(); it != groupOf.end()) {
-          groups[it->second].push_back(&top);
-          break;
-        }
-      }
-    }
-
+    std::vector<SmallVector<Operation *>> groups = kernelGroups(func.getBody().front());
     for (SmallVector<Operation *> &group : groups) {
       KernelReport kernel;
       kernel.function = func.getSymName().str();

@@ -46,6 +46,12 @@ struct PeakRates {
   std::string source;        // where the numbers come from, for the header
 };
 
+/// The kernels of a bufferized function's body, in execution order: each a
+/// group of its top-level ops (a loop nest, with the values hoisted out of it
+/// and the stores of what it computed in registers). nnc-profile-kernels
+/// marks the same groups that the report describes.
+std::vector<llvm::SmallVector<mlir::Operation *>> kernelGroups(mlir::Block &body);
+
 /// The kernels of every function of a bufferized module (the --emit=buffers
 /// IR). `nodeNames` are the model's node names: other names in locations
 /// (initializers) are not nodes.

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 3
+#define NNC_ABI_VERSION 4
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -90,6 +90,13 @@ typedef struct nnc_abi_context {
                        void (*body)(void *arg, int64_t begin, int64_t end), void *arg);
   /* Set for CUDA modules (never NULL there), NULL for CPU modules. */
   const nnc_abi_cuda_t *cuda;
+  /* Kernel timing, for functions compiled with `nnc --profile` (their
+   * nnc_abi_function_t.kernels is set); NULL when not profiling. The
+   * function's code calls profile(profile_state, k) as kernel k starts, in
+   * the order of its kernel table, and profile(profile_state, num_kernels)
+   * when the last one is done, all from the thread that called the entry. */
+  void (*profile)(void *profile_state, int32_t kernel);
+  void *profile_state;
 } nnc_abi_context_t;
 
 /* Runs one function. inputs[i] and outputs[i] point to the tensors' data in
@@ -103,6 +110,18 @@ typedef struct nnc_abi_context {
 typedef int32_t (*nnc_abi_entry_fn)(void *const *inputs, void *const *outputs, void *workspace,
                                     const nnc_abi_context_t *context);
 
+/* A kernel of a function compiled with `nnc --profile`, as nnc --report
+ * describes it: what it is, the ONNX nodes whose work it does, and what the
+ * compiler counted of its work. */
+typedef struct nnc_abi_kernel {
+  const char *kind;  /* "parallel loop", "linalg.matmul", ... */
+  const char *nodes; /* ONNX node names, ", "-separated ("" when none) */
+  double flops;
+  double bytes_read;
+  double bytes_written;
+  double estimated_seconds; /* the compiler's roofline estimate; 0 when unknown */
+} nnc_abi_kernel_t;
+
 typedef struct nnc_abi_function {
   const char *name; /* "main"; later "train_step", "eval" */
   nnc_abi_entry_fn entry;
@@ -112,6 +131,8 @@ typedef struct nnc_abi_function {
   const nnc_abi_tensor_t *outputs;
   uint64_t workspace_size; /* bytes of intermediates, from the compiler's memory plan */
   uint64_t workspace_alignment;
+  int32_t num_kernels;              /* 0 unless compiled with --profile */
+  const nnc_abi_kernel_t *kernels;  /* num_kernels, in execution order */
 } nnc_abi_function_t;
 
 /* x86-64 instruction set extensions a module's code may use beyond the

@@ -236,6 +236,26 @@ NNC_API nnc_status_t nnc_function_find_output(const nnc_function_t *function, co
  * compiler's memory plan). Thread-safe. */
 NNC_API uint64_t nnc_function_workspace_size(const nnc_function_t *function);
 
+/* A kernel of a function compiled with `nnc --profile`: a row of nnc
+ * --report's table (docs/report.md). Owned by the module. */
+typedef struct nnc_kernel_info {
+  const char *kind;  /* "parallel loop", "serial loop", "linalg.matmul", ... */
+  const char *nodes; /* the ONNX nodes whose work it does, ", "-separated */
+  double flops;      /* floating-point operations it executes (an FMA is 2) */
+  double bytes_read; /* sizes of the buffers it reads */
+  double bytes_written;
+  double estimated_seconds; /* the compiler's roofline estimate; 0 when unknown */
+} nnc_kernel_info_t;
+
+/* Number of kernels the module describes for this function: 0 unless it was
+ * compiled with nnc --profile. Thread-safe. */
+NNC_API int32_t nnc_function_kernel_count(const nnc_function_t *function);
+
+/* The index-th kernel, in execution order, or NULL when index is out of
+ * range. Thread-safe. */
+NNC_API const nnc_kernel_info_t *nnc_function_kernel(const nnc_function_t *function,
+                                                     int32_t index);
+
 /*===-------------------------------------------------------------------===*
  * Session: one function of a module, ready to run
  *===-------------------------------------------------------------------===*/
@@ -265,6 +285,13 @@ typedef struct nnc_session_options {
    *   block order with poisoned shared memory, and results that differ (a
    *   race) or kernels that write inputs or constants fail the run. */
   const char *device;
+  /* Nonzero: time each kernel of every run (nnc_session_kernel_seconds). The
+   * function must have been compiled with nnc --profile (else
+   * NNC_STATUS_FAILED_PRECONDITION), on "cpu" or "cuda-emulated"; on "cuda"
+   * it is NNC_STATUS_UNIMPLEMENTED (kernels run asynchronously there, so
+   * host clocks cannot time them). Default 0: the marks in a profiled
+   * function then cost a load and a branch each. */
+  int32_t profile;
 } nnc_session_options_t;
 
 /* Sets the defaults. */
@@ -342,6 +369,15 @@ NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, con
  * graph, which later runs replay (where the driver cannot capture, runs keep
  * launching one by one). Not thread-safe. */
 NNC_API nnc_status_t nnc_session_run(nnc_session_t *session);
+
+/* Seconds each kernel took in the last successful run of a session created
+ * with options.profile set: out_seconds[k] for kernel k of
+ * nnc_function_kernel(function, k), for count kernels, which must be the
+ * function's kernel count. A kernel's time runs from its start to the next
+ * one's, so the host code between them is included. FAILED_PRECONDITION
+ * without profiling or before a successful run. Not thread-safe. */
+NNC_API nnc_status_t nnc_session_kernel_seconds(const nnc_session_t *session,
+                                               double *out_seconds, int32_t count);
 
 /* Describes output index as written by the last successful run: data points to
  * the session's buffer (valid until the session is released) or to the

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace nnc {
 
@@ -126,6 +127,11 @@ public:
     return index;
   }
   uint64_t workspaceSize() const { return nnc_function_workspace_size(function); }
+  /// The kernels described with nnc --profile (none otherwise).
+  int32_t kernelCount() const { return nnc_function_kernel_count(function); }
+  const nnc_kernel_info_t *kernel(int32_t index) const {
+    return nnc_function_kernel(function, index);
+  }
   const nnc_function_t *get() const { return function; }
 
 private:
@@ -170,11 +176,13 @@ class Session {
 public:
   Session() = default;
   static Result<Session> create(const Runtime &runtime, const Module &module,
-                                const char *function = "main", const char *device = "cpu") {
+                                const char *function = "main", const char *device = "cpu",
+                                bool profile = false) {
     nnc_session_options_t options;
     nnc_session_options_initialize(&options);
     options.function = function;
     options.device = device;
+    options.profile = profile;
     nnc_session_t *session = nullptr;
     if (nnc_status_t status =
             nnc_session_create(runtime.get(), module.get(), &options, &session))
@@ -203,6 +211,14 @@ public:
     if (nnc_status_t status = nnc_session_output(get(), index, &view))
       return Status(status);
     return view;
+  }
+  /// The last run's seconds per kernel (a session created with profile).
+  Result<std::vector<double>> kernelSeconds() const {
+    std::vector<double> seconds(function().kernelCount());
+    if (nnc_status_t status = nnc_session_kernel_seconds(get(), seconds.data(),
+                                                         static_cast<int32_t>(seconds.size())))
+      return Status(status);
+    return seconds;
   }
   nnc_session_t *get() const { return handle.get(); }
 

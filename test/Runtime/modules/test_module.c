@@ -232,6 +232,43 @@ static int32_t unsteady_entry(void *const *inputs, void *const *outputs, void *w
   return 0;
 }
 
+/*===- profiled, profile_gap: y = x + 1 in two marked kernels -----------===*
+ * As nnc --profile compiles a function: a kernel table, and a call of the
+ * context's profile hook as each kernel starts and after the last.
+ * profile_gap forgets the last mark. */
+
+static const nnc_abi_kernel_t kProfiledKernels[] = {{"serial loop", "add", 3, 12, 12, 1e-9},
+                                                    {"serial loop", "copy", 0, 12, 12, 0}};
+
+static void mark(const nnc_abi_context_t *context, int32_t kernel) {
+  if (context && context->profile)
+    context->profile(context->profile_state, kernel);
+}
+
+static int32_t add_one_marked(void *const *inputs, void *const *outputs, void *workspace,
+                              const nnc_abi_context_t *context, int last_mark) {
+  const float *x = inputs[0];
+  float *staged = workspace;
+  mark(context, 0);
+  for (int i = 0; i < 3; ++i)
+    staged[i] = x[i] + 1;
+  mark(context, 1);
+  memcpy(outputs[0], staged, 3 * sizeof(float));
+  if (last_mark)
+    mark(context, 2);
+  return 0;
+}
+
+static int32_t profiled_entry(void *const *inputs, void *const *outputs, void *workspace,
+                              const nnc_abi_context_t *context) {
+  return add_one_marked(inputs, outputs, workspace, context, 1);
+}
+
+static int32_t profile_gap_entry(void *const *inputs, void *const *outputs, void *workspace,
+                                 const nnc_abi_context_t *context) {
+  return add_one_marked(inputs, outputs, workspace, context, 0);
+}
+
 /*===- the descriptor ----------------------------------------------------===*/
 
 static const nnc_abi_function_t kFunctions[] = {
@@ -246,6 +283,10 @@ static const nnc_abi_function_t kFunctions[] = {
     {"dynamic", fail_entry, 1, 1, kDynamicInputs, kDynamicInputs, 0, 0},
     {"writes_input", writes_input_entry, 1, 1, kVec3, kVec3Out, 0, 0},
     {"unsteady", unsteady_entry, 1, 1, kVec3, kVec3Out, 0, 0},
+    {"profiled", profiled_entry, 1, 1, kVec3, kVec3Out, 3 * sizeof(float), 64,
+     COUNT(kProfiledKernels), kProfiledKernels},
+    {"profile_gap", profile_gap_entry, 1, 1, kVec3, kVec3Out, 3 * sizeof(float), 64,
+     COUNT(kProfiledKernels), kProfiledKernels},
 };
 
 static const nnc_abi_module_t kModule = {
