@@ -145,12 +145,14 @@ double countFlops(Operation *op, bool &exact) {
   return countRegions(op, exact);
 }
 
-/// The buffer a memref value is a view of: through subviews, reshapes and
-/// casts, up to a function argument, a global or a workspace view (each
-/// workspace view is an intermediate of its own).
-Value rootBuffer(Value value) {
+/// What a kernel accesses through a memref value: the view the kernel was
+/// handed, found through the subviews, reshapes and casts it makes itself (a
+/// tile's subview stands for the buffer it tiles). A view made outside the
+/// kernel (a pad's border, a slice) is all it touches of its source, and each
+/// workspace view is an intermediate of its own.
+Value accessedBuffer(Value value, llvm::function_ref<bool(Operation *)> inKernel) {
   while (Operation *def = value.getDefiningOp()) {
-    if (isa<memref::ViewOp>(def))
+    if (!inKernel(def) || isa<memref::ViewOp>(def))
       break;
     auto view = dyn_cast<ViewLikeOpInterface>(def);
     if (!view)
@@ -266,6 +268,9 @@ std::vector<nnc::KernelReport> nnc::collectKernels(ModuleOp module,
       kernel.kind = kindOf(group.front());
       llvm::SetVector<StringRef> nodes;
       llvm::SetVector<Value> read, written;
+      auto inKernel = [&](Operation *op) {
+        return llvm::is_contained(group, func.getBody().front().findAncestorOpInBlock(*op));
+      };
       for (Operation *top : group) {
         kernel.flops += countFlops(top, kernel.exact);
         top->walk([&](Operation *op) {
@@ -286,9 +291,9 @@ std::vector<nnc::KernelReport> nnc::collectKernels(ModuleOp module,
             if (!value || !isa<MemRefType>(value.getType()))
               continue;
             if (isa<MemoryEffects::Read>(effect.getEffect()))
-              read.insert(rootBuffer(value));
+              read.insert(accessedBuffer(value, inKernel));
             else if (isa<MemoryEffects::Write>(effect.getEffect()))
-              written.insert(rootBuffer(value));
+              written.insert(accessedBuffer(value, inKernel));
           }
         });
       }

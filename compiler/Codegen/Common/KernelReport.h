@@ -30,7 +30,7 @@ struct KernelReport {
   std::string kind;     // what the kernel's root op is: "parallel loop", "linalg.matmul", ...
   std::vector<std::string> nodes; // ONNX node names, in order of first appearance
   double flops = 0;     // floating-point operations (an FMA counts 2)
-  double bytesRead = 0; // sizes of the distinct buffers read
+  double bytesRead = 0; // sizes of the distinct buffers (or views of them) it reads
   double bytesWritten = 0;
   bool exact = true;    // false when a loop bound or a size was only bounded
   // CUDA: the launch, when it was matched to the kernel.
