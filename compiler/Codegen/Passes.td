@@ -310,8 +310,6 @@ def CUDALowerLaunches : Pass<"nnc-cuda-lower-launches", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
 }
 
-#endif // NNC_COMPILER_CODEGEN_PASSES_TD
-
 def ProfileKernels : Pass<"nnc-profile-kernels", "mlir::ModuleOp"> {
   let summary = "call the runtime's profile hook as each kernel of a function starts";
   let description = [{
@@ -338,3 +336,25 @@ def ProfileKernels : Pass<"nnc-profile-kernels", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
 }
+
+def FoldConstantTransposes : Pass<"nnc-fold-constant-transposes", "mlir::func::FuncOp"> {
+  let summary = "make transposed constant matrices constants of their own";
+  let description = [{
+    A Gemm with transB or a convolution's filter seen as [K, M] reaches
+    codegen as a 2-D transpose (a `linalg.transpose`, or a transposing copy
+    generic) of a constant, through reshapes: left alone, every run would
+    copy the weight. This pass evaluates such transposes of f32 constants at
+    compile time, for every target.
+
+    ```mlir
+    %w = arith.constant dense<...> : tensor<10x512xf32>
+    %t = linalg.transpose ins(%w : tensor<10x512xf32>) outs(%e : tensor<512x10xf32>)
+           permutation = [1, 0]
+    // becomes
+    %t = arith.constant dense_resource<nnc_transposed> : tensor<512x10xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+#endif // NNC_COMPILER_CODEGEN_PASSES_TD

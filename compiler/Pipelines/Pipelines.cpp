@@ -108,6 +108,8 @@ static void addBufferization(OpPassManager &pm,
 }
 
 void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Weights transposed once, at compile time, not on every run.
+  pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
   // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
   pm.addNestedPass<func::FuncOp>(
       createTileAndVectorize({options.vectorBits, options.vectorRegisters}));
@@ -127,6 +129,9 @@ void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &opt
 }
 
 void nnc::buildCUDABufferizePipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Weights transposed once, at compile time, not by a kernel on every run;
+  // before fusion, which could fold a transpose into a consumer's kernel.
+  pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
   // Chains of elementwise ops become one op, hence one kernel.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());

@@ -253,13 +253,38 @@ class Module:
 
 def _converts(source, target):
     """Whether an array of dtype ``source`` may be converted for an input of
-    dtype ``target``: within a kind or to a wider one (float64 to float32,
-    int64 to int32, ints to floats), never a float truncated into an integer
-    or a number into a bool."""
+    dtype ``target`` at all: within a kind or from integers to floats, never
+    a float truncated into an integer or a number into a bool. Whether its
+    values survive is _check_values' question."""
     if np.can_cast(source, target, casting="same_kind"):
         return True
     # Lists of Python ints arrive as int64: let them fill any integer input.
     return source.kind in "biu" and target.kind in "iu"
+
+
+def _check_values(array, converted, what):
+    """Raises unless converting ``array`` to ``converted``'s dtype kept every
+    value: an integer out of the target's range, or a finite number that
+    overflows a float type to infinity, is an error, never a silent wrap or
+    clamp. (Rounding, as float64 to float32 does, is not.)"""
+    if array.size == 0 or array.dtype == converted.dtype:
+        return
+    target = converted.dtype
+    if target.kind in "iu" and array.dtype.kind in "biu":
+        info = np.iinfo(target)
+        low, high = array.min(), array.max()
+        if low < info.min or high > info.max:
+            raise Error(
+                StatusCode.INVALID_ARGUMENT,
+                f"{what}: values {low}..{high} do not fit in {target} ({info.min}..{info.max})",
+            )
+    elif target.kind == "f" and array.dtype.kind in "fiu":
+        overflow = np.isinf(converted) & ~np.isinf(np.asarray(array, dtype=np.float64))
+        if overflow.any():
+            raise Error(
+                StatusCode.INVALID_ARGUMENT,
+                f"{what}: {int(overflow.sum())} value(s) overflow {target} to infinity",
+            )
 
 
 def _as_input(value, info, what):
@@ -281,7 +306,10 @@ def _as_input(value, info, what):
             f"{what}: cannot convert an array of {array.dtype} to {info.dtype_name}{hint}",
         )
     # asarray, not ascontiguousarray: the latter makes 0-D inputs 1-D.
-    return np.asarray(array, dtype=dtype, order="C")
+    with np.errstate(over="ignore"):
+        converted = np.asarray(array, dtype=dtype, order="C")
+    _check_values(array, converted, what)
+    return converted
 
 
 def _shape_text(dims):

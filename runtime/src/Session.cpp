@@ -110,10 +110,11 @@ struct Profile {
     std::fill(marks.begin(), marks.end(), -1.0);
     seconds.clear();
   }
-  /// The kernel times of the run just done; false when a mark is missing.
+  /// The kernel times of the run just done; false when a mark is missing
+  /// or came out of order.
   bool finish() {
-    for (double mark : marks)
-      if (mark < 0)
+    for (size_t k = 0; k < marks.size(); ++k)
+      if (marks[k] < 0 || (k > 0 && marks[k] < marks[k - 1]))
         return false;
     seconds.resize(marks.size() - 1);
     for (size_t k = 0; k + 1 < marks.size(); ++k)
@@ -446,7 +447,7 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
   if (session->profile && !session->profile->finish())
     return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
                                                "' of module '" + session->module->path +
-                                               "' did not mark every kernel it describes");
+                                               "' did not mark every kernel it describes, in order");
   session->hasResults = true;
   return nullptr;
 }

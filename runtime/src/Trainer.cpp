@@ -564,6 +564,7 @@ nnc_status_t nnc_trainer_create(nnc_runtime_t *runtime, nnc_module_t *module,
   for (int i = 0; i < 4; ++i) {
     nnc_session_options_t sessionOptions = *options;
     sessionOptions.function = functions[i];
+    sessionOptions.profile = 0; // only the device is the caller's (runtime.h)
     if (nnc_status_t status = nnc_session_create(runtime, module, &sessionOptions, &sessions[i])) {
       for (nnc_session_t *session : sessions)
         nnc_session_release(session);

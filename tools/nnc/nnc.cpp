@@ -36,6 +36,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <chrono>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -101,8 +102,9 @@ static cl::opt<double> peakGBps("peak-gbps",
                                          "CUDA the H100's, CPU measured by nnc-peak)"),
                                 cl::init(0), cl::cat(inspectCategory));
 static cl::opt<bool> profile(
-    "profile", cl::desc("time each kernel when nnc-run --profile runs the library (CPU and "
-                        "cuda-emulated; the kernels and estimates of --report are embedded)"),
+    "profile", cl::desc("mark each kernel's start so that nnc-run --profile can time it (CPU "
+                        "and cuda-emulated); embeds the kernels of --report, with estimates "
+                        "for given or published peak rates"),
     cl::cat(inspectCategory));
 static cl::opt<bool> quiet("q", cl::desc("no progress lines (printed per stage when stderr is "
                                          "a terminal)"),
@@ -245,10 +247,14 @@ static double measureWithPeakTool(const char *argv0, StringRef arg, StringRef ke
   return value;
 }
 
-/// The peak rates --report estimates against: the flags, else for CUDA the
+/// The peak rates estimates are made against: the flags, else for CUDA the
 /// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s), else
-/// for the CPU one core of this machine as nnc-peak measures it.
-static nnc::PeakRates peakRates(const char *argv0) {
+/// for the CPU, with `measure`, one core of this machine as nnc-peak
+/// measures it (once per compile: it takes seconds).
+static nnc::PeakRates peakRates(const char *argv0, bool measure) {
+  static std::optional<nnc::PeakRates> measured;
+  if (measure && measured)
+    return *measured;
   nnc::PeakRates peak;
   peak.flopsPerSecond = peakGFlops * 1e9;
   peak.bytesPerSecond = peakGBps * 1e9;
@@ -262,17 +268,19 @@ static nnc::PeakRates peakRates(const char *argv0) {
       peak.bytesPerSecond = 3.0e12;
     if (!peakGFlops.getNumOccurrences() || !peakGBps.getNumOccurrences())
       sources.push_back("H100 f32 SIMT and HBM3 published rates");
-  } else {
-    bool measured = false;
+  } else if (measure) {
+    bool tool = false;
     if (peak.flopsPerSecond <= 0)
-      measured |= (peak.flopsPerSecond = measureWithPeakTool(argv0, "1", "threads 1:") * 1e9) > 0;
+      tool |= (peak.flopsPerSecond = measureWithPeakTool(argv0, "1", "threads 1:") * 1e9) > 0;
     if (peak.bytesPerSecond <= 0)
-      measured |= (peak.bytesPerSecond = measureWithPeakTool(argv0, "--bandwidth", "bandwidth:") *
-                                         1e9) > 0;
-    if (measured)
+      tool |= (peak.bytesPerSecond = measureWithPeakTool(argv0, "--bandwidth", "bandwidth:") *
+                                     1e9) > 0;
+    if (tool)
       sources.push_back("one core, measured by nnc-peak");
   }
   peak.source = llvm::join(sources, "; ");
+  if (measure)
+    measured = peak;
   return peak;
 }
 
@@ -327,8 +335,11 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
   if ((peakGFlops.getNumOccurrences() || peakGBps.getNumOccurrences()) &&
       !report.getNumOccurrences() && !profile)
     return bad("--peak-gflops and --peak-gbps need --report or --profile");
-  if (peakGFlops < 0 || peakGBps < 0)
+  if ((peakGFlops.getNumOccurrences() && !(peakGFlops > 0)) ||
+      (peakGBps.getNumOccurrences() && !(peakGBps > 0)))
     return bad("--peak-gflops and --peak-gbps must be positive");
+  if (profile && emit < Emit::Buffers)
+    return bad("--profile needs the buffers stage (--emit=buffers or later)");
   bool trainingFlag = lossName.getNumOccurrences() || optimizerName.getNumOccurrences() ||
                       learningRate.getNumOccurrences() || momentum.getNumOccurrences() ||
                       weightDecay.getNumOccurrences() || beta1.getNumOccurrences() ||
@@ -510,7 +521,7 @@ int main(int argc, char **argv) {
   auto printReport = [&] {
     if (!report.getNumOccurrences())
       return;
-    nnc::PeakRates peak = peakRates(argv[0]);
+    nnc::PeakRates peak = peakRates(argv[0], /*measure=*/true);
     if (report == "json")
       nnc::printKernelJSON(llvm::outs(), inputFile, target, kernels, peak);
     else
@@ -526,7 +537,9 @@ int main(int argc, char **argv) {
   if (emit >= Emit::LLVMIR) {
     if (profile) {
       // The kernel table nnc-run --profile prints beside its measurements.
-      nnc::PeakRates peak = peakRates(argv[0]);
+      // Its estimates come from given or published rates only: a rate
+      // measured here would make the library depend on this machine's load.
+      nnc::PeakRates peak = peakRates(argv[0], /*measure=*/false);
       for (nnc::FunctionInfo &info : functions)
         for (const nnc::KernelReport &kernel : kernels) {
           if (kernel.function != info.name)

@@ -101,6 +101,31 @@ expect_close(cast.run([np.array([7, 8, 9], np.uint8)])[0], [7, 8, 9], "uint8 int
 expect_error(nnc.Error, lambda: cast.run([[1.5, 2.0, 3.0]]), StatusCode.INVALID_ARGUMENT)
 # CHECK: Error INVALID_ARGUMENT: input 'i': cannot convert an array of float64 to i64
 
+# Narrowing conversions must keep every value: no wrapped integers, no floats
+# overflowing to infinity (float64 rounding to float32 is fine).
+with open(f"{out}/narrow.onnxtext", "w") as f:
+    f.write("""<ir_version: 8, opset_import: ["" : 17]>
+narrow (int32[2] a, uint8[2] b, float[2] f) => (float[2] y)
+{
+  af = Cast <to = 1> (a)
+  bf = Cast <to = 1> (b)
+  s = Add (af, bf)
+  y = Add (s, f)
+}
+""")
+narrow = nnc.Session(nnc.compile(f"{out}/narrow.onnxtext", f"{out}/narrow.so"))
+expect_close(narrow.run({"a": [5, -6], "b": [250, 3], "f": np.array([0.1, 1e30])})[0],
+             [255.1, 1e30 - 3], "in-range narrowing", rtol=1e-6)
+expect_error(nnc.Error, lambda: narrow.run({"a": [2**40 + 7, 1], "b": [1, 2], "f": [0, 0]}),
+             StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: input 'a': values 1..1099511627783 do not fit in int32 (-2147483648..2147483647)
+expect_error(nnc.Error, lambda: narrow.run({"a": [1, 2], "b": [-1, 256], "f": [0, 0]}),
+             StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: input 'b': values -1..256 do not fit in uint8 (0..255)
+expect_error(nnc.Error, lambda: narrow.run({"a": [1, 2], "b": [1, 2], "f": [1e300, 1.0]}),
+             StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: input 'f': 1 value(s) overflow float32 to infinity
+
 # The compiler: a model it rejects names the node; a missing model or tool.
 with open(f"{out}/unsupported.onnxtext", "w") as f:
     f.write("""<ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>

@@ -40,6 +40,11 @@ static const nnc_abi_tensor_t kTensors[] = {{"x",
 #endif
                                              2, kShape}};
 
+#if defined(BAD_KERNEL_TABLE)
+/* A kernel without its node list. */
+static const nnc_abi_kernel_t kKernels[] = {{"parallel loop", NULL, 1, 1, 1, 0}};
+#endif
+
 static const nnc_abi_function_t kFunctions[] = {{"main",
 #if defined(BAD_NO_ENTRY)
                                                  NULL,
@@ -53,9 +58,16 @@ static const nnc_abi_function_t kFunctions[] = {{"main",
                                                  0,
 #endif
 #if defined(BAD_ALIGNMENT)
-                                                 48
+                                                 48,
 #else
-                                                 64
+                                                 64,
+#endif
+#if defined(BAD_KERNEL_COUNT)
+                                                 -1, NULL
+#elif defined(BAD_KERNEL_TABLE)
+                                                 1, kKernels
+#else
+                                                 0, NULL
 #endif
                                                  }
 #if defined(BAD_DUPLICATE_NAME)
