@@ -18,6 +18,7 @@
 #include "nnc/runtime.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -147,8 +148,17 @@ Options parseOptions(int argc, char **argv) {
     // --name value or --name=value
     std::string name = arg, value;
     size_t equals = arg.find('=');
-    if (equals != std::string::npos) {
+    if (equals != std::string::npos)
       name = arg.substr(0, equals);
+    static const char *const kValueOptions[] = {
+        "--function", "--test-data", "--save-outputs", "--check-gradients", "--train",
+        "--steps",    "--load-checkpoint", "--save-checkpoint", "--inputs", "--rtol",
+        "--atol",     "--profile",   "--bench",        "--warmup",          "--device",
+        "--threads"};
+    if (std::find(std::begin(kValueOptions), std::end(kValueOptions), name) ==
+        std::end(kValueOptions))
+      fail("unknown option '" + name + "' (see --help)");
+    if (equals != std::string::npos) {
       value = arg.substr(equals + 1);
     } else if (i + 1 < argc) {
       value = argv[++i];
