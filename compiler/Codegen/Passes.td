@@ -357,4 +357,30 @@ def FoldConstantTransposes : Pass<"nnc-fold-constant-transposes", "mlir::func::F
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def FuseElementwise : Pass<"nnc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "fuse chains of elementwise generics where nothing is recomputed";
+  let description = [{
+    Each all-parallel generic at the top of a function is fused into the
+    generic consuming it, when that is its only use, and the consumer reads
+    each of its elements once (a permutation map): bias, normalization,
+    activation, residual add and layout copies become one op, one loop nest
+    or kernel. With `broadcasts`, a producer read through a broadcast is fused
+    too, into an all-parallel consumer (recomputing a per-channel value costs
+    less than a GPU launch); never into a consumer with reductions, which
+    would recompute it for every output (a layer norm inside a matmul).
+
+    ```mlir
+    %a = linalg.generic {add} ins(%x, %b) ...
+    %r = linalg.generic {max} ins(%a) ...
+    // becomes
+    %r = linalg.generic {add; max} ins(%x, %b) ...
+    ```
+  }];
+  let options = [
+    Option<"broadcasts", "broadcasts", "bool", /*default=*/"false",
+           "also fuse producers read through a broadcast into all-parallel consumers">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // NNC_COMPILER_CODEGEN_PASSES_TD

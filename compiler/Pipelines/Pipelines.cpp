@@ -110,6 +110,8 @@ static void addBufferization(OpPassManager &pm,
 void nnc::buildCPUBufferizePipeline(OpPassManager &pm, const CompileOptions &options) {
   // Weights transposed once, at compile time, not on every run.
   pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
+  // Elementwise chains as one loop nest each.
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   // Schedules are chosen on tensors, where tiles are values and hoisting is safe.
   pm.addNestedPass<func::FuncOp>(
       createTileAndVectorize({options.vectorBits, options.vectorRegisters}));
@@ -132,8 +134,9 @@ void nnc::buildCUDABufferizePipeline(OpPassManager &pm, const CompileOptions &op
   // Weights transposed once, at compile time, not by a kernel on every run;
   // before fusion, which could fold a transpose into a consumer's kernel.
   pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
-  // Chains of elementwise ops become one op, hence one kernel.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  // Chains of elementwise ops become one op, hence one kernel; per-channel
+  // values are recomputed rather than launched apart.
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise({/*broadcasts=*/true}));
   pm.addPass(createCanonicalizerPass());
   addBufferization(pm);
   // The marks time launches as the host enqueues them: meaningful where a

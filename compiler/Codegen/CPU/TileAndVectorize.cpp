@@ -630,46 +630,6 @@ void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
-/// Fuses each all-parallel generic into the generic consuming it, when that
-/// is its only use: chains of elementwise ops (bias, normalization,
-/// activation, residual add, layout copies) become one pass over memory.
-LogicalResult fuseElementwise(func::FuncOp func) {
-  MLIRContext *ctx = func.getContext();
-  RewritePatternSet patterns(ctx);
-  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *operand) {
-    Operation *producer = operand->get().getDefiningOp();
-    auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-    // A broadcast operand (per-channel constants) would be recomputed for
-    // every element it is broadcast to: keep it a separate small loop.
-    return producer && producer->hasOneUse() && consumer &&
-           consumer.getMatchingIndexingMap(operand).isPermutation();
-  });
-  FrozenRewritePatternSet frozen(std::move(patterns));
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  // Rounds until nothing fuses: a producer fused into its consumer stays
-  // behind with its result unused, and a value counts as single-use only
-  // once such dead producers are gone (batch norm -> max -> min is a chain
-  // of two fusions).
-  for (bool changed = true; changed;) {
-    // Only ops at the top of the function: those in loops (cumsum's steps)
-    // keep the loop-carried outputs their bufferization relies on.
-    SmallVector<Operation *> ops;
-    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
-      if (!isa<linalg::GenericOp>(op))
-        continue;
-      if (isOpTriviallyDead(&op))
-        op.erase();
-      else
-        ops.push_back(&op);
-    }
-    changed = false;
-    if (failed(applyOpPatternsGreedily(ops, frozen, config, &changed)))
-      return failure();
-  }
-  return success();
-}
-
 /// The loop the first input read across is contiguous along: an input that
 /// depends on the innermost loop but whose contiguous dim is another loop (the
 /// copy of a [P, M] matmul result to NCHW). scheduleElementwise transposes
@@ -943,8 +903,6 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     RegisterShapes shapes = RegisterShapes::of(vectorBits, vectorRegisters);
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
-    if (failed(fuseElementwise(func)))
-      return signalPassFailure();
     // Pads become border fills and an insertion.
     SmallVector<tensor::PadOp> pads;
     func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });

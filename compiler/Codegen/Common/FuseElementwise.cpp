@@ -1,0 +1,82 @@
+//===- FuseElementwise.cpp - chains of elementwise ops as one op ----------===//
+//
+// Every target turns a chain of elementwise generics into one op, hence one
+// loop nest or kernel. Only where nothing is recomputed: a producer whose
+// elements a consumer reads more than once (a broadcast operand, a matmul's
+// LHS, read once per output column) stays an op of its own, since fusing it
+// would redo its work for every read (a layer norm inside a matmul's inner
+// loop did four times a transformer block's FLOPs on CUDA).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+
+/// Fuses each all-parallel generic into the generic consuming it, when that
+/// is its only use: chains of elementwise ops (bias, normalization,
+/// activation, residual add, layout copies) become one pass over memory.
+LogicalResult fuseElementwise(func::FuncOp func, bool broadcasts) {
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [=](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+    if (!producer || !producer->hasOneUse() || !consumer)
+      return false;
+    // Read once per consumer iteration: nothing is recomputed.
+    if (consumer.getMatchingIndexingMap(operand).isPermutation())
+      return true;
+    // A broadcast operand (per-channel constants) would be recomputed for
+    // every element it is broadcast to: worth it where a separate op costs
+    // more (a GPU launch), never into a reduction, whose every output would
+    // redo it.
+    return broadcasts && consumer.getNumReductionLoops() == 0;
+  });
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  // Rounds until nothing fuses: a producer fused into its consumer stays
+  // behind with its result unused, and a value counts as single-use only
+  // once such dead producers are gone (batch norm -> max -> min is a chain
+  // of two fusions).
+  for (bool changed = true; changed;) {
+    // Only ops at the top of the function: those in loops (cumsum's steps)
+    // keep the loop-carried outputs their bufferization relies on.
+    SmallVector<Operation *> ops;
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      if (!isa<linalg::GenericOp>(op))
+        continue;
+      if (isOpTriviallyDead(&op))
+        op.erase();
+      else
+        ops.push_back(&op);
+    }
+    changed = false;
+    if (failed(applyOpPatternsGreedily(ops, frozen, config, &changed)))
+      return failure();
+  }
+  return success();
+}
+
+struct FuseElementwise : nnc::impl::FuseElementwiseBase<FuseElementwise> {
+  using FuseElementwiseBase::FuseElementwiseBase;
+  void runOnOperation() override {
+    if (failed(fuseElementwise(getOperation(), broadcasts)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
