@@ -250,11 +250,8 @@ static double measureWithPeakTool(const char *argv0, StringRef arg, StringRef ke
 /// The peak rates estimates are made against: the flags, else for CUDA the
 /// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s), else
 /// for the CPU, with `measure`, one core of this machine as nnc-peak
-/// measures it (once per compile: it takes seconds).
+/// measures it (which takes seconds).
 static nnc::PeakRates peakRates(const char *argv0, bool measure) {
-  static std::optional<nnc::PeakRates> measured;
-  if (measure && measured)
-    return *measured;
   nnc::PeakRates peak;
   peak.flopsPerSecond = peakGFlops * 1e9;
   peak.bytesPerSecond = peakGBps * 1e9;
@@ -279,8 +276,6 @@ static nnc::PeakRates peakRates(const char *argv0, bool measure) {
       sources.push_back("one core, measured by nnc-peak");
   }
   peak.source = llvm::join(sources, "; ");
-  if (measure)
-    measured = peak;
   return peak;
 }
 

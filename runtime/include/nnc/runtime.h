@@ -290,7 +290,7 @@ typedef struct nnc_session_options {
    * NNC_STATUS_FAILED_PRECONDITION), on "cpu" or "cuda-emulated"; on "cuda"
    * it is NNC_STATUS_UNIMPLEMENTED (kernels run asynchronously there, so
    * host clocks cannot time them). Default 0: the marks in a profiled
-   * function then cost a load and a branch each. */
+   * function then cost a call, a load and a branch each. */
   int32_t profile;
 } nnc_session_options_t;
 
