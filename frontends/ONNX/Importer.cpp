@@ -191,6 +191,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addReduceHandlers(t);
     addLossHandlers(t);
     addMiscHandlers(t);
+    addRecurrentHandlers(t);
     return t;
   }();
   return table;
@@ -604,5 +605,7 @@ OwningOpRef<ModuleOp> nnc::onnx_frontend::importModel(MLIRContext &context, onnx
                                                       const std::string &modelPath,
                                                       const ImportOptions &options) {
   context.loadDialect<nn::NNDialect, func::FuncDialect>();
+  if (failed(upgradeOpset(context, model, modelPath)))
+    return nullptr;
   return GraphImporter(context, model, modelPath, options).run();
 }

@@ -48,8 +48,16 @@ llvm::LogicalResult loadModel(mlir::MLIRContext &context, const std::string &pat
 llvm::LogicalResult parseModel(mlir::Location loc, llvm::StringRef bytes, bool text,
                                onnx::ModelProto &model);
 
+/// Upgrades a model that imports a default-domain opset older than 7 to
+/// opset 7 with ONNX's version converter, in place; a newer one is left as it
+/// is. On failure the error names the node that keeps the model from
+/// converting, and `model` is unchanged.
+llvm::LogicalResult upgradeOpset(mlir::MLIRContext &context, onnx::ModelProto &model,
+                                 const std::string &modelPath);
+
 /// Imports `model` as a module holding `func.func @main`. Raw weight bytes are
-/// moved out of `model` into the module, not copied. External data files
+/// moved out of `model` into the module, not copied. A model older than
+/// opset 7 is upgraded first (upgradeOpset). External data files
 /// are found beside `modelPath`. Every unsupported node is reported before failing.
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &context, onnx::ModelProto &model,
                                               const std::string &modelPath,

@@ -37,6 +37,7 @@ void addShapeHandlers(std::vector<HandlerEntry> &table);
 void addReduceHandlers(std::vector<HandlerEntry> &table);
 void addLossHandlers(std::vector<HandlerEntry> &table);
 void addMiscHandlers(std::vector<HandlerEntry> &table);
+void addRecurrentHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
 /// moved into a dense resource. External data is found beside `modelPath`, the

@@ -567,9 +567,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   OpPrintingFlags flags;
+  // MLIR formats each resource as text before deciding to elide it, which
+  // for a model's weights means gigabytes formatted only to be dropped:
+  // elided output prints the module as a local scope, which has no resource
+  // section (and no aliases) at all.
   if (elideWeights)
-    flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
+    flags.elideLargeElementsAttrs(16).useLocalScope();
   module->print(output->os(), flags);
+  if (elideWeights)
+    output->os() << "\n"; // a local scope ends without one
   output->keep();
   printReport();
   return 0;

@@ -632,6 +632,32 @@ def export_all(out_dir, only, verbose, keep_going=False):
 
     case("conv_block", ConvBlock, [randn(2, 3, 8, 8)])
 
+    # ---- recurrent -----------------------------------------------------------
+    # ONNX's LSTM, GRU (linear_before_reset = 1) and RNN ops with their
+    # initializers, stacked and bidirectional layers, batch-first and given
+    # initial states; nnc unrolls them over the static sequence length.
+    def flat(out):
+        """(y, (h, c)) or (y, h) as one flat tuple."""
+        y, state = out
+        return (y, *state) if isinstance(state, tuple) else (y, state)
+
+    case("lstm_stacked_bidirectional",
+         fn(lambda m, x: flat(m.rnn(x)), rnn=nn.LSTM(5, 7, num_layers=2, bidirectional=True)),
+         [randn(6, 3, 5)], opsets=(13, 14, 17))
+    case("lstm_batch_first_states",
+         fn(lambda m, x, h, c: flat(m.rnn(x, (h, c))), rnn=nn.LSTM(4, 6, batch_first=True)),
+         [randn(3, 5, 4), randn(1, 3, 6), randn(1, 3, 6)])
+    case("gru_bidirectional",
+         fn(lambda m, x: flat(m.rnn(x)), rnn=nn.GRU(5, 6, bidirectional=True, batch_first=True)),
+         [randn(2, 7, 5)], opsets=(13, 14, 17))
+    case("gru_stacked_states",
+         fn(lambda m, x, h: flat(m.rnn(x, h)), rnn=nn.GRU(3, 4, num_layers=2)),
+         [randn(5, 2, 3), randn(2, 2, 4)])
+    case("rnn_tanh_relu",
+         fn(lambda m, x: flat(m.tanh(x)) + flat(m.relu(x)),
+            tanh=nn.RNN(4, 5, bidirectional=True), relu=nn.RNN(4, 3, nonlinearity="relu", num_layers=2)),
+         [randn(6, 2, 4, scale=2.0)])
+
     # ---- what the exporter cannot export here ---------------------------------
     UNEXPORTABLE = []
 

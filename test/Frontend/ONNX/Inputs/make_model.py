@@ -11,18 +11,21 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
+OPSET = 13
+
+
 def add_model(weight):
-    """y = x + w for x, w of w's shape."""
+    """y = x + w for x, w of w's shape, at opset --opset."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(weight.shape))
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(weight.shape))
     node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
     graph = helper.make_graph([node], "g", [x], [y], [numpy_helper.from_array(weight, "w")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("kind", choices=["inline", "external", "huge-external", "string-initializer",
+    p.add_argument("kind", choices=["inline", "inline-large", "external", "huge-external", "string-initializer",
                                     "unranked-input", "huge-initializer", "external-fields",
                                     "nested-subgraphs", "huge-attribute"])
     p.add_argument("out")
@@ -36,12 +39,19 @@ def main():
     p.add_argument("--file-bytes", type=int, default=4)
     # nested-subgraphs: how many If nodes nest inside each other's then-branch.
     p.add_argument("--depth", type=int, default=200)
+    # inline, inline-large, external, huge-external: the model's opset.
+    p.add_argument("--opset", type=int, default=13)
     args = p.parse_args()
+    global OPSET
+    OPSET = args.opset
     out_dir = os.path.dirname(os.path.abspath(args.out))
 
     if args.kind == "inline":
         # 2 KiB of weights: above nnc's threshold for dense resources.
         onnx.save(add_model(np.arange(512, dtype=np.float32)), args.out)
+    elif args.kind == "inline-large":
+        # 128 KiB of weights.
+        onnx.save(add_model(np.arange(32768, dtype=np.float32)), args.out)
     elif args.kind == "external":
         model = add_model(np.arange(512, dtype=np.float32))
         onnx.save(model, args.out, save_as_external_data=True, all_tensors_to_one_file=True,

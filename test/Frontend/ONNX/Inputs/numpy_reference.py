@@ -203,6 +203,105 @@ def lrn(x, a):
     return y.astype(x.dtype)
 
 
+# Activations of RNN, GRU and LSTM: f(x, alpha, beta), default alpha and
+# beta, and whether the function takes alpha and beta (those that do consume
+# activation_alpha / activation_beta values in order).
+RECURRENT_ACTIVATIONS = {
+    "relu": (lambda x, al, be: np.maximum(x, 0), 0, 0, False, False),
+    "tanh": (lambda x, al, be: np.tanh(x), 0, 0, False, False),
+    "sigmoid": (lambda x, al, be: 1 / (1 + np.exp(-x)), 0, 0, False, False),
+    "affine": (lambda x, al, be: al * x + be, 1.0, 0.0, True, True),
+    "leakyrelu": (lambda x, al, be: np.where(x < 0, al * x, x), 0.01, 0, True, False),
+    "thresholdedrelu": (lambda x, al, be: np.where(x > al, x, 0), 1.0, 0, True, False),
+    "scaledtanh": (lambda x, al, be: al * np.tanh(be * x), 1.0, 1.0, True, True),
+    "hardsigmoid": (lambda x, al, be: np.clip(al * x + be, 0, 1), 0.2, 0.5, True, True),
+    "elu": (lambda x, al, be: np.where(x < 0, al * (np.exp(x) - 1), x), 1.0, 0, True, False),
+    "softsign": (lambda x, al, be: x / (1 + np.abs(x)), 0, 0, False, False),
+    "softplus": (lambda x, al, be: np.log1p(np.exp(x)), 0, 0, False, False),
+}
+
+
+def recurrent(op, args, a):
+    """RNN, GRU and LSTM from the ONNX spec, one batch entry and step at a
+    time in float64: a batch entry runs its first sequence_lens steps (a
+    reverse direction from its last one down), and its later outputs are 0."""
+    arg = lambda i: args[i].astype(np.float64) if len(args) > i and args[i] is not None else None
+    x, w, r = arg(0), arg(1), arg(2)
+    layout = a.get("layout", 0)
+    h0, c0 = arg(5), arg(6) if op == "LSTM" else None
+    if layout:
+        x = x.transpose(1, 0, 2)
+        h0 = None if h0 is None else h0.transpose(1, 0, 2)
+        c0 = None if c0 is None else c0.transpose(1, 0, 2)
+    steps, batch, _ = x.shape
+    dirs, hidden = w.shape[0], r.shape[2]
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    bias = arg(3) if arg(3) is not None else np.zeros((dirs, 2 * gates * hidden))
+    lens = args[4] if len(args) > 4 and args[4] is not None else np.full(batch, steps)
+    h0 = h0 if h0 is not None else np.zeros((dirs, batch, hidden))
+    c0 = c0 if c0 is not None else np.zeros((dirs, batch, hidden))
+    peep = arg(7) if op == "LSTM" and arg(7) is not None else np.zeros((dirs, 3 * hidden))
+    clip = a.get("clip")
+    cl = (lambda v: np.clip(v, -clip, clip)) if clip is not None else (lambda v: v)
+    direction = text(a.get("direction", b"forward"))
+
+    per_dir = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}[op]
+    names = [text(n) for n in a.get("activations", [])] or per_dir * dirs
+    if len(names) == len(per_dir) and dirs == 2:
+        names = names * 2
+    alphas, betas = list(a.get("activation_alpha", [])), list(a.get("activation_beta", []))
+    acts = []
+    for name in names:
+        f, al, be, takes_alpha, takes_beta = RECURRENT_ACTIVATIONS[name.lower()]
+        al = alphas.pop(0) if takes_alpha and alphas else al
+        be = betas.pop(0) if takes_beta and betas else be
+        acts.append(lambda v, f=f, al=al, be=be: f(v, al, be))
+
+    H = hidden
+    y = np.zeros((steps, dirs, batch, hidden))
+    y_h = np.zeros((dirs, batch, hidden))
+    y_c = np.zeros((dirs, batch, hidden))
+    for d in range(dirs):
+        act = acts[d * len(per_dir):(d + 1) * len(per_dir)]
+        reverse = direction == "reverse" or d == 1
+        wd, rd = w[d], r[d]
+        wb, rb = bias[d][:gates * H], bias[d][gates * H:]
+        pi, po, pf = peep[d][:H], peep[d][H:2 * H], peep[d][2 * H:]
+        for b in range(batch):
+            h, c = h0[d, b], c0[d, b]
+            length = int(lens[b])
+            for t in (range(length - 1, -1, -1) if reverse else range(length)):
+                xt = x[t, b]
+                gx = lambda k: wd[k * H:(k + 1) * H] @ xt + wb[k * H:(k + 1) * H]
+                gh = lambda k, hin: rd[k * H:(k + 1) * H] @ hin + rb[k * H:(k + 1) * H]
+                if op == "RNN":
+                    h = act[0](cl(gx(0) + gh(0, h)))
+                elif op == "GRU":
+                    z = act[0](cl(gx(0) + gh(0, h)))
+                    reset = act[0](cl(gx(1) + gh(1, h)))
+                    if a.get("linear_before_reset", 0):
+                        cand = act[1](cl(gx(2) + reset * gh(2, h)))
+                    else:
+                        cand = act[1](cl(gx(2) + gh(2, reset * h)))
+                    h = (1 - z) * cand + z * h
+                else:
+                    i = act[0](cl(gx(0) + gh(0, h) + pi * c))
+                    if a.get("input_forget", 0):
+                        f = 1 - i
+                    else:
+                        f = act[0](cl(gx(2) + gh(2, h) + pf * c))
+                    cand = act[1](cl(gx(3) + gh(3, h)))
+                    c = f * c + i * cand
+                    o = act[0](cl(gx(1) + gh(1, h) + po * c))
+                    h = o * act[2](c)
+                y[t, d, b] = h
+            y_h[d, b], y_c[d, b] = h, c
+    if layout:
+        y, y_h, y_c = y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2), y_c.transpose(1, 0, 2)
+    dtype = args[0].dtype
+    return [y.astype(dtype), y_h.astype(dtype), y_c.astype(dtype)]
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -248,6 +347,8 @@ def evaluate(node, args, opset):
         return [space_to_depth(args[0], a)]
     if op == "LRN":
         return [lrn(args[0], a)]
+    if op in ("RNN", "GRU", "LSTM"):
+        return recurrent(op, args, a)
     raise NotImplementedError(op)
 
 
@@ -273,7 +374,12 @@ def main():
 
     with np.errstate(all="ignore"):
         for node in model.graph.node:
-            results = evaluate(node, [values[name] for name in node.input if name], opset)
+            # Recurrent ops' optional inputs are positional: an omitted one is None.
+            if node.op_type in ("RNN", "GRU", "LSTM"):
+                args = [values[name] if name else None for name in node.input]
+            else:
+                args = [values[name] for name in node.input if name]
+            results = evaluate(node, args, opset)
             for name, result in zip(node.output, results):
                 if name:
                     values[name] = result

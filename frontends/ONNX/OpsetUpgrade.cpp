@@ -1,0 +1,372 @@
+//===- OpsetUpgrade.cpp - models older than opset 7, upgraded on import ----===//
+//
+// Opsets 1-6 differ from 7 in ways no handler should carry by hand (explicit
+// `broadcast`/`axis` attributes, `consumed_inputs`, `is_test`, Upsample's
+// scale attributes): ONNX's own version converter rewrites such a model to
+// opset 7 before import, and the handlers only ever see opset 7 and later.
+//
+// The converter copies every tensor through its own IR, which would double the
+// memory a model's weights take and drop the references of external data, so
+// large weights sit out the conversion: it sees their name, type and dims
+// only (all its adapters read), and the originals come back after.
+//
+// Before opset 7, PRelu's slope was per channel, which the converter does not
+// carry over: perChannelSlopes does.
+//
+// libonnx reports a failed conversion by throwing; this file alone is compiled
+// with exceptions (CMakeLists.txt) to turn those into diagnostics. The
+// converter names no node, so on failure each node is converted alone to find
+// the one that fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/ONNX/Importer.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <exception>
+#include <optional>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kUpgradeTarget = 7;
+
+/// Weights above this size, or in external files, sit out the conversion.
+constexpr size_t kLargeWeightBytes = 64 * 1024;
+
+bool isLarge(const onnx::TensorProto &weight) {
+  if (weight.data_location() == onnx::TensorProto::EXTERNAL)
+    return true;
+  size_t bytes = weight.raw_data().size() + 4 * (size_t)weight.float_data_size() +
+                 4 * (size_t)weight.int32_data_size() + 8 * (size_t)weight.int64_data_size() +
+                 8 * (size_t)weight.double_data_size() + 8 * (size_t)weight.uint64_data_size();
+  for (const std::string &text : weight.string_data())
+    bytes += text.size();
+  return bytes > kLargeWeightBytes;
+}
+
+bool isDefaultDomain(const std::string &domain) { return domain.empty() || domain == "ai.onnx"; }
+
+/// The shape `graph` declares or infers for `name`, if it knows all its dims.
+std::optional<std::vector<int64_t>> knownShape(const onnx::GraphProto &graph,
+                                               const std::string &name) {
+  for (const onnx::TensorProto &weight : graph.initializer())
+    if (weight.name() == name)
+      return std::vector<int64_t>(weight.dims().begin(), weight.dims().end());
+  for (const auto *list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const onnx::ValueInfoProto &info : *list) {
+      if (info.name() != name || !info.type().tensor_type().has_shape())
+        continue;
+      std::vector<int64_t> shape;
+      for (const auto &dim : info.type().tensor_type().shape().dim()) {
+        if (!dim.has_dim_value())
+          return std::nullopt;
+        shape.push_back(dim.dim_value());
+      }
+      return shape;
+    }
+  return std::nullopt;
+}
+
+/// Before opset 7, PRelu's slope holds one value per channel (dim 1); from 7
+/// on it broadcasts from the right, and the converter leaves it as it is, so
+/// an N x C x ... input with a C-slope would fail to broadcast or, where the
+/// last dim happens to be C too, silently take the wrong slope. An Unsqueeze
+/// before the PRelu places such a slope's channel dim at 1 (the import folds
+/// it into a weight).
+void perChannelSlopes(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    onnx::NodeProto node = graph.node(i);
+    if (node.op_type() != "PRelu" || !isDefaultDomain(node.domain()) || node.input_size() != 2)
+      continue;
+    std::optional<std::vector<int64_t>> x = knownShape(graph, node.input(0));
+    std::optional<std::vector<int64_t>> slope = knownShape(graph, node.input(1));
+    if (!x || !slope || x->size() < 3 || slope->size() != 1 || (*slope)[0] == 1)
+      continue;
+    onnx::NodeProto unsqueeze;
+    unsqueeze.set_op_type("Unsqueeze");
+    unsqueeze.set_name(node.name() + "/per_channel_slope");
+    unsqueeze.add_input(node.input(1));
+    std::string name = node.input(1) + "/per_channel_" + std::to_string(i);
+    unsqueeze.add_output(name);
+    onnx::AttributeProto &axes = *unsqueeze.add_attribute();
+    axes.set_name("axes");
+    axes.set_type(onnx::AttributeProto::INTS);
+    for (size_t axis = 1; axis + 1 < x->size(); ++axis)
+      axes.add_ints((int64_t)axis);
+    graph.mutable_node(i)->set_input(1, name);
+    // Insert before node i, keeping the list in topological order.
+    graph.add_node()->Swap(&unsqueeze);
+    for (int j = graph.node_size() - 1; j > i; --j)
+      graph.mutable_node()->SwapElements(j, j - 1);
+    ++i;
+  }
+}
+
+/// Before opset 7, a binary op with `broadcast` = 1 may place its second
+/// input's dims at `axis` of the first's. The converter indexes the first
+/// input's dims by that axis unchecked: a negative one is made positive here,
+/// and the index of a node whose axis leaves the dims out of range returned.
+std::optional<int> legacyBroadcastAxes(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    onnx::NodeProto &node = *graph.mutable_node(i);
+    onnx::AttributeProto *axis = nullptr;
+    bool broadcast = false;
+    for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      broadcast |= attr.name() == "broadcast" && attr.i() == 1;
+      if (attr.name() == "axis")
+        axis = &attr;
+    }
+    if (!broadcast || !axis || node.input_size() != 2)
+      continue;
+    std::optional<std::vector<int64_t>> a = knownShape(graph, node.input(0));
+    std::optional<std::vector<int64_t>> b = knownShape(graph, node.input(1));
+    if (!a || !b)
+      continue; // the converter stops at the missing shape itself
+    int64_t rank = (int64_t)a->size(), at = axis->i() < 0 ? axis->i() + rank : axis->i();
+    if (at < 0 || at > rank - (int64_t)b->size())
+      return i;
+    axis->set_i(at);
+  }
+  return std::nullopt;
+}
+
+/// Converts `model` to kUpgradeTarget; the converter's message when it throws.
+std::optional<std::string> convert(const onnx::ModelProto &model, onnx::ModelProto &out) {
+  try {
+    out = onnx::version_conversion::ConvertVersion(model, (int)kUpgradeTarget);
+  } catch (const std::exception &error) {
+    std::string what = error.what();
+    // Assertion messages start with the converter's source path and line.
+    size_t at = what.find("Assertion");
+    return at == std::string::npos ? what : what.substr(at);
+  }
+  return std::nullopt;
+}
+
+/// A model holding `graph`'s node `index` alone, its inputs and outputs typed
+/// as `graph` declares them.
+onnx::ModelProto singleNodeModel(const onnx::ModelProto &model, int index,
+                                 const llvm::StringMap<const onnx::ValueInfoProto *> &infos) {
+  onnx::ModelProto single;
+  single.set_ir_version(model.ir_version());
+  *single.mutable_opset_import() = model.opset_import();
+  onnx::GraphProto &graph = *single.mutable_graph();
+  graph.set_name("node");
+  const onnx::NodeProto &node = model.graph().node(index);
+  *graph.add_node() = node;
+  auto declare = [&](const std::string &name, onnx::ValueInfoProto *info) {
+    if (const onnx::ValueInfoProto *known = infos.lookup(name))
+      *info = *known;
+    else
+      info->set_name(name);
+  };
+  for (const std::string &name : node.input())
+    if (!name.empty())
+      declare(name, graph.add_input());
+  for (const std::string &name : node.output())
+    if (!name.empty())
+      declare(name, graph.add_output());
+  return single;
+}
+
+/// The index of the node whose conversion alone fails, preferring one that
+/// fails with `message`.
+std::optional<int> failingNode(const onnx::ModelProto &model, const std::string &message) {
+  llvm::StringMap<const onnx::ValueInfoProto *> infos;
+  std::vector<onnx::ValueInfoProto> weightInfos(model.graph().initializer_size());
+  for (int i = 0; i < model.graph().initializer_size(); ++i) {
+    const onnx::TensorProto &weight = model.graph().initializer(i);
+    onnx::ValueInfoProto &info = weightInfos[i];
+    info.set_name(weight.name());
+    onnx::TypeProto::Tensor &tensor = *info.mutable_type()->mutable_tensor_type();
+    tensor.set_elem_type(weight.data_type());
+    for (int64_t dim : weight.dims())
+      tensor.mutable_shape()->add_dim()->set_dim_value(dim);
+    infos[weight.name()] = &info;
+  }
+  for (const auto *list : {&model.graph().input(), &model.graph().value_info(),
+                           &model.graph().output()})
+    for (const onnx::ValueInfoProto &info : *list)
+      if (info.has_type())
+        infos[info.name()] = &info;
+  std::optional<int> first;
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    onnx::ModelProto out;
+    std::optional<std::string> failure = convert(singleNodeModel(model, i, infos), out);
+    if (failure && *failure == message)
+      return i;
+    if (failure && !first)
+      first = i;
+  }
+  return first;
+}
+} // namespace
+
+LogicalResult nnc::onnx_frontend::upgradeOpset(MLIRContext &context, onnx::ModelProto &model,
+                                               const std::string &modelPath) {
+  int64_t opset = 0;
+  for (const onnx::OperatorSetIdProto &imp : model.opset_import())
+    if (isDefaultDomain(imp.domain()))
+      opset = imp.version();
+  if (opset == 0 || opset >= kUpgradeTarget)
+    return success();
+
+  Location fileLoc = FileLineColLoc::get(&context, modelPath, 0, 0);
+  auto nodeLoc = [&](int index) {
+    return NameLoc::get(StringAttr::get(&context, nodeName(model.graph().node(index), index)),
+                        fileLoc);
+  };
+  // The converter knows the default domain only, and ops of its schemas, and
+  // names no node when one reads a value nothing defined before it.
+  int unconvertible = 0;
+  onnx::checker::CheckerContext checker;
+  checker.set_ir_version((int)model.ir_version());
+  checker.set_opset_imports({{"", (int)opset}});
+  onnx::checker::LexicalScopeContext scope;
+  llvm::StringSet<> defined;
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    defined.insert(input.name());
+  for (const onnx::TensorProto &weight : model.graph().initializer())
+    defined.insert(weight.name());
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const onnx::NodeProto &node = model.graph().node(i);
+    for (const std::string &input : node.input())
+      if (!input.empty() && !defined.contains(input)) {
+        ++unconvertible;
+        emitError(nodeLoc(i)) << node.op_type() << " reads '" << input
+                              << "', which no earlier node, graph input or initializer defines";
+      }
+    for (const std::string &output : node.output())
+      defined.insert(output);
+    // Subgraphs (If, Loop) are imported by no handler, and the converter's
+    // IR import trusts their scopes.
+    bool subgraph = llvm::any_of(node.attribute(), [](const onnx::AttributeProto &attr) {
+      return attr.has_g() || attr.graphs_size() > 0;
+    });
+    bool known = !subgraph && isDefaultDomain(node.domain()) &&
+                 onnx::OpSchemaRegistry::Schema(node.op_type(), (int)opset, "");
+    if (known) {
+      // The adapters trust their node to fit its schema (input counts,
+      // attribute types) and index by it: ONNX's checker sees to that first.
+      try {
+        onnx::checker::check_node(node, checker, scope);
+      } catch (const std::exception &error) {
+        ++unconvertible;
+        std::string what = error.what();
+        emitError(nodeLoc(i)) << node.op_type() << " (opset " << opset
+                              << "): " << what.substr(0, what.find("\n"));
+      }
+    } else {
+      ++unconvertible;
+      int64_t version = opset;
+      for (const onnx::OperatorSetIdProto &imp : model.opset_import())
+        if (!isDefaultDomain(node.domain()) && imp.domain() == node.domain())
+          version = imp.version();
+      emitError(nodeLoc(i)) << "unsupported op '" << node.op_type() << "' (domain '"
+                            << (node.domain().empty() ? "ai.onnx" : node.domain())
+                            << "', opset " << version << ")";
+    }
+  }
+  // The converter's IR import dereferences the value of every graph output
+  // unchecked.
+  for (const onnx::ValueInfoProto &output : model.graph().output())
+    if (!defined.contains(output.name())) {
+      ++unconvertible;
+      emitError(fileLoc) << "graph output '" << output.name() << "' is never computed";
+    }
+  if (unconvertible)
+    return emitError(fileLoc) << "the model imports opset " << opset << ", which nnc reads by "
+                              << "upgrading it to opset " << kUpgradeTarget
+                              << " with ONNX's version converter; " << unconvertible
+                              << " problem(s) above keep it from converting";
+
+  // Large weights sit out the conversion: the converter sees each as a graph
+  // input of its type and dims (before IR version 4 they are listed there
+  // already), which its IR holds without copying any data.
+  std::vector<onnx::TensorProto> weights;
+  llvm::StringSet<> declared, added;
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    declared.insert(input.name());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> &initializers =
+      *model.mutable_graph()->mutable_initializer();
+  for (int i = 0; i < initializers.size();) {
+    if (!isLarge(initializers[i])) {
+      ++i;
+      continue;
+    }
+    onnx::TensorProto &weight = weights.emplace_back();
+    weight.Swap(&initializers[i]);
+    initializers.DeleteSubrange(i, 1);
+    if (!declared.contains(weight.name())) {
+      added.insert(weight.name());
+      onnx::ValueInfoProto &input = *model.mutable_graph()->add_input();
+      input.set_name(weight.name());
+      onnx::TypeProto::Tensor &type = *input.mutable_type()->mutable_tensor_type();
+      type.set_elem_type(weight.data_type());
+      onnx::TensorShapeProto &shape = *type.mutable_shape();
+      for (int64_t dim : weight.dims())
+        shape.add_dim()->set_dim_value(dim);
+    }
+  }
+  auto restore = [&](onnx::ModelProto &into) {
+    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &inputs =
+        *into.mutable_graph()->mutable_input();
+    for (int i = inputs.size() - 1; i >= 0; --i)
+      if (added.contains(inputs[i].name()))
+        inputs.DeleteSubrange(i, 1);
+    for (onnx::TensorProto &weight : weights)
+      into.mutable_graph()->add_initializer()->Swap(&weight);
+  };
+
+  // The converter's broadcast adapters need every input's shape, which a
+  // model of these opsets seldom declares: ONNX's shape inference adds them.
+  // Where it cannot, the converter's own error says which shape is missing.
+  onnx::ModelProto typed = model;
+  try {
+    onnx::shape_inference::InferShapes(typed);
+  } catch (const std::exception &) {
+    typed = model;
+  }
+  // ... and of every value_info entry: those of values nothing defines go.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &infos =
+      *typed.mutable_graph()->mutable_value_info();
+  for (int i = infos.size() - 1; i >= 0; --i)
+    if (!defined.contains(infos[i].name()))
+      infos.DeleteSubrange(i, 1);
+  perChannelSlopes(typed);
+  if (std::optional<int> bad = legacyBroadcastAxes(typed)) {
+    restore(model);
+    return emitError(nodeLoc(*bad)) << model.graph().node(*bad).op_type() << " (opset " << opset
+                                    << "): the broadcast axis leaves the second input's dims "
+                                       "outside the first's";
+  }
+  onnx::ModelProto upgraded;
+  if (std::optional<std::string> failure = convert(typed, upgraded)) {
+    std::optional<int> node = failingNode(typed, *failure);
+    restore(model);
+    InFlightDiagnostic diag = emitError(node ? Location(nodeLoc(*node)) : fileLoc);
+    if (node)
+      diag << model.graph().node(*node).op_type() << " (opset " << opset << "): ";
+    return diag << "ONNX's version converter cannot upgrade it from opset " << opset
+                << " to opset " << kUpgradeTarget << ": " << *failure;
+  }
+  // The inferred shapes were for the converter: the import computes its own
+  // and checks them against what the model itself declared.
+  *upgraded.mutable_graph()->mutable_value_info() = model.graph().value_info();
+  restore(upgraded);
+  model = std::move(upgraded);
+  return success();
+}
