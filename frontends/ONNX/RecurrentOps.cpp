@@ -127,6 +127,8 @@ public:
     int64_t size = NodeImporter::type(x).getDimSize(1) / parts;
     Operation *op = n.createOp<nn::SplitOp>(x, b.getI64IntegerAttr(1),
                                             b.getDenseI64ArrayAttr(SmallVector<int64_t>(parts, size)));
+    if ((int64_t)op->getNumResults() != parts) // a rejected split's stand-in
+      return SmallVector<Value>(parts, op->getResult(0));
     return SmallVector<Value>(op->getResults());
   }
   Value concat(ArrayRef<Value> values, int64_t axis) {
@@ -237,6 +239,12 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
     return failure();
   if (lens && !isa<IntegerType>(NodeImporter::type(lens).getElementType()))
     return n.fail("sequence_lens must hold integers");
+  Type element = xType.getElementType();
+  if (!isa<FloatType>(element))
+    return n.fail("X must hold floats");
+  for (Value v : {w, r, bias, h0, c0, peep})
+    if (v && NodeImporter::type(v).getElementType() != element)
+      return n.fail("W, R, B, initial_h, initial_c and P must hold X's element type");
 
   if (const onnx::AttributeProto *clip = n.attr("clip")) {
     if (!(clip->f() > 0))
@@ -305,6 +313,8 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
     Value c = cell == Cell::LSTM ? (c0 ? u.take(c0, 0, d) : u.zeros({batch, hidden})) : Value();
     SmallVector<Value> outputs(steps);
     for (int64_t s = 0; s < steps; ++s) {
+      if (n.rejected()) // reported; the remaining steps would repeat it
+        return failure();
       int64_t t = reverse ? steps - 1 - s : s;
       Value xt = u.take(projected, 0, t); // [batch, gates * hidden]
       Value newH, newC;
