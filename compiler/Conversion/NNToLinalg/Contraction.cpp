@@ -311,6 +311,9 @@ Value buildPatches(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> roles,
 
 Value spaceToDepth(OpBuilder &b, Location loc, Value x);
 
+/// The most rows buildStride2Patches copies one by one.
+constexpr int64_t kMaxPatchRowCopies = 64;
+
 /// The patch matrix [N, C, KH, KW, OH, OW] of a 2-D stride-2 convolution (no
 /// dilation) copied from the 2x2 space-to-depth of its padded input: tap
 /// (i, j) reads phase (i % 2, j % 2) at offset (i / 2, j / 2), a contiguous
@@ -439,8 +442,11 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   } else {
     // Row copies from phases beat gathers for few channels (a stem); for
     // many, the phases' extra copy of the input would not pay (not measured).
+    // Each row is an insert into the patch tensor, a chain whose
+    // bufferization analysis grows with its square: ResNet's 7x7 stem (147
+    // rows) took 12 s of a 32x32 compile. Longer chains gather.
     bool phases = strides[0] == 2 && strides[1] == 2 && dilations[0] == 1 &&
-                  dilations[1] == 1 && c <= 4;
+                  dilations[1] == 1 && c <= 4 && c * kh * kw <= kMaxPatchRowCopies;
     Value copied = phases ? buildStride2Patches(b, loc, input, kh, kw, oh, ow, padsBegin)
                           : buildPatches(b, loc, input, {0, 1, 2, 3, 4, 5},
                                          {n, c, kh, kw, oh, ow}, strides, dilations, padsBegin);
