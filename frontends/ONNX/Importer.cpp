@@ -605,7 +605,7 @@ OwningOpRef<ModuleOp> nnc::onnx_frontend::importModel(MLIRContext &context, onnx
                                                       const std::string &modelPath,
                                                       const ImportOptions &options) {
   context.loadDialect<nn::NNDialect, func::FuncDialect>();
-  if (failed(upgradeOpset(context, model, modelPath)))
+  if (failed(upgradeOpset(context, model, modelPath, options)))
     return nullptr;
   return GraphImporter(context, model, modelPath, options).run();
 }

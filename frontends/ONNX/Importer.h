@@ -51,9 +51,10 @@ llvm::LogicalResult parseModel(mlir::Location loc, llvm::StringRef bytes, bool t
 /// Upgrades a model that imports a default-domain opset older than 7 to
 /// opset 7 with ONNX's version converter, in place; a newer one is left as it
 /// is. On failure the error names the node that keeps the model from
-/// converting, and `model` is unchanged.
+/// converting, and `model` is unchanged. `options`' pinned dims hold for the
+/// conversion too.
 llvm::LogicalResult upgradeOpset(mlir::MLIRContext &context, onnx::ModelProto &model,
-                                 const std::string &modelPath);
+                                 const std::string &modelPath, const ImportOptions &options);
 
 /// Imports `model` as a module holding `func.func @main`. Raw weight bytes are
 /// moved out of `model` into the module, not copied. A model older than

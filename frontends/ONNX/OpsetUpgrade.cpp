@@ -25,6 +25,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -32,9 +33,17 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <vector>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -57,7 +66,8 @@ bool isLarge(const onnx::TensorProto &weight) {
 
 bool isDefaultDomain(const std::string &domain) { return domain.empty() || domain == "ai.onnx"; }
 
-/// The shape `graph` declares or infers for `name`, if it knows all its dims.
+/// The shape `graph` declares or infers for `name`, an unknown (symbolic)
+/// dim as -1; nullopt when not even the rank is known.
 std::optional<std::vector<int64_t>> knownShape(const onnx::GraphProto &graph,
                                                const std::string &name) {
   for (const onnx::TensorProto &weight : graph.initializer())
@@ -68,37 +78,62 @@ std::optional<std::vector<int64_t>> knownShape(const onnx::GraphProto &graph,
       if (info.name() != name || !info.type().tensor_type().has_shape())
         continue;
       std::vector<int64_t> shape;
-      for (const auto &dim : info.type().tensor_type().shape().dim()) {
-        if (!dim.has_dim_value())
-          return std::nullopt;
-        shape.push_back(dim.dim_value());
-      }
+      for (const auto &dim : info.type().tensor_type().shape().dim())
+        shape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
       return shape;
     }
   return std::nullopt;
 }
+
+/// A failure of the upgrade at a node (an index into the original graph).
+struct NodeFailure {
+  int node;
+  std::string message;
+};
 
 /// Before opset 7, PRelu's slope holds one value per channel (dim 1); from 7
 /// on it broadcasts from the right, and the converter leaves it as it is, so
 /// an N x C x ... input with a C-slope would fail to broadcast or, where the
 /// last dim happens to be C too, silently take the wrong slope. An Unsqueeze
 /// before the PRelu places such a slope's channel dim at 1 (the import folds
-/// it into a weight).
-void perChannelSlopes(onnx::ModelProto &model) {
+/// it into a weight); a slope whose layout cannot be told is an error.
+/// `origin` maps each node of the rewritten graph to the node of the
+/// original one it stands for.
+std::optional<NodeFailure> perChannelSlopes(onnx::ModelProto &model, std::vector<int> &origin) {
   onnx::GraphProto &graph = *model.mutable_graph();
-  for (int i = 0; i < graph.node_size(); ++i) {
+  origin.clear();
+  llvm::StringSet<> names;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    names.insert(input.name());
+  for (const onnx::TensorProto &weight : graph.initializer())
+    names.insert(weight.name());
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &output : node.output())
+      names.insert(output);
+  for (int i = 0, original = 0; i < graph.node_size(); ++i, ++original) {
+    origin.push_back(original);
     onnx::NodeProto node = graph.node(i);
     if (node.op_type() != "PRelu" || !isDefaultDomain(node.domain()) || node.input_size() != 2)
       continue;
     std::optional<std::vector<int64_t>> x = knownShape(graph, node.input(0));
     std::optional<std::vector<int64_t>> slope = knownShape(graph, node.input(1));
-    if (!x || !slope || x->size() < 3 || slope->size() != 1 || (*slope)[0] == 1)
-      continue;
+    if (slope && (slope->size() == 0 || (slope->size() == 1 && (*slope)[0] == 1)))
+      continue; // one slope for all
+    if (slope && slope->size() != 1)
+      continue; // laid out by the model itself
+    if (!x || !slope || (*slope)[0] < 0)
+      return NodeFailure{original, "cannot tell whether PRelu's slope is per channel: ONNX's "
+                                   "shape inference finds no shape for its input or slope"};
+    if (x->size() < 3)
+      continue; // [N, C]: the channel dim is last already
+    std::string name;
+    for (int k = 0; name.empty() || names.contains(name); ++k)
+      name = node.input(1) + "/per_channel" + (k ? "_" + std::to_string(k) : "");
+    names.insert(name);
     onnx::NodeProto unsqueeze;
     unsqueeze.set_op_type("Unsqueeze");
     unsqueeze.set_name(node.name() + "/per_channel_slope");
     unsqueeze.add_input(node.input(1));
-    std::string name = node.input(1) + "/per_channel_" + std::to_string(i);
     unsqueeze.add_output(name);
     onnx::AttributeProto &axes = *unsqueeze.add_attribute();
     axes.set_name("axes");
@@ -111,7 +146,9 @@ void perChannelSlopes(onnx::ModelProto &model) {
     for (int j = graph.node_size() - 1; j > i; --j)
       graph.mutable_node()->SwapElements(j, j - 1);
     ++i;
+    origin.push_back(original);
   }
+  return std::nullopt;
 }
 
 /// Before opset 7, a binary op with `broadcast` = 1 may place its second
@@ -213,10 +250,140 @@ std::optional<int> failingNode(const onnx::ModelProto &model, const std::string 
   }
   return first;
 }
+
+struct Upgrade {
+  std::optional<NodeFailure> failure; // node -1: no node to blame
+  onnx::ModelProto model;
+};
+
+/// Shape inference, the converter and what prepares for it, in this process.
+Upgrade upgradeInProcess(const onnx::ModelProto &stripped, const llvm::StringSet<> &defined,
+                         int64_t opset) {
+  Upgrade out;
+  // The converter's broadcast adapters need every input's shape, which a
+  // model of these opsets seldom declares: ONNX's shape inference adds them.
+  // Where it cannot, the converter's own error says which shape is missing.
+  onnx::ModelProto typed = stripped;
+  try {
+    onnx::shape_inference::InferShapes(typed);
+  } catch (const std::exception &) {
+    typed = stripped;
+  }
+  // The converter's IR import dereferences the value of every value_info
+  // entry: those of values nothing defines go.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &infos =
+      *typed.mutable_graph()->mutable_value_info();
+  for (int i = infos.size() - 1; i >= 0; --i)
+    if (!defined.contains(infos[i].name()))
+      infos.DeleteSubrange(i, 1);
+  std::vector<int> origin;
+  if (std::optional<NodeFailure> failure = perChannelSlopes(typed, origin)) {
+    out.failure = failure;
+    return out;
+  }
+  if (std::optional<int> bad = legacyBroadcastAxes(typed)) {
+    out.failure = NodeFailure{origin[*bad], "the broadcast axis leaves the second input's dims "
+                                            "outside the first's"};
+    return out;
+  }
+  if (std::optional<std::string> failure = convert(typed, out.model)) {
+    std::optional<int> node = failingNode(typed, *failure);
+    std::string message = "ONNX's version converter cannot upgrade it from opset " +
+                          std::to_string(opset) + " to opset " +
+                          std::to_string(kUpgradeTarget) + ": " + *failure;
+    if (failure->find("is a param") != std::string::npos)
+      message += " (pin symbolic dims with --dim or --input-shape)";
+    out.failure = NodeFailure{node ? origin[*node] : -1, message};
+  }
+  return out;
+}
+
+/// upgradeInProcess in a child process. ONNX's shape inference and converter
+/// are not hardened against malformed models (a zero stride divides by zero,
+/// a rank-0 Gemm input is read past its end): a crash there must be an error
+/// of nnc's, not its death. Where no child can be made, it runs here.
+Upgrade runIsolated(const onnx::ModelProto &stripped, const llvm::StringSet<> &defined,
+                    int64_t opset) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return upgradeInProcess(stripped, defined, opset);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return upgradeInProcess(stripped, defined, opset);
+  }
+  if (pid == 0) { // the child: the outcome down the pipe, then out
+    close(fds[0]);
+    // A crash is reported by the parent: no crash handler's stack dump, and
+    // nothing libonnx prints.
+    for (int sig : {SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT})
+      signal(sig, SIG_DFL);
+    if (int null = open("/dev/null", O_WRONLY); null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+    }
+    Upgrade up = upgradeInProcess(stripped, defined, opset);
+    std::string bytes;
+    if (up.failure) {
+      int32_t node = up.failure->node;
+      bytes = "F" + std::string(reinterpret_cast<const char *>(&node), sizeof(node)) +
+              up.failure->message;
+    } else {
+      bytes = "O";
+      up.model.AppendToString(&bytes);
+    }
+    for (size_t done = 0; done < bytes.size();) {
+      ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        _exit(1);
+      done += (size_t)n;
+    }
+    _exit(0); // no atexit handlers, no flushed buffers of the parent's
+  }
+  close(fds[1]);
+  std::string data;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    data.append(buffer, (size_t)n);
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  Upgrade out;
+  bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!exited || data.empty()) {
+    std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                          : "exit status " + std::to_string(WEXITSTATUS(status));
+    out.failure = NodeFailure{-1, "ONNX's shape inference or version converter crashed on this "
+                                  "model (" + how + ") while upgrading it to opset " +
+                                  std::to_string(kUpgradeTarget)};
+  } else if (data[0] == 'O') {
+    if (!out.model.ParseFromArray(data.data() + 1, (int)(data.size() - 1)))
+      out.failure = NodeFailure{-1, "the upgraded model could not be read back"};
+  } else {
+    int32_t node = -1;
+    if (data.size() >= 1 + sizeof(node))
+      memcpy(&node, data.data() + 1, sizeof(node));
+    out.failure = NodeFailure{node, data.size() > 1 + sizeof(node)
+                                        ? data.substr(1 + sizeof(node))
+                                        : std::string("the upgrade failed")};
+  }
+  return out;
+}
 } // namespace
 
 LogicalResult nnc::onnx_frontend::upgradeOpset(MLIRContext &context, onnx::ModelProto &model,
-                                               const std::string &modelPath) {
+                                               const std::string &modelPath,
+                                               const ImportOptions &options) {
   int64_t opset = 0;
   for (const onnx::OperatorSetIdProto &imp : model.opset_import())
     if (isDefaultDomain(imp.domain()))
@@ -235,6 +402,8 @@ LogicalResult nnc::onnx_frontend::upgradeOpset(MLIRContext &context, onnx::Model
   onnx::checker::CheckerContext checker;
   checker.set_ir_version((int)model.ir_version());
   checker.set_opset_imports({{"", (int)opset}});
+  // External data of a Constant's tensor is found beside the model.
+  checker.set_model_dir(llvm::sys::path::parent_path(modelPath).str());
   onnx::checker::LexicalScopeContext scope;
   llvm::StringSet<> defined;
   for (const onnx::ValueInfoProto &input : model.graph().input())
@@ -293,80 +462,90 @@ LogicalResult nnc::onnx_frontend::upgradeOpset(MLIRContext &context, onnx::Model
                               << " with ONNX's version converter; " << unconvertible
                               << " problem(s) above keep it from converting";
 
-  // Large weights sit out the conversion: the converter sees each as a graph
-  // input of its type and dims (before IR version 4 they are listed there
-  // already), which its IR holds without copying any data.
-  std::vector<onnx::TensorProto> weights;
-  llvm::StringSet<> declared, added;
+  // The converter keeps dims in 32 bits.
+  auto tooLarge = [](int64_t dim) { return dim > INT32_MAX; };
+  for (const auto *list : {&model.graph().input(), &model.graph().output(),
+                           &model.graph().value_info()})
+    for (const onnx::ValueInfoProto &info : *list)
+      for (const auto &dim : info.type().tensor_type().shape().dim())
+        if (tooLarge(dim.dim_value()))
+          return emitError(fileLoc) << "'" << info.name() << "' has a dim of " << dim.dim_value()
+                                    << ", more than ONNX's version converter holds (2^31 - 1)";
+  for (const onnx::TensorProto &weight : model.graph().initializer())
+    if (llvm::any_of(weight.dims(), tooLarge))
+      return emitError(fileLoc) << "tensor '" << weight.name() << "' has a dim of more than "
+                                << "ONNX's version converter holds (2^31 - 1)";
+
+  // What the converter sees: the model without its large weights' data. Each
+  // weight is also declared a graph input, as IR version 3 requires and as
+  // the converter reads the large ones' type and dims from.
+  onnx::ModelProto stripped;
+  {
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> held;
+    held.Swap(model.mutable_graph()->mutable_initializer());
+    stripped = model;
+    held.Swap(model.mutable_graph()->mutable_initializer());
+  }
+  llvm::StringSet<> declared;
   for (const onnx::ValueInfoProto &input : model.graph().input())
     declared.insert(input.name());
-  google::protobuf::RepeatedPtrField<onnx::TensorProto> &initializers =
-      *model.mutable_graph()->mutable_initializer();
-  for (int i = 0; i < initializers.size();) {
-    if (!isLarge(initializers[i])) {
-      ++i;
+  for (const onnx::TensorProto &weight : model.graph().initializer()) {
+    if (!isLarge(weight))
+      *stripped.mutable_graph()->add_initializer() = weight;
+    if (declared.contains(weight.name()))
       continue;
-    }
-    onnx::TensorProto &weight = weights.emplace_back();
-    weight.Swap(&initializers[i]);
-    initializers.DeleteSubrange(i, 1);
-    if (!declared.contains(weight.name())) {
-      added.insert(weight.name());
-      onnx::ValueInfoProto &input = *model.mutable_graph()->add_input();
-      input.set_name(weight.name());
-      onnx::TypeProto::Tensor &type = *input.mutable_type()->mutable_tensor_type();
-      type.set_elem_type(weight.data_type());
-      onnx::TensorShapeProto &shape = *type.mutable_shape();
-      for (int64_t dim : weight.dims())
-        shape.add_dim()->set_dim_value(dim);
-    }
+    onnx::ValueInfoProto &input = *stripped.mutable_graph()->add_input();
+    input.set_name(weight.name());
+    onnx::TypeProto::Tensor &type = *input.mutable_type()->mutable_tensor_type();
+    type.set_elem_type(weight.data_type());
+    onnx::TensorShapeProto &shape = *type.mutable_shape();
+    for (int64_t dim : weight.dims())
+      shape.add_dim()->set_dim_value(dim);
   }
-  auto restore = [&](onnx::ModelProto &into) {
-    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &inputs =
-        *into.mutable_graph()->mutable_input();
-    for (int i = inputs.size() - 1; i >= 0; --i)
-      if (added.contains(inputs[i].name()))
-        inputs.DeleteSubrange(i, 1);
-    for (onnx::TensorProto &weight : weights)
-      into.mutable_graph()->add_initializer()->Swap(&weight);
-  };
+  // Pinned dims hold for the converter too: its broadcast checks want numbers.
+  for (auto *list : {stripped.mutable_graph()->mutable_input(),
+                           stripped.mutable_graph()->mutable_output(),
+                           stripped.mutable_graph()->mutable_value_info()})
+    for (onnx::ValueInfoProto &info : *list) {
+      onnx::TensorShapeProto *shape = info.mutable_type()->mutable_tensor_type()->mutable_shape();
+      auto pinned = options.inputShapes.find(info.name());
+      if (pinned != options.inputShapes.end() && (int64_t)pinned->second.size() == shape->dim_size()) {
+        for (int i = 0; i < shape->dim_size(); ++i)
+          shape->mutable_dim(i)->set_dim_value(pinned->second[i]);
+        continue;
+      }
+      for (auto &dim : *shape->mutable_dim())
+        if (auto it = options.dims.find(dim.dim_param()); dim.has_dim_param() && it != options.dims.end())
+          dim.set_dim_value(it->second);
+    }
 
-  // The converter's broadcast adapters need every input's shape, which a
-  // model of these opsets seldom declares: ONNX's shape inference adds them.
-  // Where it cannot, the converter's own error says which shape is missing.
-  onnx::ModelProto typed = model;
-  try {
-    onnx::shape_inference::InferShapes(typed);
-  } catch (const std::exception &) {
-    typed = model;
+  Upgrade upgraded = runIsolated(stripped, defined, opset);
+  if (upgraded.failure) {
+    InFlightDiagnostic diag = emitError(upgraded.failure->node >= 0
+                                            ? Location(nodeLoc(upgraded.failure->node))
+                                            : Location(fileLoc));
+    if (upgraded.failure->node >= 0)
+      diag << model.graph().node(upgraded.failure->node).op_type() << " (opset " << opset << "): ";
+    return diag << upgraded.failure->message;
   }
-  // ... and of every value_info entry: those of values nothing defines go.
-  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &infos =
-      *typed.mutable_graph()->mutable_value_info();
-  for (int i = infos.size() - 1; i >= 0; --i)
-    if (!defined.contains(infos[i].name()))
-      infos.DeleteSubrange(i, 1);
-  perChannelSlopes(typed);
-  if (std::optional<int> bad = legacyBroadcastAxes(typed)) {
-    restore(model);
-    return emitError(nodeLoc(*bad)) << model.graph().node(*bad).op_type() << " (opset " << opset
-                                    << "): the broadcast axis leaves the second input's dims "
-                                       "outside the first's";
-  }
-  onnx::ModelProto upgraded;
-  if (std::optional<std::string> failure = convert(typed, upgraded)) {
-    std::optional<int> node = failingNode(typed, *failure);
-    restore(model);
-    InFlightDiagnostic diag = emitError(node ? Location(nodeLoc(*node)) : fileLoc);
-    if (node)
-      diag << model.graph().node(*node).op_type() << " (opset " << opset << "): ";
-    return diag << "ONNX's version converter cannot upgrade it from opset " << opset
-                << " to opset " << kUpgradeTarget << ": " << *failure;
-  }
-  // The inferred shapes were for the converter: the import computes its own
-  // and checks them against what the model itself declared.
-  *upgraded.mutable_graph()->mutable_value_info() = model.graph().value_info();
-  restore(upgraded);
-  model = std::move(upgraded);
+
+  // The converter rewrote nodes only: the graph's interface, declared shapes
+  // and weights (in their order, with any the converter added after) are the
+  // model's own.
+  onnx::GraphProto &result = *upgraded.model.mutable_graph();
+  *result.mutable_input() = model.graph().input();
+  *result.mutable_output() = model.graph().output();
+  *result.mutable_value_info() = model.graph().value_info();
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> added;
+  llvm::StringSet<> original;
+  for (const onnx::TensorProto &weight : model.graph().initializer())
+    original.insert(weight.name());
+  for (onnx::TensorProto &weight : *result.mutable_initializer())
+    if (!original.contains(weight.name()))
+      added.Add()->Swap(&weight);
+  result.mutable_initializer()->Swap(model.mutable_graph()->mutable_initializer());
+  for (onnx::TensorProto &weight : added)
+    result.add_initializer()->Swap(&weight);
+  model = std::move(upgraded.model);
   return success();
 }

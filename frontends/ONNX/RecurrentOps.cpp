@@ -217,6 +217,9 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
                   "(pin symbolic dims with --dim)");
   int64_t steps = xType.getDimSize(0), batch = xType.getDimSize(1), inputSize = xType.getDimSize(2);
   int64_t hidden = rType.getDimSize(2);
+  if (steps == 0 || batch == 0 || inputSize == 0 || hidden == 0)
+    return n.fail("X and R must have no zero-sized dims (got sequence " + Twine(steps) + ", batch " +
+                  Twine(batch) + ", input " + Twine(inputSize) + ", hidden " + Twine(hidden) + ")");
   if (n.attr("hidden_size") && n.attrInt("hidden_size", 0) != hidden)
     return n.fail("hidden_size " + Twine(n.attrInt("hidden_size", 0)) +
                   " does not match R's last dim " + Twine(hidden));
