@@ -179,9 +179,11 @@ FailureOr<SmallVector<int64_t>> NodeImporter::normalizeAxes(ArrayRef<int64_t> ax
 // Graph import
 //===----------------------------------------------------------------------===//
 
-namespace {
-bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
+bool nnc::onnx_frontend::isDefaultDomain(StringRef domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
 
+namespace {
 const std::vector<HandlerEntry> &handlerTable() {
   static const std::vector<HandlerEntry> table = [] {
     std::vector<HandlerEntry> t;

@@ -30,6 +30,9 @@ struct HandlerEntry {
   Handler handler;
 };
 
+/// Whether `domain` names ONNX's default domain ("" or "ai.onnx").
+bool isDefaultDomain(llvm::StringRef domain);
+
 /// Each op family file contributes its table.
 void addElementwiseHandlers(std::vector<HandlerEntry> &table);
 void addNNHandlers(std::vector<HandlerEntry> &table);

@@ -8,7 +8,7 @@
 // The converter copies every tensor through its own IR, which would double the
 // memory a model's weights take and drop the references of external data, so
 // large weights sit out the conversion: it sees their name, type and dims
-// only (all its adapters read), and the originals come back after.
+// only (all its adapters read), and the model keeps its own weights.
 //
 // Before opset 7, PRelu's slope was per channel, which the converter does not
 // carry over: perChannelSlopes does.
@@ -16,11 +16,13 @@
 // libonnx reports a failed conversion by throwing; this file alone is compiled
 // with exceptions (CMakeLists.txt) to turn those into diagnostics. The
 // converter names no node, so on failure each node is converted alone to find
-// the one that fails.
+// the one that fails. Shape inference and the converter crash on some
+// malformed models instead of throwing: they run in a child process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/ONNX/Importer.h"
+#include "frontends/ONNX/NodeImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
@@ -35,17 +37,18 @@
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstring>
 #include <exception>
 #include <optional>
 #include <vector>
 
-#include <csignal>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using namespace mlir;
+using nnc::onnx_frontend::isDefaultDomain;
 
 namespace {
 constexpr int64_t kUpgradeTarget = 7;
@@ -63,8 +66,6 @@ bool isLarge(const onnx::TensorProto &weight) {
     bytes += text.size();
   return bytes > kLargeWeightBytes;
 }
-
-bool isDefaultDomain(const std::string &domain) { return domain.empty() || domain == "ai.onnx"; }
 
 /// The shape `graph` declares or infers for `name`, an unknown (symbolic)
 /// dim as -1; nullopt when not even the rank is known.
@@ -504,28 +505,31 @@ LogicalResult nnc::onnx_frontend::upgradeOpset(MLIRContext &context, onnx::Model
   }
   // Pinned dims hold for the converter too: its broadcast checks want numbers.
   for (auto *list : {stripped.mutable_graph()->mutable_input(),
-                           stripped.mutable_graph()->mutable_output(),
-                           stripped.mutable_graph()->mutable_value_info()})
+                     stripped.mutable_graph()->mutable_output(),
+                     stripped.mutable_graph()->mutable_value_info()})
     for (onnx::ValueInfoProto &info : *list) {
       onnx::TensorShapeProto *shape = info.mutable_type()->mutable_tensor_type()->mutable_shape();
       auto pinned = options.inputShapes.find(info.name());
-      if (pinned != options.inputShapes.end() && (int64_t)pinned->second.size() == shape->dim_size()) {
+      if (pinned != options.inputShapes.end() &&
+          (int64_t)pinned->second.size() == shape->dim_size()) {
         for (int i = 0; i < shape->dim_size(); ++i)
           shape->mutable_dim(i)->set_dim_value(pinned->second[i]);
         continue;
       }
-      for (auto &dim : *shape->mutable_dim())
-        if (auto it = options.dims.find(dim.dim_param()); dim.has_dim_param() && it != options.dims.end())
+      for (auto &dim : *shape->mutable_dim()) {
+        auto it = options.dims.find(dim.dim_param());
+        if (dim.has_dim_param() && it != options.dims.end())
           dim.set_dim_value(it->second);
+      }
     }
 
   Upgrade upgraded = runIsolated(stripped, defined, opset);
   if (upgraded.failure) {
-    InFlightDiagnostic diag = emitError(upgraded.failure->node >= 0
-                                            ? Location(nodeLoc(upgraded.failure->node))
-                                            : Location(fileLoc));
-    if (upgraded.failure->node >= 0)
-      diag << model.graph().node(upgraded.failure->node).op_type() << " (opset " << opset << "): ";
+    int node = upgraded.failure->node;
+    bool named = node >= 0 && node < model.graph().node_size();
+    InFlightDiagnostic diag = emitError(named ? Location(nodeLoc(node)) : Location(fileLoc));
+    if (named)
+      diag << model.graph().node(node).op_type() << " (opset " << opset << "): ";
     return diag << upgraded.failure->message;
   }
 
