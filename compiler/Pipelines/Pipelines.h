@@ -19,7 +19,7 @@ namespace nnc {
 
 /// What --train asks for (docs/training.md); the fields of nn-autodiff.
 struct TrainOptions {
-  std::string loss = "mse";
+  std::string loss; // empty: the model's own when its first output is a scalar, else mse
   std::string optimizer = "sgd";
   double learningRate = 0.01, momentum = 0, weightDecay = 0;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;

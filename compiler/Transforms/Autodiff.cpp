@@ -126,8 +126,8 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
 
   LogicalResult checkOptions() {
     auto bad = [&](const Twine &message) { return getOperation().emitError(message); };
-    if (loss != "mse" && loss != "cross-entropy")
-      return bad("unknown loss '" + loss + "' (expected mse or cross-entropy)");
+    if (!loss.empty() && loss != "model" && loss != "mse" && loss != "cross-entropy")
+      return bad("unknown loss '" + loss + "' (expected model, mse or cross-entropy)");
     if (optimizer != "sgd" && optimizer != "adam" && optimizer != "adamw")
       return bad("unknown optimizer '" + optimizer + "' (expected sgd, adam or adamw)");
     if (!(learningRate > 0) || !(momentum >= 0) || !(weightDecay >= 0) ||
@@ -213,8 +213,26 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     return success();
   }
 
+  /// Picks the loss when none was asked for (the model's own when its first
+  /// output is a float scalar, else mse) and the labels' type; a model's own
+  /// loss takes no labels (they are among the model's inputs).
   LogicalResult chooseLabels() {
     auto output = cast<RankedTensorType>(main.getResultTypes()[0]);
+    bool scalar = output.getRank() == 0 && isa<FloatType>(output.getElementType());
+    if (loss.empty())
+      loss = scalar ? "model" : "mse";
+    if (loss == "model") {
+      if (!scalar)
+        return main.emitError("--loss=model needs the model's first output to be its loss, a "
+                              "float scalar (got ")
+               << output << ")";
+      return success();
+    }
+    for (const std::string &name : dataNames())
+      if (name == "labels")
+        return main.emitError("the model has an input named 'labels', the name the training "
+                              "functions give the labels of --loss=")
+               << loss << "; rename it, or use --loss=model if the model computes its loss";
     if (loss == "mse") {
       labelsType = output;
       return success();
@@ -490,8 +508,11 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     return success();
   }
 
-  /// The mean loss of `output` against `labels`, a 0-D tensor.
+  /// The mean loss of `output` against `labels`, a 0-D tensor; the model's
+  /// own loss is its output.
   Value buildLoss(NNBuilder &nb, Value output, Value labels) {
+    if (loss == "model")
+      return output;
     if (loss == "mse") {
       Value d = nb.sub(output, labels);
       return nb.reduceAll<ReduceMeanOp>(nb.mul(d, d));
@@ -566,8 +587,10 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
   LogicalResult buildTraining(OpBuilder &b, bool update) {
     SmallVector<Type> inputs(main.getArgumentTypes());
     std::vector<std::string> inputNames = dataNames(), outputNames{"loss"};
-    inputs.push_back(labelsType);
-    inputNames.push_back("labels");
+    if (labelsType) {
+      inputs.push_back(labelsType);
+      inputNames.push_back("labels");
+    }
     unsigned paramBase = inputs.size();
     // The loss is reported in f32 whatever the model's precision (the
     // trainer's contract); the gradients keep the parameters' types.
@@ -602,7 +625,7 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     Block &body = func.getBody().front();
     fb.setInsertionPointToEnd(&body);
     NNBuilder nb{fb, func.getLoc()};
-    Value lossValue = buildLoss(nb, forward[0], body.getArgument(paramBase - 1));
+    Value lossValue = buildLoss(nb, forward[0], labelsType ? body.getArgument(paramBase - 1) : Value());
     if (!lossValue)
       return func.emitError("could not build the loss");
     FailureOr<SmallVector<Value>> grads = buildGradients(func, paramBase, lossValue, fb);

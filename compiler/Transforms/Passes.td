@@ -64,7 +64,8 @@ def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
     An op without a gradient is an error at the op. Shapes must be static.
   }];
   let options = [
-    Option<"loss", "loss", "std::string", "\"mse\"", "mse or cross-entropy">,
+    Option<"loss", "loss", "std::string", "\"\"",
+           "model, mse or cross-entropy (empty: model for a scalar first output, else mse)">,
     Option<"optimizer", "optimizer", "std::string", "\"sgd\"", "sgd, adam or adamw">,
     Option<"learningRate", "lr", "double", "0.01", "learning rate">,
     Option<"momentum", "momentum", "double", "0.0", "SGD momentum">,

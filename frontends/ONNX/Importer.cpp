@@ -249,6 +249,27 @@ const Handler *findHandler(StringRef opType, int64_t opset) {
   return nullptr;
 }
 
+/// The initializers a graph reads only as a loss's class weights. PyTorch
+/// keeps those as buffers, not parameters, so training keeps them constant:
+/// they are not marked as initializers.
+llvm::StringSet<> onlyLossWeights(const onnx::GraphProto &graph) {
+  llvm::StringSet<> weights, other;
+  for (const onnx::NodeProto &node : graph.node()) {
+    bool loss = isDefaultDomain(node.domain()) &&
+                (node.op_type() == "SoftmaxCrossEntropyLoss" ||
+                 node.op_type() == "NegativeLogLikelihoodLoss");
+    for (int i = 0; i < node.input_size(); ++i)
+      (loss && i == 2 ? weights : other).insert(node.input(i));
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    other.insert(output.name());
+  llvm::StringSet<> result;
+  for (const auto &name : weights)
+    if (!other.contains(name.getKey()))
+      result.insert(name.getKey());
+  return result;
+}
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext &context, onnx::ModelProto &model, const std::string &modelPath,
@@ -496,13 +517,15 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   }
   builder.setInsertionPointToStart(body);
 
+  llvm::StringSet<> lossWeights = options.markInitializers ? onlyLossWeights(graph)
+                                                           : llvm::StringSet<>();
   for (onnx::TensorProto &t : *graph.mutable_initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
     FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelPath);
     if (failed(attr))
       return nullptr;
     auto constant = nn::ConstantOp::create(builder, loc, *attr);
-    if (options.markInitializers)
+    if (options.markInitializers && !lossWeights.contains(t.name()))
       constant->setAttr("nn.initializer", builder.getStringAttr(t.name()));
     values[t.name()] = constant.getResult();
   }

@@ -470,7 +470,9 @@ class Trainer:
     name, or a lone array for a one-input model), converted as
     :meth:`Session.run` converts them; ``labels`` is one array-like (for
     ``loss="mse"`` shaped like the model's output; for ``cross-entropy``
-    integer class indices).
+    integer class indices). A module whose loss is the model's own
+    (``loss="model"``, :attr:`has_labels` false) takes no ``labels``: they
+    are among the model's inputs.
     """
 
     def __init__(self, module, device="cpu", runtime=None):
@@ -480,6 +482,7 @@ class Trainer:
         self.runtime = runtime if runtime is not None else _default_runtime()
         self._trainer = _nnc.Trainer(self.runtime._runtime, module._module, device)
         self._inputs = [_tensor_info(t) for t in self._trainer.inputs]
+        self._has_labels = self._trainer.has_labels
         self._parameters = [_tensor_info(t) for t in self._trainer.parameters]
         self._by_name = {info.name: info for info in self._parameters}
         self._eval_outputs = [_tensor_info(t) for t in self._trainer.eval_outputs]
@@ -492,8 +495,14 @@ class Trainer:
     @property
     def inputs(self):
         """The :class:`TensorInfo` of each batch tensor a step takes: the
-        model's inputs, then ``labels`` (the last)."""
+        model's inputs, then ``labels`` (the last) when :attr:`has_labels`."""
         return list(self._inputs)
+
+    @property
+    def has_labels(self):
+        """Whether a step takes ``labels`` after the model's inputs (false
+        when the module's loss is the model's own)."""
+        return self._has_labels
 
     @property
     def parameters(self):
@@ -516,8 +525,16 @@ class Trainer:
         checkpoint's step count."""
         return self._trainer.steps
 
-    def _batch(self, inputs, labels):
-        model_inputs = self._inputs[:-1]
+    def _batch(self, inputs, labels, step=True):
+        model_inputs = self._inputs[:-1] if self._has_labels else self._inputs
+        if step and self._has_labels and labels is None:
+            raise Error(StatusCode.INVALID_ARGUMENT, "the trainer needs labels")
+        if labels is not None and not self._has_labels:
+            raise Error(
+                StatusCode.INVALID_ARGUMENT,
+                "the module's loss is the model's own: its labels are among the model's "
+                "inputs, not a separate argument",
+            )
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         names = [info.name for info in model_inputs]
@@ -536,12 +553,12 @@ class Trainer:
             given.append(labels)
         return [_as_input(value, info, f"input '{info.name}'") for value, info in zip(given, infos)]
 
-    def step(self, inputs, labels):
+    def step(self, inputs, labels=None):
         """One optimizer step on a batch; returns the batch's loss (computed
         before the update). On failure nothing changes."""
         return self._trainer.step(self._batch(inputs, labels))
 
-    def loss_and_gradients(self, inputs, labels):
+    def loss_and_gradients(self, inputs, labels=None):
         """The loss and every parameter's gradient on a batch, without
         changing the parameters or the optimizer state: ``(loss, {name:
         gradient})``."""
@@ -557,7 +574,7 @@ class Trainer:
         """Runs the model (the module's ``eval``) on ``inputs`` with the
         current parameters and running statistics; returns its outputs, a
         list of new arrays."""
-        arrays = self._batch(inputs, None)
+        arrays = self._batch(inputs, None, step=False)
         results = [_new_output(info, f"output '{info.name}'") for info in self._eval_outputs]
         self._trainer.eval(arrays, results)
         return results

@@ -299,6 +299,7 @@ public:
   }
 
   std::string device() const { return handle.device(); }
+  bool hasLabels() const { return handle.hasLabels(); }
   py::list inputs() const {
     py::list result;
     for (int32_t i = 0; i < handle.inputCount(); ++i)
@@ -348,7 +349,7 @@ public:
   /// declares them): the trainer owns eval's results and overwrites them on
   /// the next call.
   void eval(const py::sequence &inputs, const py::sequence &outputs) {
-    std::vector<Bound> bound = bindBatch(inputs, handle.inputCount() - 1);
+    std::vector<Bound> bound = bindBatch(inputs, handle.inputCount() - (handle.hasLabels() ? 1 : 0));
     std::vector<nnc_tensor_view_t> views = viewsOf(bound);
     int32_t outputCount = nnc_function_output_count(evalFunction);
     if (outputs.size() != static_cast<size_t>(outputCount))
@@ -482,6 +483,7 @@ PYBIND11_MODULE(_nnc, m) {
            py::arg("module"), py::arg("device"))
       .def_property_readonly("device", &Trainer::device)
       .def_property_readonly("inputs", &Trainer::inputs)
+      .def_property_readonly("has_labels", &Trainer::hasLabels)
       .def_property_readonly("parameters", &Trainer::parameters)
       .def_property_readonly("eval_outputs", &Trainer::evalOutputs)
       .def_property_readonly("steps", &Trainer::steps)

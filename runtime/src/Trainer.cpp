@@ -193,13 +193,17 @@ std::string checkSignatures(const Roles &init, const Roles &step, const Roles &g
       !error.empty())
     return error;
 
-  // The model's inputs, then labels: nnc_trainer_step's order.
-  if (step.data.empty() || step.data.back().key != "labels") {
+  // The model's inputs, then labels: nnc_trainer_step's order. A model that
+  // computes its own loss (--loss=model) takes no labels: eval takes all of
+  // train_step's inputs then.
+  bool labels = step.data.size() == eval.data.size() + 1;
+  if (labels && step.data.back().key != "labels") {
     for (const Slot &slot : step.data)
       if (slot.key == "labels")
         return functionName(step) + " takes '" + step.data.back().info->name +
                "' after 'labels' (the model's inputs come first)";
-    return functionName(step) + " has no input 'labels'";
+    return functionName(step) + " takes '" + step.data.back().info->name +
+           "' last, which eval does not take: the labels must be called 'labels'";
   }
   if (std::string error = checkLoss(step); !error.empty())
     return error;
@@ -250,7 +254,7 @@ std::string checkSignatures(const Roles &init, const Roles &step, const Roles &g
              " where train_step's is " + typeString(*it->info);
   }
 
-  Slots modelInputs(step.data.begin(), step.data.end() - 1);
+  Slots modelInputs(step.data.begin(), step.data.end() - (labels ? 1 : 0));
   if (std::string error = sameTensors(eval, "takes inputs", eval.data, "takes the model's inputs",
                                       modelInputs);
       !error.empty())
@@ -655,6 +659,10 @@ const char *nnc_trainer_device(const nnc_trainer_t *trainer) {
 
 int32_t nnc_trainer_input_count(const nnc_trainer_t *trainer) {
   return static_cast<int32_t>(trainer->stepData.size());
+}
+
+int32_t nnc_trainer_has_labels(const nnc_trainer_t *trainer) {
+  return trainer->stepData.size() != trainer->evalData.size() ? 1 : 0;
 }
 
 const nnc_tensor_info_t *nnc_trainer_input(const nnc_trainer_t *trainer, int32_t index) {

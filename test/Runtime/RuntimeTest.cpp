@@ -1955,7 +1955,8 @@ void testTrainerRefusesModules() {
        "train_no_eval.so' is not a training module: it has no function 'eval' (compile it with "
        "nnc --train)"},
       {"train_no_labels.so", NNC_STATUS_INVALID_ARGUMENT,
-       "train_no_labels.so' is inconsistent: function 'train_step' has no input 'labels'"},
+       "train_no_labels.so' is inconsistent: function 'train_step' takes 'targets' last, which "
+       "eval does not take: the labels must be called 'labels'"},
       {"train_grad_shape.so", NNC_STATUS_INVALID_ARGUMENT,
        "train_grad_shape.so' is inconsistent: function 'loss_and_gradients': 'grad:fc.weight' "
        "is f32 2x3 where train_step's 'param:fc.weight' is f32 3x2"},

@@ -24,7 +24,7 @@ struct Training {
   nnc::Runtime runtime;
   nnc::Module module;
   nnc::Trainer trainer;
-  std::vector<HostTensor> batch; // the model's inputs, then the labels
+  std::vector<HostTensor> batch; // the model's inputs, then the labels (if separate)
   std::vector<nnc_tensor_view_t> views;
 };
 
@@ -54,7 +54,8 @@ std::string open(const TrainingOptions &options, Training &out) {
   out.trainer = std::move(*trainer);
 
   int32_t count = out.trainer.inputCount();
-  std::string layout = " (the batch is the model's inputs, then the labels: " +
+  std::string layout = std::string(" (the batch is the model's inputs") +
+                       (out.trainer.hasLabels() ? ", then the labels: " : ": ") +
                        batchLayout(out.trainer) + ")";
   std::string extra = options.batch + "/input_" + std::to_string(count) + ".pb";
   if (exists(extra))

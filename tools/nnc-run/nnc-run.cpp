@@ -69,7 +69,7 @@ be unchanged after both (compiled code never writes its inputs).
 Training modules (nnc --train, docs/training.md) run through the runtime's
 trainer on one batch: DIR/input_<i>.pb holds the model's inputs in order, then
 the labels as the next file (input_0.pb and input_1.pb for a model of one
-input).
+input; no separate labels when the loss is the model's own, --loss=model).
 
   --check-gradients DIR compare the loss and every parameter's gradient with
                         DIR/loss.pb and DIR/grad_<parameter>.pb (parameter:

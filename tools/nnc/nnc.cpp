@@ -115,8 +115,11 @@ static cl::OptionCategory trainCategory("Training (--train)");
 static cl::opt<bool> train("train", cl::desc("compile the training functions (init, train_step, "
                                              "loss_and_gradients, eval) instead of main"),
                            cl::cat(trainCategory));
-static cl::opt<std::string> lossName("loss", cl::desc("mse or cross-entropy"), cl::init("mse"),
-                                     cl::cat(trainCategory));
+static cl::opt<std::string> lossName(
+    "loss",
+    cl::desc("model (the model's first output is its loss), mse or cross-entropy (default: model "
+             "when the first output is a scalar, else mse)"),
+    cl::cat(trainCategory));
 static cl::opt<std::string> optimizerName("optimizer", cl::desc("sgd, adam or adamw"),
                                           cl::init("sgd"), cl::cat(trainCategory));
 static cl::opt<double> learningRate("lr", cl::desc("learning rate (default 0.01)"), cl::init(0.01),

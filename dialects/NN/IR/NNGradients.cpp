@@ -817,6 +817,21 @@ template <> struct Gradient<GatherOp> : GradientOpInterface::ExternalModel<Gradi
   }
 };
 
+/// gather_elements (a loss picking each sample's class score): each element
+/// of g is added back where it was taken from.
+template <> struct Gradient<GatherElementsOp> : GradientOpInterface::ExternalModel<Gradient<GatherElementsOp>, GatherElementsOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &ob, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &dx) const {
+    auto gather = cast<GatherElementsOp>(op);
+    NNBuilder b{ob, op->getLoc()};
+    Value x = gather.getInput();
+    dx.assign({b.make<ScatterElementsOp>(b.zerosLike(x), gather.getIndices(), dy[0],
+                                         b.b.getStringAttr("add"), gather.getAxisAttr()),
+               Value()});
+    return success(dx[0] != nullptr);
+  }
+};
+
 } // namespace
 
 void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
@@ -824,5 +839,6 @@ void nnc::nn::attachGradientInterfaces(MLIRContext *context) {
          CosOp, ErfOp, ReluOp, FloorOp, CeilOp, RoundOp, SignOp, LeakyReluOp, AddOp, SubOp, MulOp,
          DivOp, PowOp, MaxOp, MinOp, WhereOp, CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
          ExpandOp, TransposeOp, MatMulOp, ReduceSumOp, ReduceMeanOp, SoftmaxOp, LogSoftmaxOp,
-         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, PadOp, ResizeOp, GatherOp>(context);
+         ConcatOp, SplitOp, SliceOp, LayerNormOp, ConvOp, ConvTransposeOp, MaxPoolOp, AvgPoolOp, PadOp, ResizeOp, GatherOp,
+         GatherElementsOp>(context);
 }

@@ -409,7 +409,8 @@ typedef struct nnc_trainer nnc_trainer_t;
  * NNC_STATUS_FAILED_PRECONDITION naming those it lacks), and their signatures
  * must agree (else NNC_STATUS_INVALID_ARGUMENT naming the first tensor that
  * does not): init takes nothing and returns every parameter and state tensor;
- * train_step takes the model's inputs, then `labels`, then the parameters and
+ * train_step takes the model's inputs, then `labels` (unless the loss is the
+ * model's own, when eval takes the same inputs), then the parameters and
  * the state, and returns `loss` (f32, 0-D) and the same parameters and state;
  * loss_and_gradients takes the same inputs and labels and the parameters and
  * returns `loss` and `grad:<P>` per parameter; eval takes the model's inputs,
@@ -437,11 +438,17 @@ NNC_API void nnc_trainer_release(nnc_trainer_t *trainer);
 NNC_API const char *nnc_trainer_device(const nnc_trainer_t *trainer);
 
 /* The inputs a step takes: train_step's inputs that are neither parameters
- * nor state, in its order, the model's inputs then `labels` (the last).
- * nnc_trainer_eval takes all but the last. nnc_trainer_input returns NULL
- * when index is out of range; the info is owned by the module. Thread-safe. */
+ * nor state, in its order: the model's inputs, then `labels` (the last)
+ * unless the module's loss is the model's own (nnc --loss=model: the labels,
+ * if any, are among the model's inputs). nnc_trainer_eval takes the model's
+ * inputs. nnc_trainer_input returns NULL when index is out of range; the info
+ * is owned by the module. Thread-safe. */
 NNC_API int32_t nnc_trainer_input_count(const nnc_trainer_t *trainer);
 NNC_API const nnc_tensor_info_t *nnc_trainer_input(const nnc_trainer_t *trainer, int32_t index);
+
+/* 1 when a step's last input is `labels`, which eval does not take; 0 when
+ * the module's loss is the model's own. Thread-safe. */
+NNC_API int32_t nnc_trainer_has_labels(const nnc_trainer_t *trainer);
 
 /* The parameters, in the module's order. The info's name lacks the "param:"
  * prefix (e.g. "fc1.weight"); NULL when index is out of range. Owned by the
@@ -489,7 +496,7 @@ NNC_API nnc_status_t nnc_trainer_read_gradient(const nnc_trainer_t *trainer, con
                                                void *data, size_t bytes);
 
 /* Runs the model (eval) on its inputs (count views: nnc_trainer_input's
- * without the labels) with the current parameters and running statistics.
+ * without the labels, see nnc_trainer_has_labels) with the current parameters and running statistics.
  * Not thread-safe. */
 NNC_API nnc_status_t nnc_trainer_eval(nnc_trainer_t *trainer, const nnc_tensor_view_t *inputs,
                                       int32_t count);

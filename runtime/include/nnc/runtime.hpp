@@ -249,8 +249,10 @@ public:
   }
 
   const char *device() const { return nnc_trainer_device(get()); }
-  /// The model's inputs, then the labels; nullptr when index is out of range.
+  /// The model's inputs, then the labels (when hasLabels()); nullptr when
+  /// index is out of range.
   int32_t inputCount() const { return nnc_trainer_input_count(get()); }
+  bool hasLabels() const { return nnc_trainer_has_labels(get()) != 0; }
   const nnc_tensor_info_t *input(int32_t index) const { return nnc_trainer_input(get(), index); }
   int32_t parameterCount() const { return nnc_trainer_parameter_count(get()); }
   const nnc_tensor_info_t *parameter(int32_t index) const {

@@ -6,7 +6,8 @@ For each case, OUT_DIR/<case>/ holds:
   model.onnx            the inference model, exported from PyTorch (eval mode,
                         batch norms kept, no constant folding, so initializers
                         keep PyTorch's parameter names)
-  data/input_<i>.pb     the model's inputs, then the labels
+  data/input_<i>.pb     the model's inputs, then the labels (for a model that
+                        computes its own loss, the labels are its second input)
   data/loss.pb          the loss PyTorch computes on them
   data/grad_<name>.pb   the loss's gradient for each parameter
   curve_<opt>.txt       the loss of each of the first 20 steps ("step K loss X",
@@ -122,8 +123,37 @@ class FreshBatchNorm(nn.Module):
         return self.fc(torch.relu(self.bn(self.conv(x))).mean(dim=(2, 3)))
 
 
+class CrossEntropyInModel(nn.Module):
+    """A model that ends in its loss (SoftmaxCrossEntropyLoss): class
+    weights (a buffer, which stays constant) and an ignored class."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
+        self.register_buffer("class_weight", torch.tensor([1.0, 2.0, 0.5, 1.5, 1.0]))
+
+    def forward(self, x, target):
+        return nn.functional.cross_entropy(self.net(x), target, weight=self.class_weight,
+                                           ignore_index=3)
+
+
+class NLLInModel(nn.Module):
+    """A model that ends in NegativeLogLikelihoodLoss over a sequence: a
+    class per position (logits N x C x L), summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 8, 3, padding=1)
+        self.head = nn.Conv1d(8, 6, 1)
+
+    def forward(self, x, target):
+        logp = nn.functional.log_softmax(self.head(torch.tanh(self.conv(x))), dim=1)
+        return nn.functional.nll_loss(logp, target, reduction="sum")
+
+
 def cases():
-    """name -> (module, input, labels, loss fn, nnc --loss)"""
+    """name -> (module, input, labels, loss fn (None: the model computes its
+    loss from the input and the labels), nnc --loss)"""
     g = torch.Generator().manual_seed(0)
     torch.manual_seed(1)  # PyTorch's default initialization, deterministic
     out = {}
@@ -152,6 +182,13 @@ def cases():
     x = torch.randn(4, 3, 6, 6, generator=g)
     labels = torch.randint(0, 4, (4,), generator=g)
     out["fresh_bn"] = (fresh, x, labels, nn.functional.cross_entropy, "cross-entropy")
+    x = torch.randn(8, 12, generator=g)
+    labels = torch.randint(0, 5, (8,), generator=g)
+    labels[2] = 3  # ignored
+    out["ce_in_model"] = (CrossEntropyInModel(), x, labels, None, "model")
+    x = torch.randn(3, 4, 7, generator=g)
+    labels = torch.randint(0, 6, (3, 7), generator=g)
+    out["nll_in_model"] = (NLLInModel(), x, labels, None, "model")
     return out
 
 
@@ -174,21 +211,31 @@ def generate(out, name, module, x, labels, loss_fn, loss_flag):
     os.makedirs(data, exist_ok=True)
     # The inference graph, with batch norms kept as nodes (PRESERVE), which
     # nnc --train switches to training behaviour as train() does here.
+    own_loss = loss_fn is None
+    if own_loss:
+        loss_fn = lambda loss, _: loss  # noqa: E731
+        run = lambda: module(x, labels)  # noqa: E731
+    else:
+        run = lambda: module(x)  # noqa: E731
+    labels_name = "target" if own_loss else "labels"
+    output_name = "loss" if own_loss else "output"
     module.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(module, (x,), os.path.join(directory, "model.onnx"), opset_version=17,
-                          input_names=["input"], output_names=["output"],
+        torch.onnx.export(module, (x, labels) if own_loss else (x,),
+                          os.path.join(directory, "model.onnx"), opset_version=17,
+                          input_names=["input", "target"] if own_loss else ["input"],
+                          output_names=[output_name],
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
     module.train()
     with open(os.path.join(directory, "loss_flag.txt"), "w") as f:
         f.write(loss_flag + "\n")
     write(os.path.join(data, "input_0.pb"), x.numpy(), "input")
-    write(os.path.join(data, "input_1.pb"), labels.numpy(), "labels")
+    write(os.path.join(data, "input_1.pb"), labels.numpy(), labels_name)
 
     initial = {k: v.clone() for k, v in module.state_dict().items()}
     module.zero_grad()
-    loss = loss_fn(module(x), labels)
+    loss = loss_fn(run(), labels)
     loss.backward()
     write(os.path.join(data, "loss.pb"), loss.detach().numpy(), "loss")
     for pname, p in module.named_parameters():
@@ -200,7 +247,7 @@ def generate(out, name, module, x, labels, loss_fn, loss_flag):
         lines = []
         for step in range(1, STEPS + 1):
             optimizer.zero_grad()
-            loss = loss_fn(module(x), labels)
+            loss = loss_fn(run(), labels)
             loss.backward()
             optimizer.step()
             lines.append("step %d loss %.9g" % (step, loss.item()))
@@ -208,12 +255,14 @@ def generate(out, name, module, x, labels, loss_fn, loss_flag):
             f.write("\n".join(lines) + "\n")
         module.eval()
         with torch.no_grad():
-            y = module(x)
+            y = run()
         module.train()
         trained = os.path.join(directory, "eval_" + opt_name)
         os.makedirs(trained, exist_ok=True)
         write(os.path.join(trained, "input_0.pb"), x.numpy(), "input")
-        write(os.path.join(trained, "output_0.pb"), y.numpy(), "output")
+        if own_loss:
+            write(os.path.join(trained, "input_1.pb"), labels.numpy(), labels_name)
+        write(os.path.join(trained, "output_0.pb"), y.numpy(), output_name)
 
 
 def main():

@@ -267,6 +267,9 @@ FORWARD = {
     "Slice": lambda i, a: _slice([i[0]] + [None if v is None else _np(v) for v in i[1:]]),
     "LayerNormalization": _layer_norm,
     "Gather": lambda i, a: _gather(i[0], i[1], a.get("axis", 0)),
+    "GatherElements": lambda i, a: torch.gather(
+        i[0], a.get("axis", 0) % i[0].dim(),
+        torch.as_tensor(np.asarray(i[1], np.int64) % i[0].shape[a.get("axis", 0)])),
     "Conv": _conv,
     "ConvTranspose": _conv_transpose,
     "MaxPool": _max_pool,
@@ -526,6 +529,13 @@ def cases():
     c["gather_axis1"] = through(
         [node("Gather", ["P", "ids"], "r", axis=1)], {"P": uniform((2, 4, 3))},
         {"ids": i64([2, 0, 2])})
+    # GatherElements: elements picked twice (and by a negative index) sum.
+    c["gather_elements_axis1"] = through(
+        [node("GatherElements", ["P", "ids"], "r", axis=1)], {"P": uniform((3, 4))},
+        {"ids": i64([[1, 1], [3, -4], [2, 0]])})
+    c["gather_elements_axis0"] = through(
+        [node("GatherElements", ["P", "ids"], "r", axis=0)], {"P": uniform((3, 2, 2))},
+        {"ids": i64([[[2, 0], [1, 1]]])})
 
     # LayerNormalization of X + x over the last axis or axes 1.. of a 3-D input.
     def layer_norm(axis, bias, **attrs):

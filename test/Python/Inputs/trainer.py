@@ -135,6 +135,36 @@ with open(f"{out}/bad.ckpt", "wb") as f:
 expect_error(nnc.Error, lambda: trainer.load_checkpoint(f"{out}/bad.ckpt"), StatusCode.INVALID_ARGUMENT)
 # CHECK: Error INVALID_ARGUMENT: checkpoint '{{.*}}bad.ckpt' is truncated: {{.*}}
 expect(trainer.steps == 4, "a refused checkpoint changed the trainer")
+
+# A model that computes its own loss (loss="model"): no separate labels; the
+# target is the model's second input, and eval takes it too.
+with open(f"{out}/own_loss.onnxtext", "w") as f:
+    f.write("""<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,3] x, float[4,2] target) => (float loss) <float[3,2] w = {0.5, -1.0, 0.25, 2.0, -0.75, 1.5}> {
+  y = MatMul (x, w)
+  d = Sub (y, target)
+  e = Mul (d, d)
+  loss = ReduceMean <keepdims = 0> (e)
+}
+""")
+own = nnc.Trainer(nnc.compile(f"{out}/own_loss.onnxtext", f"{out}/own_loss.so", train=True, loss="model", lr=0.1))
+print(f"own loss: has_labels {own.has_labels}, inputs {[i.name for i in own.inputs]}")
+# CHECK: own loss: has_labels False, inputs ['x', 'target']
+w = np.array([[0.5, -1.0], [0.25, 2.0], [-0.75, 1.5]], np.float64)
+d = x @ w - labels
+expect_close(own.step([x, labels]), np.mean(d * d), "own loss: step", **tolerance)
+w -= 0.1 * (2 * x.T @ d / d.size)
+expect_close(own.get_parameter("w"), w, "own loss: w after a step", **tolerance)
+d = x @ w - labels
+expect_close(own.eval({"x": x, "target": labels})[0], np.mean(d * d), "own loss: eval", **tolerance)
+print("own loss: step and eval match numpy")
+# CHECK: own loss: step and eval match numpy
+expect_error(nnc.Error, lambda: own.step(x, labels), StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: the module's loss is the model's own: its labels are among the model's inputs, not a separate argument
+expect_error(nnc.Error, lambda: trainer.step(x), StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: the trainer needs labels
+expect(trainer.has_labels, "an mse trainer has no labels")
+
 inference = nnc.compile(model, f"{out}/inference.so")
 expect_error(nnc.Error, lambda: nnc.Trainer(inference), StatusCode.FAILED_PRECONDITION)
 # CHECK: Error FAILED_PRECONDITION: module '{{.*}}inference.so' is not a training module: {{.*}}
