@@ -180,7 +180,8 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       auto constant = dyn_cast<ConstantOp>(op);
       if (auto name = op.getAttrOfType<StringAttr>("nn.initializer"); constant && name) {
         seen.insert(name.getValue());
-        if (isFloatTensor(constant) && !frozen.contains(name.getValue()))
+        if (isFloatTensor(constant) && !frozen.contains(name.getValue()) &&
+            !op.hasAttr("nn.loss_weight"))
           active.insert(constant);
         continue;
       }

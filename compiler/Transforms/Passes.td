@@ -57,7 +57,8 @@ def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
     and the reverse sweep after it; `@train_step` also applies the optimizer.
 
     The parameters are the float initializers (nn.constant ops carrying
-    `nn.initializer`) that the loss depends on, minus `freeze`. The reverse
+    `nn.initializer`) that the loss depends on, minus `freeze` and a loss's
+    class weights (`nn.loss_weight`). The reverse
     sweep visits the ops on a path from a parameter to the loss in reverse
     order and asks each for its vector-Jacobian product
     (GradientOpInterface); gradients of a value used several times are summed.

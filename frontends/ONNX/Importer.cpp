@@ -250,8 +250,8 @@ const Handler *findHandler(StringRef opType, int64_t opset) {
 }
 
 /// The initializers a graph reads only as a loss's class weights. PyTorch
-/// keeps those as buffers, not parameters, so training keeps them constant:
-/// they are not marked as initializers.
+/// keeps those as buffers, not parameters, so training keeps them constant
+/// (marked nn.loss_weight).
 llvm::StringSet<> onlyLossWeights(const onnx::GraphProto &graph) {
   llvm::StringSet<> weights, other;
   for (const onnx::NodeProto &node : graph.node()) {
@@ -525,8 +525,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (failed(attr))
       return nullptr;
     auto constant = nn::ConstantOp::create(builder, loc, *attr);
-    if (options.markInitializers && !lossWeights.contains(t.name()))
+    if (options.markInitializers) {
       constant->setAttr("nn.initializer", builder.getStringAttr(t.name()));
+      if (lossWeights.contains(t.name()))
+        constant->setAttr("nn.loss_weight", builder.getUnitAttr());
+    }
     values[t.name()] = constant.getResult();
   }
   for (const onnx::SparseTensorProto &t : graph.sparse_initializer()) {

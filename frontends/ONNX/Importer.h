@@ -32,7 +32,9 @@ struct ImportOptions {
   /// Pins a symbolic dim wherever it appears (`--dim batch=1`).
   std::map<std::string, int64_t> dims;
   /// Marks each initializer's nn.constant with `nn.initializer` (its name),
-  /// and folds nothing that reads a float one: training makes them parameters.
+  /// and folds nothing that reads a float one: training makes them parameters
+  /// (but those read only as a loss's class weights, also marked
+  /// `nn.loss_weight`).
   bool markInitializers = false;
 };
 

@@ -8,6 +8,8 @@
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::onnx_frontend;
@@ -53,8 +55,15 @@ FailureOr<Value> nllLoss(NodeImporter &n, Value input, Value target, Value weigh
     return sum(loss);
   if (!w)
     return n.create<nn::ReduceMeanOp>(loss, b.getDenseI64ArrayAttr(all), b.getBoolAttr(false));
+  // total / sum(w), NaN when every target is ignored (0 / 0, as PyTorch and
+  // ONNX's reference), but divided by 1 then so that the gradient is 0, as
+  // PyTorch's, not NaN: a batch of padding must not poison the parameters.
   Value total = sum(loss); // before the weights' sum: argument order is unspecified
-  return n.create<nn::DivOp>(total, sum(w));
+  Value weights = sum(w);
+  Value empty = n.create<nn::EqualOp>(weights, n.scalar(element, 0));
+  Value divisor = n.create<nn::WhereOp>(empty, n.scalar(element, 1), weights);
+  Value nan = n.create<nn::WhereOp>(empty, n.scalar(element, std::nan("")), n.scalar(element, 0));
+  return n.create<nn::AddOp>(n.create<nn::DivOp>(total, divisor), nan);
 }
 
 LogicalResult importNLLLoss(NodeImporter &n) {

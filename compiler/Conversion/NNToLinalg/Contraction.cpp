@@ -836,6 +836,73 @@ Value buildBlockConvTranspose(OpBuilder &b, Location loc, Value input, Value fil
   return reshapeTo(b, loc, generic.getResult(0), resultType);
 }
 
+/// A strided 2-D transposed convolution, ungrouped and undilated, split by
+/// output phase (sub-pixel): output rows o = q*s + r of phase r take only
+/// the filter taps t = t0, t0 + s, ... that land on input rows, so each phase
+/// is a stride-1 convolution of the input itself with those taps, written to
+/// every s-th output row and column. The spread input's convolution
+/// (below) multiplies s_h * s_w times as many zeros (a strided
+/// convolution's input gradient in training). `wConv` is the flipped filter
+/// [M, C, kh, kw] of that convolution and `lo` its low pads of the spread
+/// input. Null when the convolution is not of that kind.
+Value buildSubPixelConvTranspose(OpBuilder &b, Location loc, Value input, Value wConv, Value bias,
+                                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                 ArrayRef<int64_t> lo, RankedTensorType resultType) {
+  if (!isMatmulConv(1, resultType) || (strides[0] == 1 && strides[1] == 1) ||
+      dilations[0] != 1 || dilations[1] != 1)
+    return nullptr;
+  auto inType = tensorType(input), wType = tensorType(wConv);
+  Type element = resultType.getElementType();
+  int64_t n = resultType.getDimSize(0), m = resultType.getDimSize(1);
+  // Per dim and phase r: the first tap, the tap count, the phase's output
+  // count and the input row its first output's first tap reads.
+  struct Phase {
+    int64_t first, taps, outputs, base;
+  };
+  SmallVector<Phase> phases[2];
+  for (int d = 0; d < 2; ++d) {
+    int64_t s = strides[d], k = wType.getDimSize(d + 2), out = resultType.getDimSize(d + 2);
+    for (int64_t r = 0; r < s; ++r) {
+      int64_t first = ((lo[d + 2] - r) % s + s) % s;
+      int64_t taps = first < k ? llvm::divideCeil(k - first, s) : 0;
+      int64_t outputs = r < out ? llvm::divideCeil(out - r, s) : 0;
+      phases[d].push_back({first, taps, outputs, (r + first - lo[d + 2]) / s});
+    }
+  }
+  bool covered = true;
+  for (int d = 0; d < 2; ++d)
+    for (const Phase &p : phases[d])
+      covered &= p.taps > 0 || p.outputs == 0;
+  // Outputs no tap reaches hold the bias (or zero).
+  Value out = covered ? emptyTensor(b, loc, resultType)
+                      : initFromBias(b, loc, bias, resultType, {1, m, 1, 1});
+  for (auto [rh, ph] : llvm::enumerate(phases[0]))
+    for (auto [rw, pw] : llvm::enumerate(phases[1])) {
+      if (!ph.taps || !pw.taps || !ph.outputs || !pw.outputs)
+        continue;
+      Value taps = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({m, wType.getDimSize(1), ph.taps, pw.taps}, element),
+          wConv, indexAttrs(b, {0, 0, ph.first, pw.first}),
+          indexAttrs(b, {m, wType.getDimSize(1), ph.taps, pw.taps}),
+          indexAttrs(b, {1, 1, strides[0], strides[1]}));
+      auto phaseType = RankedTensorType::get({n, m, ph.outputs, pw.outputs}, element);
+      // Negative pads crop the input rows no output of the phase reads.
+      SmallVector<int64_t> low{0, 0, -ph.base, -pw.base};
+      SmallVector<int64_t> high{0, 0, ph.outputs + ph.base + ph.taps - 1 - inType.getDimSize(2),
+                                pw.outputs + pw.base + pw.taps - 1 - inType.getDimSize(3)};
+      Value phase = buildShiftedConv(b, loc, input, taps, bias, {1, 1}, {1, 1}, low, high,
+                                     phaseType);
+      if (!phase) {
+        Value x = padTensor(b, loc, input, low, high, scalarConstant(b, loc, element, 0));
+        phase = buildConv(b, loc, x, taps, bias, {1, 1}, {1, 1}, 1, phaseType);
+      }
+      out = tensor::InsertSliceOp::create(
+          b, loc, phase, out, indexAttrs(b, {0, 0, (int64_t)rh, (int64_t)rw}),
+          indexAttrs(b, phaseType.getShape()), indexAttrs(b, {1, 1, strides[0], strides[1]}));
+    }
+  return out;
+}
+
 struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ConvTransposeOp op, OpAdaptor adaptor,
@@ -854,16 +921,14 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
       return success();
     }
 
-    // 1. Spread the input: stride - 1 zeros between neighbours.
+    // 1. Spread the input: stride - 1 zeros between neighbours (made below,
+    // unless the phases need none).
     SmallVector<int64_t> spreadShape{inType.getDimSize(0), inType.getDimSize(1)};
     SmallVector<int64_t> offsets(inType.getRank(), 0), sizes(inType.getShape()), steps{1, 1};
     for (int64_t i = 0; i < spatial; ++i) {
       spreadShape.push_back((inType.getDimSize(i + 2) - 1) * strides[i] + 1);
       steps.push_back(strides[i]);
     }
-    Value spread = zeros(b, loc, RankedTensorType::get(spreadShape, element));
-    spread = tensor::InsertSliceOp::create(b, loc, input, spread, indexAttrs(b, offsets),
-                                           indexAttrs(b, sizes), indexAttrs(b, steps));
     // 2. Pad so a stride-1 convolution with the flipped filter yields the output.
     SmallVector<int64_t> lo{0, 0}, hi{0, 0};
     for (int64_t i = 0; i < spatial; ++i) {
@@ -890,6 +955,15 @@ struct ConvTransposePattern : OpConversionPattern<nn::ConvTransposeOp> {
     for (int64_t i = 0; i < spatial; ++i)
       convFilter.push_back(dst[3 + i]);
     Value wConv = reshapeTo(b, loc, flipped, RankedTensorType::get(convFilter, element));
+    if (group == 1 && spatial == 2)
+      if (Value phases = buildSubPixelConvTranspose(b, loc, input, wConv, adaptor.getBias(),
+                                                    strides, dilations, lo, resultType)) {
+        b.replaceOp(op, phases);
+        return success();
+      }
+    Value spread = zeros(b, loc, RankedTensorType::get(spreadShape, element));
+    spread = tensor::InsertSliceOp::create(b, loc, input, spread, indexAttrs(b, offsets),
+                                           indexAttrs(b, sizes), indexAttrs(b, steps));
     SmallVector<int64_t> ones(spatial, 1);
     // A stride-1 2-D convolution reads shifted windows of the spread input,
     // padded once, with no patch matrix (a filter gradient's input gradient

@@ -472,7 +472,8 @@ NNC_API nnc_status_t nnc_trainer_write_parameter(nnc_trainer_t *trainer, const c
 NNC_API int64_t nnc_trainer_steps(const nnc_trainer_t *trainer);
 
 /* One optimizer step on a batch: runs train_step on inputs (count views, in
- * nnc_trainer_input's order: the model's inputs then the labels) and the
+ * nnc_trainer_input's order: the model's inputs, then the labels if
+ * nnc_trainer_has_labels) and the
  * current parameters and state, which it then replaces with the updated ones.
  * Writes the batch's loss (before the update) to *out_loss unless it is NULL.
  * The views are checked as nnc_session_bind_input checks them and read only

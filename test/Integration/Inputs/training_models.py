@@ -127,6 +127,8 @@ class CrossEntropyInModel(nn.Module):
     """A model that ends in its loss (SoftmaxCrossEntropyLoss): class
     weights (a buffer, which stays constant) and an ignored class."""
 
+    ignore_index = 3
+
     def __init__(self):
         super().__init__()
         self.net = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
@@ -134,7 +136,7 @@ class CrossEntropyInModel(nn.Module):
 
     def forward(self, x, target):
         return nn.functional.cross_entropy(self.net(x), target, weight=self.class_weight,
-                                           ignore_index=3)
+                                           ignore_index=self.ignore_index)
 
 
 class NLLInModel(nn.Module):
@@ -240,6 +242,20 @@ def generate(out, name, module, x, labels, loss_fn, loss_flag):
     write(os.path.join(data, "loss.pb"), loss.detach().numpy(), "loss")
     for pname, p in module.named_parameters():
         write(os.path.join(data, "grad_" + pname + ".pb"), p.grad.numpy(), "grad_" + pname)
+    if hasattr(module, "ignore_index"):
+        # data_ignored/: every target ignored: the loss is NaN (0 / 0), the
+        # gradients PyTorch's zeros.
+        ignored = os.path.join(directory, "data_ignored")
+        os.makedirs(ignored, exist_ok=True)
+        all_ignored = torch.full_like(labels, module.ignore_index)
+        module.zero_grad()
+        loss = module(x, all_ignored)
+        loss.backward()
+        write(os.path.join(ignored, "input_0.pb"), x.numpy(), "input")
+        write(os.path.join(ignored, "input_1.pb"), all_ignored.numpy(), labels_name)
+        write(os.path.join(ignored, "loss.pb"), loss.detach().numpy(), "loss")
+        for pname, p in module.named_parameters():
+            write(os.path.join(ignored, "grad_" + pname + ".pb"), p.grad.numpy(), "grad_" + pname)
 
     for opt_name, (flags, make) in OPTIMIZERS.items():
         module.load_state_dict(initial)

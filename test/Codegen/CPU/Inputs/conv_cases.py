@@ -111,6 +111,48 @@ for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
     if not run_case(nnc, nnc_run, work, name, node, [("x", x)], ("y", y), weights):
         failed += 1
 
+# Strided transposed convolutions, computed phase by phase (sub-pixel):
+# name: (input NCHW, output channels, kernel, pads, strides, output padding,
+# bias, filter a run-time input (a training step's input gradient) or a
+# weight). resnet_grad_* are the input gradients of ResNet's strided 3x3 and
+# 1x1 convolutions; pointwise_s2 leaves three of four phases with no tap
+# (bias only); mixed_s3x2 has phases with one and two taps per dim.
+def transposed_reference(x, w, b, pads, strides, output_padding):
+    n, c, h, wd = x.shape
+    m, kh, kw = w.shape[1:]
+    full = np.zeros((n, m, (h - 1) * strides[0] + kh + output_padding[0],
+                     (wd - 1) * strides[1] + kw + output_padding[1]))
+    for i in range(kh):
+        for j in range(kw):
+            full[:, :, i:i + (h - 1) * strides[0] + 1:strides[0],
+                 j:j + (wd - 1) * strides[1] + 1:strides[1]] += np.einsum(
+                     "cm,nchw->nmhw", w[:, :, i, j].astype(np.float64), x)
+    out = full[:, :, pads[0]:full.shape[2] - pads[2], pads[1]:full.shape[3] - pads[3]]
+    if b is not None:
+        out = out + b.astype(np.float64).reshape(1, m, 1, 1)
+    return out
+
+
+TRANSPOSED = {
+    "transposed_resnet_grad_3x3": ((2, 32, 14, 14), 16, (3, 3), (1, 1, 1, 1), (2, 2), (1, 1), False, True),
+    "transposed_resnet_grad_1x1": ((2, 32, 14, 14), 16, (1, 1), (0, 0, 0, 0), (2, 2), (1, 1), False, True),
+    "transposed_pointwise_s2_bias": ((1, 8, 9, 11), 12, (1, 1), (0, 0, 0, 0), (2, 2), (0, 0), True, False),
+    "transposed_4x4_s2_gan": ((1, 16, 8, 8), 8, (4, 4), (1, 1, 1, 1), (2, 2), (0, 0), True, False),
+    "transposed_mixed_s3x2": ((1, 6, 7, 10), 10, (5, 3), (2, 0, 1, 1), (3, 2), (2, 1), True, True),
+}
+for name, (shape, m, kernel, pads, strides, out_pad, has_bias, runtime_w) in TRANSPOSED.items():
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    w = rng.uniform(-1, 1, (shape[1], m) + kernel).astype(np.float32)
+    b = rng.uniform(-1, 1, (m,)).astype(np.float32) if has_bias else None
+    y = transposed_reference(x, w, b, pads, strides, out_pad)
+    node = helper.make_node("ConvTranspose", ["x", "w"] + (["b"] if has_bias else []), ["y"],
+                            kernel_shape=list(kernel), strides=list(strides), pads=list(pads),
+                            output_padding=list(out_pad))
+    inputs = [("x", x)] + ([("w", w)] if runtime_w else [])
+    weights = ([] if runtime_w else [("w", w)]) + ([("b", b)] if has_bias else [])
+    if not run_case(nnc, nnc_run, work, name, node, inputs, ("y", y), weights):
+        failed += 1
+
 # Conv -> BatchNormalization -> Clip(0, 6), MobileNetV2's block: batch norm,
 # max and min fuse into one pass. At 32x32 the output channels stay rows of
 # the matmul; at 28x28 (P = 784, ragged) they go along the vector, and the
