@@ -880,11 +880,14 @@ Value buildSubPixelConvTranspose(OpBuilder &b, Location loc, Value input, Value 
     for (auto [rw, pw] : llvm::enumerate(phases[1])) {
       if (!ph.taps || !pw.taps || !ph.outputs || !pw.outputs)
         continue;
+      // A stride over a single element is 1: strided unit dims crash
+      // memref's rank-reducing subview folding after bufferization.
+      auto step = [](int64_t count, int64_t stride) { return count > 1 ? stride : 1; };
       Value taps = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({m, wType.getDimSize(1), ph.taps, pw.taps}, element),
           wConv, indexAttrs(b, {0, 0, ph.first, pw.first}),
           indexAttrs(b, {m, wType.getDimSize(1), ph.taps, pw.taps}),
-          indexAttrs(b, {1, 1, strides[0], strides[1]}));
+          indexAttrs(b, {1, 1, step(ph.taps, strides[0]), step(pw.taps, strides[1])}));
       auto phaseType = RankedTensorType::get({n, m, ph.outputs, pw.outputs}, element);
       // Negative pads crop the input rows no output of the phase reads.
       SmallVector<int64_t> low{0, 0, -ph.base, -pw.base};
@@ -898,7 +901,8 @@ Value buildSubPixelConvTranspose(OpBuilder &b, Location loc, Value input, Value 
       }
       out = tensor::InsertSliceOp::create(
           b, loc, phase, out, indexAttrs(b, {0, 0, (int64_t)rh, (int64_t)rw}),
-          indexAttrs(b, phaseType.getShape()), indexAttrs(b, {1, 1, strides[0], strides[1]}));
+          indexAttrs(b, phaseType.getShape()),
+          indexAttrs(b, {1, 1, step(ph.outputs, strides[0]), step(pw.outputs, strides[1])}));
     }
   return out;
 }

@@ -66,8 +66,9 @@ class Attention(nn.Module):
 
 
 class SmallCNN(nn.Module):
-    """Convolutions (plain, strided, depthwise, with bias), batch norms in
-    training mode, max pooling and a global average pool."""
+    """Convolutions (plain, strided, depthwise, with bias; conv3's input
+    gradient is a strided transposed convolution, computed by phase), batch
+    norms in training mode, max pooling and a global average pool."""
 
     def __init__(self):
         super().__init__()
@@ -76,7 +77,7 @@ class SmallCNN(nn.Module):
         self.pool = nn.MaxPool2d(3, stride=2, padding=1)
         self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
         self.bn2 = nn.BatchNorm2d(8)
-        self.conv3 = nn.Conv2d(8, 12, 1)
+        self.conv3 = nn.Conv2d(8, 12, 3, stride=2, padding=1)
         self.fc = nn.Linear(12, 5)
 
     def forward(self, x):

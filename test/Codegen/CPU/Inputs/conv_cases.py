@@ -116,7 +116,8 @@ for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
 # bias, filter a run-time input (a training step's input gradient) or a
 # weight). resnet_grad_* are the input gradients of ResNet's strided 3x3 and
 # 1x1 convolutions; pointwise_s2 leaves three of four phases with no tap
-# (bias only); mixed_s3x2 has phases with one and two taps per dim.
+# (bias only); mixed_s3x2 has phases with one and two taps per dim;
+# tiny_phases has phases of one output row or one tap (unit strided slices).
 def transposed_reference(x, w, b, pads, strides, output_padding):
     n, c, h, wd = x.shape
     m, kh, kw = w.shape[1:]
@@ -139,6 +140,7 @@ TRANSPOSED = {
     "transposed_pointwise_s2_bias": ((1, 8, 9, 11), 12, (1, 1), (0, 0, 0, 0), (2, 2), (0, 0), True, False),
     "transposed_4x4_s2_gan": ((1, 16, 8, 8), 8, (4, 4), (1, 1, 1, 1), (2, 2), (0, 0), True, False),
     "transposed_mixed_s3x2": ((1, 6, 7, 10), 10, (5, 3), (2, 0, 1, 1), (3, 2), (2, 1), True, True),
+    "transposed_tiny_phases": ((4, 12, 2, 2), 8, (3, 3), (1, 1, 1, 1), (2, 2), (0, 0), False, True),
 }
 for name, (shape, m, kernel, pads, strides, out_pad, has_bias, runtime_w) in TRANSPOSED.items():
     x = rng.uniform(-1, 1, shape).astype(np.float32)
