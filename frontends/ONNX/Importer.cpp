@@ -194,6 +194,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addLossHandlers(t);
     addMiscHandlers(t);
     addRecurrentHandlers(t);
+    addSamplingHandlers(t);
     return t;
   }();
   return table;

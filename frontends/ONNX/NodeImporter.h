@@ -41,6 +41,7 @@ void addReduceHandlers(std::vector<HandlerEntry> &table);
 void addLossHandlers(std::vector<HandlerEntry> &table);
 void addMiscHandlers(std::vector<HandlerEntry> &table);
 void addRecurrentHandlers(std::vector<HandlerEntry> &table);
+void addSamplingHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
 /// moved into a dense resource. External data is found beside `modelPath`, the

@@ -199,13 +199,13 @@ func.func @conv_depthwise(%x: tensor<1x3x5x5xf32>, %w: tensor<3x1x3x3xf32>) -> t
 // CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d7)>
 // CHECK-LABEL: func.func @conv_transpose_groups
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>, %[[WT:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<6xf32>)
-// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x5x5xf32>)
-// CHECK: %[[S:.*]] = tensor.insert_slice %[[X]] into %[[Z]][0, 0, 0, 0] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x3x3xf32> into tensor<1x4x5x5xf32>
 // CHECK: %[[WV:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 2, 3, 3, 3] : tensor<108xf32> into tensor<2x2x3x3x3xf32>
 // CHECK: %[[FL:.*]] = linalg.generic {indexing_maps = [#[[ID5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<2x3x2x3x3xf32>)
 // CHECK: tensor.extract %[[WV]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x2x3x3x3xf32>
 // CHECK: tensor.collapse_shape %[[FL]]
 // CHECK: tensor.expand_shape %{{.*}} output_shape [6, 2, 3, 3] : tensor<108xf32> into tensor<6x2x3x3xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x5x5xf32>)
+// CHECK: %[[S:.*]] = tensor.insert_slice %[[X]] into %[[Z]][0, 0, 0, 0] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x3x3xf32> into tensor<1x4x5x5xf32>
 // CHECK: %[[P:.*]] = tensor.pad %[[S]] low[0, 0, 1, 4] high[0, 0, 1, 3]
 // CHECK: } : tensor<1x4x5x5xf32> to tensor<1x4x7x12xf32>
 // CHECK: tensor.collapse_shape %[[P]]

@@ -61,12 +61,21 @@ func.func @conv_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: te
 
 // -----
 
-// Transposed conv: the input is spread by the stride (a strided insert into
-// zeros), padded by the filter reach minus the pads, then convolved.
+// Strided transposed conv, by output phase: the even output rows (4) take
+// filter taps 0 and 2 of the flipped filter, reading input rows q - 1 and q
+// (one zero row above and below); the odd ones (3) tap 1 alone, at row q.
+// Each phase's stride-1 convolution is written to every other row and column.
 // CHECK-LABEL: func.func @conv_transpose
-// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 2, 2] : tensor<1x2x3x3xf32> into tensor<1x2x5x5xf32>
-// CHECK: tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
-// CHECK: tensor<1x3x7x7xf32>
+// CHECK: tensor.extract_slice %[[FLIP:.*]][0, 0, 0, 0] [3, 2, 2, 2] [1, 1, 2, 2] : tensor<3x2x3x3xf32> to tensor<3x2x2x2xf32>
+// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[P00:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 2, 2] : tensor<1x3x4x4xf32> into tensor<1x3x7x7xf32>
+// CHECK: tensor.extract_slice %[[FLIP]][0, 0, 0, 1] [3, 2, 2, 1] [1, 1, 2, 1]
+// CHECK: %[[P01:.*]] = tensor.insert_slice %{{.*}} into %[[P00]][0, 0, 0, 1] [1, 3, 4, 3] [1, 1, 2, 2]
+// CHECK: tensor.extract_slice %[[FLIP]][0, 0, 1, 0] [3, 2, 1, 2] [1, 1, 1, 2]
+// CHECK: %[[P10:.*]] = tensor.insert_slice %{{.*}} into %[[P01]][0, 0, 1, 0] [1, 3, 3, 4] [1, 1, 2, 2]
+// CHECK: tensor.extract_slice %[[FLIP]][0, 0, 1, 1] [3, 2, 1, 1] [1, 1, 1, 1]
+// CHECK: %[[P11:.*]] = tensor.insert_slice %{{.*}} into %[[P10]][0, 0, 1, 1] [1, 3, 3, 3] [1, 1, 2, 2]
+// CHECK: return %[[P11]] : tensor<1x3x7x7xf32>
 func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
   %0 = nn.conv_transpose %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x3x3xf32>, tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32>
   return %0 : tensor<1x3x7x7xf32>

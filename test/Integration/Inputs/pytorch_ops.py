@@ -358,6 +358,17 @@ def export_all(out_dir, only, verbose, keep_going=False):
     case("upsample3d_trilinear", fn(lambda m, x: F.interpolate(
         x, scale_factor=2, mode="trilinear", align_corners=True)), [randn(1, 2, 2, 3, 3)], opsets=WITH_11)
     case("pixel_shuffle", mod(nn.PixelShuffle, 2), [randn(1, 8, 3, 4)])
+    # GridSample (opset 16): every mode, padding mode and corner alignment,
+    # with grid points up to 30% outside the input.
+    grid_ops = {}
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                grid_ops[f"{mode}_{padding}_{'align' if align else 'noalign'}"] = (
+                    lambda x, g, mode=mode, padding=padding, align=align: F.grid_sample(
+                        x, g, mode=mode, padding_mode=padding, align_corners=align))
+    case("grid_sample", multi(**grid_ops), [randn(2, 3, 5, 6), uniform(2, 4, 7, 2, lo=-1.3, hi=1.3)],
+         opsets=(16, 17))
     case("pixel_unshuffle", mod(nn.PixelUnshuffle, 2), [randn(1, 2, 4, 6)])
 
     # ---- embedding -----------------------------------------------------------

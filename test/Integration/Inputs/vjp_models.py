@@ -276,6 +276,10 @@ FORWARD = {
     "AveragePool": _avg_pool,
     "Resize": _resize,
     "Pad": _pad,
+    "GridSample": lambda i, a: F.grid_sample(
+        i[0], torch.as_tensor(i[1]), mode=a.get("mode", b"bilinear").decode(),
+        padding_mode=a.get("padding_mode", b"zeros").decode(),
+        align_corners=bool(a.get("align_corners", 0))),
 }
 
 
@@ -529,6 +533,18 @@ def cases():
     c["gather_axis1"] = through(
         [node("Gather", ["P", "ids"], "r", axis=1)], {"P": uniform((2, 4, 3))},
         {"ids": i64([2, 0, 2])})
+    # GridSample (imported as gathers): the input's and the grid's gradients,
+    # with points outside the input.
+    c["grid_sample_bilinear"] = through(
+        [node("GridSample", ["X", "G"], "r", mode="bilinear", padding_mode="zeros")],
+        {"X": uniform((1, 2, 4, 5)), "G": uniform((1, 3, 2, 2), -1.2, 1.2)})
+    c["grid_sample_bicubic_reflection"] = through(
+        [node("GridSample", ["X", "G"], "r", mode="bicubic", padding_mode="reflection",
+              align_corners=1)],
+        {"X": uniform((1, 2, 4, 5)), "G": uniform((1, 2, 3, 2), -1.4, 1.4)})
+    c["grid_sample_nearest_border"] = through(
+        [node("GridSample", ["X", "G"], "r", mode="nearest", padding_mode="border")],
+        {"X": uniform((2, 1, 3, 4))}, {"G": uniform((2, 2, 2, 2), -1.3, 1.3)})
     # GatherElements: elements picked twice (and by a negative index) sum.
     c["gather_elements_axis1"] = through(
         [node("GatherElements", ["P", "ids"], "r", axis=1)], {"P": uniform((3, 4))},
