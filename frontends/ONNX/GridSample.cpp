@@ -99,11 +99,12 @@ struct Sampler {
     Value insideX = inside(x, width);
     Value insideY = inside(y, height);
     Value within = n.create<nn::AndOp>(insideX, insideY);
-    Value clippedY = clip(y, height);
-    Value row = mul(clippedY, scalar(static_cast<double>(width)));
-    Value column = clip(x, width);
-    Value offset = add(row, column);
-    Value index = n.create<nn::CastOp>(offset, TypeAttr::get(n.builder.getI64Type()));
+    // The flat index in integers: f16 holds integers exactly only to 2048.
+    Type i64 = n.builder.getI64Type();
+    Value rowIndex = n.create<nn::CastOp>(clip(y, height), TypeAttr::get(i64));
+    Value row = mul(rowIndex, n.scalar(i64, static_cast<double>(width)));
+    Value column = n.create<nn::CastOp>(clip(x, width), TypeAttr::get(i64));
+    Value index = add(row, column);
     Value shape = n.constI64({batch, channels, points});
     Value indices = n.create<nn::ExpandOp>(index, shape);
     Value picked = n.create<nn::GatherElementsOp>(flatInput, indices, n.builder.getI64IntegerAttr(2));
@@ -143,8 +144,11 @@ LogicalResult importGridSample(NodeImporter &n) {
   if (inType.getDimSize(0) != gridType.getDimSize(0))
     return n.fail("the input's batch (" + Twine(inType.getDimSize(0)) + ") and the grid's (" +
                   Twine(gridType.getDimSize(0)) + ") differ");
-  if (!isa<FloatType>(inType.getElementType()) || gridType.getElementType() != inType.getElementType())
-    return n.fail("expected a float input and a grid of the same type");
+  if (!isa<FloatType>(inType.getElementType()) || !isa<FloatType>(gridType.getElementType()))
+    return n.fail("expected a float input and grid (an integer input is not supported)");
+  // The points in the input's precision, as the interpolation computes.
+  if (gridType.getElementType() != inType.getElementType())
+    grid = n.create<nn::CastOp>(grid, TypeAttr::get(inType.getElementType()));
 
   std::string modeName = n.attrString("mode", n.opset >= 20 ? "linear" : "bilinear");
   Mode mode;

@@ -47,11 +47,18 @@ bool isMatmulConv(int64_t group, RankedTensorType resultType) {
   return group == 1 && resultType.getRank() == 4 && resultType.getElementType().isF32();
 }
 
-/// `input` padded with `value` by `low` and `high` per dim (negative `high` crops).
+/// `input` padded with `value` by `low` and `high` per dim (negative ones
+/// crop; cropping a whole dim away leaves `value` alone).
 Value padTensor(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
                 ArrayRef<int64_t> high, Value value) {
   auto type = tensorType(input);
   SmallVector<int64_t> lo(low), hi(high), shape;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    shape.push_back(type.getDimSize(d) + lo[d] + hi[d]);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.getDimSize(d) + std::min<int64_t>(0, lo[d]) + std::min<int64_t>(0, hi[d]) <= 0)
+      return filledTensor(b, loc, RankedTensorType::get(shape, type.getElementType()), value);
+  shape.clear();
   // Cropping first: take the slice the negative pads leave.
   SmallVector<int64_t> offsets, sizes, ones(type.getRank(), 1);
   bool crop = false;

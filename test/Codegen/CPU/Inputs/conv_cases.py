@@ -117,7 +117,9 @@ for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
 # weight). resnet_grad_* are the input gradients of ResNet's strided 3x3 and
 # 1x1 convolutions; pointwise_s2 leaves three of four phases with no tap
 # (bias only); mixed_s3x2 has phases with one and two taps per dim;
-# tiny_phases has phases of one output row or one tap (unit strided slices).
+# tiny_phases has phases of one output row or one tap (unit strided slices);
+# phase_past_input has phases whose taps read no input row (only past its
+# end: the bias alone), the input gradient of a 3x3 stride-3 convolution.
 def transposed_reference(x, w, b, pads, strides, output_padding):
     n, c, h, wd = x.shape
     m, kh, kw = w.shape[1:]
@@ -141,6 +143,7 @@ TRANSPOSED = {
     "transposed_4x4_s2_gan": ((1, 16, 8, 8), 8, (4, 4), (1, 1, 1, 1), (2, 2), (0, 0), True, False),
     "transposed_mixed_s3x2": ((1, 6, 7, 10), 10, (5, 3), (2, 0, 1, 1), (3, 2), (2, 1), True, True),
     "transposed_tiny_phases": ((4, 12, 2, 2), 8, (3, 3), (1, 1, 1, 1), (2, 2), (0, 0), False, True),
+    "transposed_phase_past_input": ((1, 2, 1, 1), 3, (3, 3), (1, 1, 1, 1), (3, 3), (2, 2), True, True),
 }
 for name, (shape, m, kernel, pads, strides, out_pad, has_bias, runtime_w) in TRANSPOSED.items():
     x = rng.uniform(-1, 1, shape).astype(np.float32)
@@ -154,6 +157,17 @@ for name, (shape, m, kernel, pads, strides, out_pad, has_bias, runtime_w) in TRA
     weights = ([] if runtime_w else [("w", w)]) + ([("b", b)] if has_bias else [])
     if not run_case(nnc, nnc_run, work, name, node, inputs, ("y", y), weights):
         failed += 1
+
+# A grouped one (the spread input's path) whose pads crop every input row
+# away from some windows: the pad of a whole dim cropped is all zeros.
+x = rng.uniform(-1, 1, (1, 2, 1, 3)).astype(np.float32)
+w = rng.uniform(-1, 1, (2, 1, 2, 3)).astype(np.float32)
+y = np.concatenate([transposed_reference(x[:, g:g + 1], w[g:g + 1], None, (2, 0, 0, 0), (2, 1), (1, 0))
+                    for g in range(2)], axis=1)
+node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[2, 3], strides=[2, 1],
+                        pads=[2, 0, 0, 0], output_padding=[1, 0], group=2)
+if not run_case(nnc, nnc_run, work, "transposed_grouped_cropped", node, [("x", x), ("w", w)], ("y", y)):
+    failed += 1
 
 # Conv -> BatchNormalization -> Clip(0, 6), MobileNetV2's block: batch norm,
 # max and min fuse into one pass. At 32x32 the output channels stay rows of

@@ -302,6 +302,26 @@ def recurrent(op, args, a):
     return [y.astype(dtype), y_h.astype(dtype), y_c.astype(dtype)]
 
 
+def grid_sample_nearest(x, grid, a):
+    """GridSample, nearest mode with zeros padding only: the input pixel at
+    each grid point's unnormalized coordinates rounded half to even."""
+    if a.get("mode", b"bilinear") != b"nearest" or a.get("padding_mode", b"zeros") != b"zeros":
+        raise SystemExit("numpy_reference: GridSample: only nearest with zeros padding")
+    n, c, h, w = x.shape
+    g = grid.astype(np.float64)
+    if a.get("align_corners", 0):
+        px, py = (g[..., 0] + 1) / 2 * (w - 1), (g[..., 1] + 1) / 2 * (h - 1)
+    else:
+        px, py = ((g[..., 0] + 1) * w - 1) / 2, ((g[..., 1] + 1) * h - 1) / 2
+    ix, iy = np.rint(px).astype(np.int64), np.rint(py).astype(np.int64)
+    out = np.zeros((n, c) + grid.shape[1:3], x.dtype)
+    for b in range(n):
+        for i, j in np.ndindex(*grid.shape[1:3]):
+            if 0 <= ix[b, i, j] < w and 0 <= iy[b, i, j] < h:
+                out[b, :, i, j] = x[b, :, iy[b, i, j], ix[b, i, j]]
+    return out
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -327,6 +347,8 @@ def evaluate(node, args, opset):
         return [args[0].astype(args[1].dtype)]
     if op == "GatherElements":
         return [gather_elements(args[0], args[1], a)]
+    if op == "GridSample":
+        return [grid_sample_nearest(args[0], args[1], a)]
     if op == "NegativeLogLikelihoodLoss":
         weight = args[2] if len(args) > 2 else None
         return [nll_loss(args[0], args[1], weight, a)]
