@@ -58,16 +58,15 @@ FailureOr<Value> nllLoss(NodeImporter &n, Value input, Value target, Value weigh
   // total / sum(w), NaN when every target is ignored (0 / 0, as PyTorch and
   // ONNX's reference), but divided by 1 then so that the gradient is 0, as
   // PyTorch's, not NaN: a batch of padding must not poison the parameters.
-  Value total = sum(loss); // before the weights' sum: argument order is unspecified
   // One op per statement: argument order is unspecified.
+  Value total = sum(loss);
   Value weights = sum(w);
   Value zero = n.scalar(element, 0);
   Value empty = n.create<nn::EqualOp>(weights, zero);
   Value one = n.scalar(element, 1);
   Value divisor = n.create<nn::WhereOp>(empty, one, weights);
   Value nanValue = n.scalar(element, std::nan(""));
-  Value noNan = n.scalar(element, 0);
-  Value nan = n.create<nn::WhereOp>(empty, nanValue, noNan);
+  Value nan = n.create<nn::WhereOp>(empty, nanValue, zero);
   Value mean = n.create<nn::DivOp>(total, divisor);
   return n.create<nn::AddOp>(mean, nan);
 }

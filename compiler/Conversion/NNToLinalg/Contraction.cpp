@@ -54,11 +54,11 @@ Value padTensor(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
   auto type = tensorType(input);
   SmallVector<int64_t> lo(low), hi(high), shape;
   for (int64_t d = 0; d < type.getRank(); ++d)
-    shape.push_back(type.getDimSize(d) + lo[d] + hi[d]);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.getDimSize(d) + std::min<int64_t>(0, lo[d]) + std::min<int64_t>(0, hi[d]) <= 0)
+    if (type.getDimSize(d) + std::min<int64_t>(0, lo[d]) + std::min<int64_t>(0, hi[d]) <= 0) {
+      for (int64_t e = 0; e < type.getRank(); ++e)
+        shape.push_back(type.getDimSize(e) + lo[e] + hi[e]);
       return filledTensor(b, loc, RankedTensorType::get(shape, type.getElementType()), value);
-  shape.clear();
+    }
   // Cropping first: take the slice the negative pads leave.
   SmallVector<int64_t> offsets, sizes, ones(type.getRank(), 1);
   bool crop = false;
@@ -883,13 +883,13 @@ Value buildSubPixelConvTranspose(OpBuilder &b, Location loc, Value input, Value 
   // Outputs no tap reaches hold the bias (or zero).
   Value out = covered ? emptyTensor(b, loc, resultType)
                       : initFromBias(b, loc, bias, resultType, {1, m, 1, 1});
+  // A stride over a single element is 1: strided unit dims crash memref's
+  // rank-reducing subview folding after bufferization.
+  auto step = [](int64_t count, int64_t stride) { return count > 1 ? stride : 1; };
   for (auto [rh, ph] : llvm::enumerate(phases[0]))
     for (auto [rw, pw] : llvm::enumerate(phases[1])) {
       if (!ph.taps || !pw.taps || !ph.outputs || !pw.outputs)
         continue;
-      // A stride over a single element is 1: strided unit dims crash
-      // memref's rank-reducing subview folding after bufferization.
-      auto step = [](int64_t count, int64_t stride) { return count > 1 ? stride : 1; };
       Value taps = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({m, wType.getDimSize(1), ph.taps, pw.taps}, element),
           wConv, indexAttrs(b, {0, 0, ph.first, pw.first}),
