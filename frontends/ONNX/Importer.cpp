@@ -195,6 +195,8 @@ const std::vector<HandlerEntry> &handlerTable() {
     addMiscHandlers(t);
     addRecurrentHandlers(t);
     addSamplingHandlers(t);
+    addQuantizedHandlers(t);
+    addTrainingHandlers(t);
     return t;
   }();
   return table;
@@ -208,7 +210,8 @@ constexpr int64_t kSchemaOpset = 17;
 /// 17; later versions required no more inputs than their predecessors).
 LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Location loc) {
   const onnx::OpSchema *schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kSchemaOpset), "");
+      onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kSchemaOpset),
+                                     isDefaultDomain(node.domain()) ? "" : node.domain());
   if (!schema)
     return success();
   for (int i = 0; i < schema->min_input(); ++i)
@@ -243,9 +246,12 @@ template <typename PoolOp> bool dropsLastWindow(Operation *op) {
   return false;
 }
 
-const Handler *findHandler(StringRef opType, int64_t opset) {
+/// The handler of `opType` at `version` of `domain`'s opset, or null.
+const Handler *findHandler(StringRef domain, StringRef opType, int64_t version) {
+  bool defaultDomain = isDefaultDomain(domain);
   for (const HandlerEntry &e : handlerTable())
-    if (opType == e.opType && opset >= e.minOpset && opset <= e.maxOpset)
+    if (opType == e.opType && version >= e.minOpset && version <= e.maxOpset &&
+        (defaultDomain ? isDefaultDomain(e.domain) : domain == e.domain))
       return &e.handler;
   return nullptr;
 }
@@ -287,6 +293,10 @@ private:
                         FileLineColLoc::get(&context, modelPath, 0, 0));
   }
   LogicalResult checkVersions();
+  /// The opset version of the node's domain the model imports.
+  int64_t nodeVersion(const onnx::NodeProto &node) {
+    return isDefaultDomain(node.domain()) ? opset : domainVersions.lookup(node.domain());
+  }
   LogicalResult checkSupported();
   LogicalResult checkSingleAssignment(const llvm::StringSet<> &initializerNames, Location fileLoc);
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
@@ -301,7 +311,8 @@ private:
   std::string modelPath;
   const ImportOptions &options;
   OpBuilder builder;
-  int64_t opset = 0;
+  int64_t opset = 0; // of the default domain
+  llvm::StringMap<int64_t> domainVersions; // of the others
   llvm::StringMap<Value> values;
   /// False once the model's declared shapes may legitimately differ from the
   /// computed ones: --input-shape changed a static dim the model declares, or
@@ -316,9 +327,12 @@ LogicalResult GraphImporter::checkVersions() {
   if (model.ir_version() < 3 || model.ir_version() > 10)
     return emitError(loc) << "unsupported ONNX IR version " << model.ir_version()
                           << " (supported: 3 to 10)";
-  for (const onnx::OperatorSetIdProto &imp : model.opset_import())
+  for (const onnx::OperatorSetIdProto &imp : model.opset_import()) {
     if (isDefaultDomain(imp.domain()))
       opset = imp.version();
+    else
+      domainVersions[imp.domain()] = imp.version();
+  }
   // A model of other domains only has its nodes reported as unsupported.
   if (opset != 0 && (opset < kMinOpset || opset > kMaxOpset))
     return emitError(loc) << "unsupported default-domain opset " << opset << " (supported: "
@@ -327,21 +341,18 @@ LogicalResult GraphImporter::checkVersions() {
 }
 
 LogicalResult GraphImporter::checkSupported() {
-  llvm::StringMap<int64_t> domainVersions;
-  for (const onnx::OperatorSetIdProto &imp : model.opset_import())
-    domainVersions[imp.domain()] = imp.version();
   int unsupported = 0;
   for (int index = 0; index < model.graph().node_size(); ++index) {
     const onnx::NodeProto &node = model.graph().node(index);
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
-    int64_t version = isDefaultDomain(node.domain()) ? opset : domainVersions.lookup(node.domain());
+    int64_t version = nodeVersion(node);
     if (isDefaultDomain(node.domain()) && opset == 0) {
       ++unsupported;
       emitError(nodeLoc(node, index)) << "op '" << node.op_type()
                                       << "' is in the default domain, which the model does not import";
       continue;
     }
-    bool known = isDefaultDomain(node.domain()) && findHandler(node.op_type(), opset);
+    bool known = findHandler(node.domain(), node.op_type(), version);
     if (!known) {
       ++unsupported;
       emitError(nodeLoc(node, index)) << "unsupported op '" << node.op_type() << "' (domain '"
@@ -560,19 +571,19 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       }
       skip = true;
     }
-    if (!skip && failed(checkRequiredInputs(node, opset, loc))) {
+    if (!skip && failed(checkRequiredInputs(node, nodeVersion(node), loc))) {
       ok = false;
       skip = true;
     }
-    NodeImporter importer(node, opset, builder, loc,
+    NodeImporter importer(node, nodeVersion(node), builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);
-    if (!skip && succeeded((*findHandler(node.op_type(), opset))(importer)) &&
+    if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), nodeVersion(node)))(importer)) &&
         !importer.rejected()) {
       for (int i = 0; i < node.output_size(); ++i) {
         if (node.output(i).empty())
           continue;
         if (i >= (int)importer.outputs.size() || !importer.outputs[i]) {
-          emitError(loc) << node.op_type() << " (opset " << opset << "): output " << i
+          emitError(loc) << node.op_type() << " (opset " << nodeVersion(node) << "): output " << i
                          << " is not supported";
           ok = false;
           poisoned.insert(node.output(i));

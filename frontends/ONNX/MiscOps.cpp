@@ -1,15 +1,14 @@
 //===- MiscOps.cpp - ops spelled out in other nn ops ----------------------===//
 //
-// Hardmax, OneHot, EyeLike, DepthToSpace, SpaceToDepth and LRN have no nn op
-// of their own: each is a short composition of existing ones (comparisons
-// against an index ramp, reshape/transpose, pooling), which later stages
+// Hardmax, OneHot, EyeLike, DepthToSpace, SpaceToDepth, LRN,
+// MeanVarianceNormalization and ReverseSequence have no nn op of their own:
+// each is a short composition of existing ones (comparisons against an index
+// ramp, reshape/transpose, pooling, reductions, gathers), which later stages
 // fuse like any other graph.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/ONNX/NodeImporter.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace nnc;
@@ -212,85 +211,53 @@ LogicalResult importLRN(NodeImporter &n) {
   n.setOutputs(n.create<nn::DivOp>(x, denom));
   return success();
 }
-/// A 1-D per-channel parameter viewed along `axis` of a rank-`rank` tensor.
-Value alongAxis(NodeImporter &n, Value param, int64_t axis, int64_t rank) {
-  auto type = NodeImporter::type(param);
-  if (type.getRank() != 1 || rank == 0)
-    return param;
-  SmallVector<int64_t> shape(rank, 1);
-  shape[axis] = type.getDimSize(0);
-  return n.create<nn::ReshapeOp>(param, n.constI64(shape), n.builder.getBoolAttr(false));
-}
-
-/// saturate(round_half_even(x / scale) + zero_point) in the zero point's type.
-Value quantize(NodeImporter &n, Value x, Value scale, Value zeroPoint, Type target) {
-  Type f32 = n.builder.getF32Type();
-  Value q = n.create<nn::RoundOp>(n.create<nn::DivOp>(x, scale));
-  q = n.create<nn::AddOp>(q, n.create<nn::CastOp>(zeroPoint, TypeAttr::get(f32)));
-  unsigned width = target.getIntOrFloatBitWidth();
-  double lo = target.isUnsignedInteger() ? 0 : -std::ldexp(1.0, width - 1);
-  double hi = target.isUnsignedInteger() ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
-  q = n.create<nn::MinOp>(n.create<nn::MaxOp>(q, n.scalar(f32, lo)), n.scalar(f32, hi));
-  return n.create<nn::CastOp>(q, TypeAttr::get(target));
-}
-
-LogicalResult importQuantizeLinear(NodeImporter &n) {
+/// (x - mean) / (std + 1e-9) over `axes` (default 0, 2, 3), as ONNX's
+/// function body defines it; the variance is the mean squared deviation.
+LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
   Value x = n.input(0);
   int64_t rank = NodeImporter::rank(x);
-  if (getElementTypeOrSelf(x.getType()) != n.builder.getF32Type())
-    return n.fail("expected an f32 input");
-  // The axis only matters for a per-axis (1-D) scale.
-  FailureOr<int64_t> axis = 0;
-  if (NodeImporter::rank(n.input(1)) == 1)
-    axis = n.normalizeAxis(n.attrInt("axis", 1), rank);
-  if (failed(axis))
+  SmallVector<int64_t> requested = n.attrInts("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  FailureOr<SmallVector<int64_t>> axes = n.normalizeAxes(requested, rank);
+  if (failed(axes))
     return failure();
-  Value zeroPoint = n.input(2);
-  Type target = zeroPoint ? getElementTypeOrSelf(zeroPoint.getType())
-                          : n.builder.getIntegerType(8, /*isSigned=*/false);
-  if (!target.isInteger(8))
-    return n.fail("expected an 8-bit integer zero point");
-  if (!zeroPoint)
-    zeroPoint = n.scalar(target, 0);
-  n.setOutputs(quantize(n, x, alongAxis(n, n.input(1), *axis, rank), alongAxis(n, zeroPoint, *axis, rank), target));
+  Type element = getElementTypeOrSelf(x.getType());
+  if (!isa<FloatType>(element))
+    return n.fail("expected a float input");
+  auto axesAttr = n.builder.getDenseI64ArrayAttr(*axes);
+  Value mean = n.create<nn::ReduceMeanOp>(x, axesAttr, n.builder.getBoolAttr(true));
+  Value centered = n.create<nn::SubOp>(x, mean);
+  Value variance = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr,
+                                              n.builder.getBoolAttr(true));
+  Value std = n.create<nn::AddOp>(n.create<nn::SqrtOp>(variance), n.scalar(element, 1e-9));
+  n.setOutputs(n.create<nn::DivOp>(centered, std));
   return success();
 }
 
-LogicalResult importDequantizeLinear(NodeImporter &n) {
-  Value x = n.input(0);
-  int64_t rank = NodeImporter::rank(x);
-  // The axis only matters for a per-axis (1-D) scale.
-  FailureOr<int64_t> axis = 0;
-  if (NodeImporter::rank(n.input(1)) == 1)
-    axis = n.normalizeAxis(n.attrInt("axis", 1), rank);
-  if (failed(axis))
-    return failure();
-  Type f32 = n.builder.getF32Type();
-  Value xf = n.create<nn::CastOp>(x, TypeAttr::get(f32));
-  if (Value zeroPoint = n.input(2))
-    xf = n.create<nn::SubOp>(xf, n.create<nn::CastOp>(alongAxis(n, zeroPoint, *axis, rank), TypeAttr::get(f32)));
-  n.setOutputs(n.create<nn::MulOp>(xf, alongAxis(n, n.input(1), *axis, rank)));
-  return success();
-}
-
-/// uint8 quantization with a scale and zero point that cover [min(x, 0), max(x, 0)].
-LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
-  Value x = n.input(0);
-  auto &b = n.builder;
-  Type f32 = b.getF32Type(), u8 = b.getIntegerType(8, false);
-  int64_t rank = NodeImporter::rank(x);
-  SmallVector<int64_t> all;
-  for (int64_t d = 0; d < rank; ++d)
-    all.push_back(d);
-  auto axes = b.getDenseI64ArrayAttr(all);
-  Value zero = n.scalar(f32, 0);
-  Value lo = n.create<nn::MinOp>(n.create<nn::ReduceMinOp>(x, axes, b.getBoolAttr(false)), zero);
-  Value hi = n.create<nn::MaxOp>(n.create<nn::ReduceMaxOp>(x, axes, b.getBoolAttr(false)), zero);
-  Value scale = n.create<nn::DivOp>(n.create<nn::SubOp>(hi, lo), n.scalar(f32, 255));
-  Value zp = n.create<nn::RoundOp>(n.create<nn::SubOp>(zero, n.create<nn::DivOp>(lo, scale)));
-  zp = n.create<nn::MinOp>(n.create<nn::MaxOp>(zp, zero), n.scalar(f32, 255));
-  Value zeroPoint = n.create<nn::CastOp>(zp, TypeAttr::get(u8));
-  n.setOutputs({quantize(n, x, scale, zeroPoint, u8), scale, zeroPoint});
+/// y[.., t, ..] = x[.., len - 1 - t, ..] for t < len, the sequence's own
+/// length along the batch axis; the rest is copied. One gather along time.
+LogicalResult importReverseSequence(NodeImporter &n) {
+  Value x = n.input(0), lens = n.input(1);
+  auto type = NodeImporter::type(x);
+  int64_t rank = type.getRank();
+  if (rank < 2 || !type.hasStaticShape())
+    return n.fail("expected a static input of rank 2 or more");
+  int64_t batchAxis = n.attrInt("batch_axis", 1), timeAxis = n.attrInt("time_axis", 0);
+  if ((batchAxis != 0 && batchAxis != 1) || (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis)
+    return n.fail("batch_axis and time_axis must be 0 and 1 in some order");
+  auto lensType = NodeImporter::type(lens);
+  if (lensType.getRank() != 1 || lensType.getDimSize(0) != type.getDimSize(batchAxis) ||
+      !lensType.getElementType().isInteger(64))
+    return n.fail("sequence_lens must be int64 with one value per batch entry (" +
+                  Twine(type.getDimSize(batchAxis)) + ")");
+  Type i64 = n.builder.getI64Type();
+  Value time = indexRamp(n, type.getDimSize(timeAxis), timeAxis, rank);
+  SmallVector<int64_t> lensShape(rank, 1);
+  lensShape[batchAxis] = type.getDimSize(batchAxis);
+  Value len = n.create<nn::ReshapeOp>(lens, n.constI64(lensShape), n.builder.getBoolAttr(false));
+  Value reversed = n.create<nn::SubOp>(n.create<nn::SubOp>(len, n.scalar(i64, 1)), time);
+  Value index = n.create<nn::WhereOp>(n.create<nn::LessOp>(time, len), reversed, time);
+  index = n.create<nn::ExpandOp>(index, n.constI64(type.getShape()));
+  n.setOutputs(n.create<nn::GatherElementsOp>(x, index, n.builder.getI64IntegerAttr(timeAxis)));
   return success();
 }
 } // namespace
@@ -304,8 +271,7 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"DepthToSpace", 1, M, importBlockShuffle<true>},
       {"SpaceToDepth", 1, M, importBlockShuffle<false>},
       {"LRN", 1, M, importLRN},
-      {"QuantizeLinear", 10, M, importQuantizeLinear},
-      {"DequantizeLinear", 10, M, importDequantizeLinear},
-      {"DynamicQuantizeLinear", 11, M, importDynamicQuantizeLinear},
+      {"MeanVarianceNormalization", 9, M, importMeanVarianceNormalization},
+      {"ReverseSequence", 10, M, importReverseSequence},
   });
 }

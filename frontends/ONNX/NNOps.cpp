@@ -134,20 +134,10 @@ LogicalResult importGemm(NodeImporter &n) {
 }
 
 LogicalResult importConv(NodeImporter &n) {
-  Value x = n.input(0), w = n.input(1);
-  if (NodeImporter::rank(x) < 3 || NodeImporter::rank(w) != NodeImporter::rank(x))
-    return n.fail("expected input and filter of one rank >= 3");
-  FailureOr<SmallVector<int64_t>> kernel = filterKernel(n, w);
-  if (failed(kernel))
+  FailureOr<Value> y = buildConvolution(n, n.input(0), n.input(1), n.input(2));
+  if (failed(y))
     return failure();
-  FailureOr<Window> win = readWindow(n, x, *kernel);
-  if (failed(win))
-    return failure();
-  auto &b = n.builder;
-  n.setOutputs(n.create<nn::ConvOp>(x, w, n.input(2), b.getDenseI64ArrayAttr(win->strides),
-                                    b.getDenseI64ArrayAttr(win->dilations),
-                                    b.getDenseI64ArrayAttr(win->pads),
-                                    b.getI64IntegerAttr(n.attrInt("group", 1))));
+  n.setOutputs(*y);
   return success();
 }
 
@@ -270,11 +260,57 @@ template <typename Op> LogicalResult importGlobalPool(NodeImporter &n) {
   return success();
 }
 
+/// BatchNormalization with training_mode = 1 (opset 14+): normalizes by the
+/// batch's statistics (the variance without Bessel's correction, as ONNX's
+/// reference) and outputs the running statistics updated by `momentum`.
+LogicalResult importBatchNormTraining(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.isDynamicDim(1))
+    return n.fail("expected an input of rank 2 or more with a static channel dim");
+  int64_t channels = type.getDimSize(1);
+  Type element = type.getElementType();
+  for (size_t i = 1; i < 5; ++i) {
+    auto param = NodeImporter::type(n.input(i));
+    if (param.getRank() != 1 || param.getDimSize(0) != channels)
+      return n.fail("expected scale, bias, mean and var of " + Twine(channels) + " values");
+    if (param.getElementType() != element && i >= 3)
+      return n.fail("expected mean and var of the input's element type");
+  }
+  auto &b = n.builder;
+  SmallVector<int64_t> axes{0}, perChannel(rank, 1);
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  perChannel[1] = channels;
+  auto axesAttr = b.getDenseI64ArrayAttr(axes);
+  auto view = [&](Value v) { return n.create<nn::ReshapeOp>(v, n.constI64(perChannel), b.getBoolAttr(false)); };
+  auto flat = [&](Value v) { return n.create<nn::ReshapeOp>(v, n.constI64({channels}), b.getBoolAttr(false)); };
+  auto asElement = [&](Value v) {
+    return getElementTypeOrSelf(v.getType()) == element ? v : n.create<nn::CastOp>(v, TypeAttr::get(element));
+  };
+  Value mean = n.create<nn::ReduceMeanOp>(x, axesAttr, b.getBoolAttr(true));
+  Value centered = n.create<nn::SubOp>(x, mean);
+  Value var = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr, b.getBoolAttr(true));
+  Value epsilon = n.scalar(element, n.attrFloat("epsilon", 1e-5f));
+  Value y = n.create<nn::DivOp>(centered, n.create<nn::SqrtOp>(n.create<nn::AddOp>(var, epsilon)));
+  y = n.create<nn::AddOp>(n.create<nn::MulOp>(y, view(asElement(n.input(1)))), view(asElement(n.input(2))));
+  double momentum = n.attrFloat("momentum", 0.9f);
+  auto running = [&](Value old, Value batch) {
+    Value kept = n.create<nn::MulOp>(old, n.scalar(element, momentum));
+    return n.create<nn::AddOp>(kept, n.create<nn::MulOp>(flat(batch), n.scalar(element, 1 - momentum)));
+  };
+  Value runningMean = running(n.input(3), mean);
+  Value runningVar = running(n.input(4), var);
+  n.setOutputs({y, runningMean, runningVar});
+  return success();
+}
+
 LogicalResult importBatchNorm(NodeImporter &n) {
   if (n.opset < 9 && n.attrInt("spatial", 1) == 0)
     return n.fail("spatial = 0 (per-element statistics) is not supported");
-  if (n.attrInt("training_mode", 0) != 0)
-    return n.fail("training_mode = 1 is not supported (BatchNormalization is imported for inference)");
+  if (n.opset >= 14 && n.attrInt("training_mode", 0) != 0)
+    return importBatchNormTraining(n);
   for (size_t i = 1; i < n.numOutputs(); ++i)
     if (n.hasOutput(i))
       return n.fail("the running-statistics outputs (training mode) are not supported");
@@ -404,6 +440,22 @@ LogicalResult importEinsum(NodeImporter &n) {
   return success();
 }
 } // namespace
+
+FailureOr<Value> nnc::onnx_frontend::buildConvolution(NodeImporter &n, Value x, Value w, Value bias) {
+  if (NodeImporter::rank(x) < 3 || NodeImporter::rank(w) != NodeImporter::rank(x))
+    return n.fail("expected input and filter of one rank >= 3");
+  FailureOr<SmallVector<int64_t>> kernel = filterKernel(n, w);
+  if (failed(kernel))
+    return failure();
+  FailureOr<Window> win = readWindow(n, x, *kernel);
+  if (failed(win))
+    return failure();
+  auto &b = n.builder;
+  return n.create<nn::ConvOp>(x, w, bias, b.getDenseI64ArrayAttr(win->strides),
+                              b.getDenseI64ArrayAttr(win->dilations),
+                              b.getDenseI64ArrayAttr(win->pads),
+                              b.getI64IntegerAttr(n.attrInt("group", 1)));
+}
 
 void nnc::onnx_frontend::addNNHandlers(std::vector<HandlerEntry> &t) {
   constexpr int64_t M = kMaxOpset;

@@ -26,8 +26,9 @@ using Handler = std::function<llvm::LogicalResult(NodeImporter &)>;
 
 struct HandlerEntry {
   const char *opType;
-  int64_t minOpset, maxOpset;
+  int64_t minOpset, maxOpset; // versions of `domain`'s opset
   Handler handler;
+  const char *domain = ""; // "" is ONNX's default domain
 };
 
 /// Whether `domain` names ONNX's default domain ("" or "ai.onnx").
@@ -42,6 +43,8 @@ void addLossHandlers(std::vector<HandlerEntry> &table);
 void addMiscHandlers(std::vector<HandlerEntry> &table);
 void addRecurrentHandlers(std::vector<HandlerEntry> &table);
 void addSamplingHandlers(std::vector<HandlerEntry> &table);
+void addQuantizedHandlers(std::vector<HandlerEntry> &table);
+void addTrainingHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
 /// moved into a dense resource. External data is found beside `modelPath`, the
@@ -55,6 +58,13 @@ mlir::Type importElementType(mlir::MLIRContext &context, int64_t dataType);
 
 /// Human-readable name of an ONNX data type (for diagnostics).
 std::string dataTypeName(int64_t dataType);
+
+class NodeImporter;
+
+/// The convolution of `x` by `w` (plus `bias`, may be null) that the node's
+/// Conv attributes describe (strides, dilations, pads or auto_pad, group).
+mlir::FailureOr<mlir::Value> buildConvolution(NodeImporter &n, mlir::Value x, mlir::Value w,
+                                              mlir::Value bias);
 
 class NodeImporter {
 public:

@@ -322,6 +322,153 @@ def grid_sample_nearest(x, grid, a):
     return out
 
 
+def centered(x, zero_point, axis):
+    """x - zero_point in int64; a 1-D zero point runs along `axis` of x."""
+    x = x.astype(np.int64)
+    if zero_point is None:
+        return x
+    zp = np.asarray(zero_point).astype(np.int64)
+    if zp.ndim == 1 and zp.size > 1:
+        shape = [1] * x.ndim
+        shape[axis] = zp.size
+        zp = zp.reshape(shape)
+    return x - zp.reshape(-1)[0] if zp.size == 1 else x - zp
+
+
+def integer_conv(x, w, a):
+    """Conv in int64, one output element at a time (group, strides, pads, dilations)."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    group = a.get("group", 1)
+    sh, sw = a.get("strides", [1, 1])
+    dh, dw = a.get("dilations", [1, 1])
+    pt, pl, pb, pr = a.get("pads", [0, 0, 0, 0])
+    oh = (h + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    ow = (wd + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    y = np.zeros((n, m, oh, ow), np.int64)
+    per_group = m // group
+    for b, o, i, j in np.ndindex(n, m, oh, ow):
+        g = o // per_group
+        total = 0
+        for ci, u, v in np.ndindex(cg, kh, kw):
+            r, q = i * sh - pt + u * dh, j * sw - pl + v * dw
+            if 0 <= r < h and 0 <= q < wd:
+                total += int(x[b, g * cg + ci, r, q]) * int(w[o, ci, u, v])
+        y[b, o, i, j] = total
+    return y
+
+
+def requantize(real, zero_point):
+    """round half to even, add the zero point, saturate to its 8-bit type."""
+    info = np.iinfo(zero_point.dtype)
+    q = np.rint(real).astype(np.int64) + int(zero_point.reshape(-1)[0])
+    return np.clip(q, info.min, info.max).astype(zero_point.dtype)
+
+
+def per_axis(v, axis, ndim):
+    v = np.asarray(v)
+    if v.ndim == 1 and v.size > 1:
+        shape = [1] * ndim
+        shape[axis] = v.size
+        return v.reshape(shape)
+    return v.reshape(())
+
+
+def quantized(op, args, a):
+    """MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv: the integer
+    product exactly in int64; the QLinear ops scale it by the real multiplier
+    in float32, as ONNX Runtime does."""
+    if op == "MatMulInteger":
+        A, B, azp, bzp = (args + [None, None])[:4]
+        return [(centered(A, azp, A.ndim - 2) @ centered(B, bzp, B.ndim - 1)).astype(np.int32)]
+    if op == "ConvInteger":
+        x, w, xzp, wzp = (args + [None, None])[:4]
+        return [integer_conv(centered(x, xzp, 1), centered(w, wzp, 0), a).astype(np.int32)]
+    if op == "QLinearMatMul":
+        A, sa, azp, B, sb, bzp, sy, yzp = args
+        acc = centered(A, azp, A.ndim - 2) @ centered(B, bzp, B.ndim - 1)
+        scale = per_axis(sa, 0, 2).astype(np.float32) * per_axis(sb, 0, 1).astype(np.float32)
+        scale = scale / np.float32(np.asarray(sy).reshape(-1)[0])
+        return [requantize(acc.astype(np.float32) * scale, yzp)]
+    x, sx, xzp, w, sw, wzp, sy, yzp = args[:8]
+    bias = args[8] if len(args) > 8 and args[8] is not None else None
+    acc = integer_conv(centered(x, xzp, 1), centered(w, wzp, 0), a)
+    if bias is not None:
+        acc = acc + bias.astype(np.int64).reshape(1, -1, 1, 1)
+    scale = np.float32(np.asarray(sx).reshape(-1)[0]) * per_axis(sw, 1, 4).astype(np.float32)
+    scale = scale / np.float32(np.asarray(sy).reshape(-1)[0])
+    return [requantize(acc.astype(np.float32) * scale, yzp)]
+
+
+def optimizer(op, args, a):
+    """Adagrad, Momentum, Adam (ai.onnx.preview.training) from their specs."""
+    r, t = float(args[0]), int(args[1])
+    rest = args[2:]
+    groups = 3 if op in ("Adagrad", "Momentum") else 4
+    k = len(rest) // groups
+    tensors = [rest[i * k:(i + 1) * k] for i in range(groups)]
+    outs = [[] for _ in range(groups - 1)]
+    norm = a.get("norm_coefficient", 0.0)
+    for i in range(k):
+        x, g = tensors[0][i].astype(np.float64), tensors[1][i].astype(np.float64)
+        g = norm * x + g
+        if op == "Adagrad":
+            h = tensors[2][i] + g * g
+            rate = r / (1 + t * a.get("decay_factor", 0.0))
+            outs[0].append(x - rate * g / (np.sqrt(h) + a.get("epsilon", 1e-6)))
+            outs[1].append(h)
+        elif op == "Momentum":
+            alpha, beta = a["alpha"], a["beta"] if t > 0 else 1.0
+            v = alpha * tensors[2][i] + beta * g
+            step = v if text(a["mode"]) == "standard" else g + alpha * v
+            outs[0].append(x - r * step)
+            outs[1].append(v)
+        else:
+            alpha, beta = a.get("alpha", 0.9), a.get("beta", 0.999)
+            v = alpha * tensors[2][i] + (1 - alpha) * g
+            h = beta * tensors[3][i] + (1 - beta) * g * g
+            rate = r * math.sqrt(1 - beta**t) / (1 - alpha**t) if t > 0 else r
+            xn = x - rate * v / (np.sqrt(h) + a.get("epsilon", 1e-6))
+            outs[0].append((1 - a.get("norm_coefficient_post", 0.0)) * xn)
+            outs[1].append(v)
+            outs[2].append(h)
+    dtype = rest[0].dtype
+    return [o.astype(dtype) for group in outs for o in group]
+
+
+def reverse_sequence(x, lens, a):
+    batch_axis, time_axis = a.get("batch_axis", 1), a.get("time_axis", 0)
+    y = x.copy()
+    for b in range(x.shape[batch_axis]):
+        for t in range(int(lens[b])):
+            dst, src = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+            dst[batch_axis] = src[batch_axis] = b
+            dst[time_axis], src[time_axis] = t, int(lens[b]) - 1 - t
+            y[tuple(dst)] = x[tuple(src)]
+    return y
+
+
+def mean_variance_normalization(x, a):
+    axes = tuple(a.get("axes", [0, 2, 3]))
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=axes, keepdims=True)
+    std = np.sqrt(((x64 - mean) ** 2).mean(axis=axes, keepdims=True))
+    return ((x64 - mean) / (std + 1e-9)).astype(x.dtype)
+
+
+def batch_norm_training(x, scale, bias, mean, var, a):
+    """training_mode = 1: the batch's statistics (variance without Bessel's
+    correction) and the running statistics updated by momentum."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = [1, x.shape[1]] + [1] * (x.ndim - 2)
+    x64 = x.astype(np.float64)
+    m, v = x64.mean(axis=axes), x64.var(axis=axes)
+    eps, momentum = a.get("epsilon", 1e-5), a.get("momentum", 0.9)
+    y = (x64 - m.reshape(shape)) / np.sqrt(v.reshape(shape) + eps) * scale.reshape(shape) + bias.reshape(shape)
+    return [y.astype(x.dtype), (mean * momentum + m * (1 - momentum)).astype(mean.dtype),
+            (var * momentum + v * (1 - momentum)).astype(var.dtype)]
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -371,6 +518,16 @@ def evaluate(node, args, opset):
         return [lrn(args[0], a)]
     if op in ("RNN", "GRU", "LSTM"):
         return recurrent(op, args, a)
+    if op in ("MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv"):
+        return quantized(op, args, a)
+    if op in ("Adagrad", "Momentum", "Adam"):
+        return optimizer(op, args, a)
+    if op == "ReverseSequence":
+        return [reverse_sequence(args[0], args[1], a)]
+    if op == "BatchNormalization" and a.get("training_mode", 0):
+        return batch_norm_training(*args, a)
+    if op == "MeanVarianceNormalization":
+        return [mean_variance_normalization(args[0], a)]
     raise NotImplementedError(op)
 
 
@@ -379,7 +536,7 @@ def main():
     with open(model_path) as f:
         source = f.read()
     model = parser.parse_model(source)
-    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     given = dict(re.findall(r"^#\s*INPUT\s+(\w+)\s*=\s*(.+)$", source, re.M))
 
     values = {}
@@ -397,7 +554,7 @@ def main():
     with np.errstate(all="ignore"):
         for node in model.graph.node:
             # Recurrent ops' optional inputs are positional: an omitted one is None.
-            if node.op_type in ("RNN", "GRU", "LSTM"):
+            if node.op_type in ("RNN", "GRU", "LSTM", "MatMulInteger", "ConvInteger", "QLinearConv"):
                 args = [values[name] if name else None for name in node.input]
             else:
                 args = [values[name] for name in node.input if name]
