@@ -1,9 +1,10 @@
 //===- MiscOps.cpp - ops spelled out in other nn ops ----------------------===//
 //
 // Hardmax, OneHot, EyeLike, DepthToSpace, SpaceToDepth, LRN,
-// MeanVarianceNormalization and ReverseSequence have no nn op of their own:
+// MeanVarianceNormalization, ReverseSequence and Det have no nn op of their own:
 // each is a short composition of existing ones (comparisons against an index
-// ramp, reshape/transpose, pooling, reductions, gathers), which later stages
+// ramp, reshape/transpose, pooling, reductions, gathers; Det is Gaussian
+// elimination unrolled over the columns), which later stages
 // fuse like any other graph.
 //
 //===----------------------------------------------------------------------===//
@@ -213,8 +214,13 @@ LogicalResult importLRN(NodeImporter &n) {
 }
 /// (x - mean) / (std + 1e-9) over `axes` (default 0, 2, 3), as ONNX's
 /// function body defines it; the variance is the mean squared deviation.
+/// f16 and bf16 compute in f32, where the 1e-9 is not 0.
 LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
   Value x = n.input(0);
+  Type original = getElementTypeOrSelf(x.getType());
+  bool narrow = isa<FloatType>(original) && original.getIntOrFloatBitWidth() < 32;
+  if (narrow)
+    x = n.create<nn::CastOp>(x, TypeAttr::get(n.builder.getF32Type()));
   int64_t rank = NodeImporter::rank(x);
   SmallVector<int64_t> requested = n.attrInts("axes").value_or(SmallVector<int64_t>{0, 2, 3});
   FailureOr<SmallVector<int64_t>> axes = n.normalizeAxes(requested, rank);
@@ -229,7 +235,8 @@ LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
   Value variance = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr,
                                               n.builder.getBoolAttr(true));
   Value std = n.create<nn::AddOp>(n.create<nn::SqrtOp>(variance), n.scalar(element, 1e-9));
-  n.setOutputs(n.create<nn::DivOp>(centered, std));
+  Value y = n.create<nn::DivOp>(centered, std);
+  n.setOutputs(narrow ? n.create<nn::CastOp>(y, TypeAttr::get(original)) : y);
   return success();
 }
 
@@ -254,10 +261,74 @@ LogicalResult importReverseSequence(NodeImporter &n) {
   SmallVector<int64_t> lensShape(rank, 1);
   lensShape[batchAxis] = type.getDimSize(batchAxis);
   Value len = n.create<nn::ReshapeOp>(lens, n.constI64(lensShape), n.builder.getBoolAttr(false));
+  // ONNX requires lengths of at most the time dim: a longer one reverses all of it.
+  len = n.create<nn::MinOp>(len, n.scalar(i64, type.getDimSize(timeAxis)));
   Value reversed = n.create<nn::SubOp>(n.create<nn::SubOp>(len, n.scalar(i64, 1)), time);
   Value index = n.create<nn::WhereOp>(n.create<nn::LessOp>(time, len), reversed, time);
   index = n.create<nn::ExpandOp>(index, n.constI64(type.getShape()));
   n.setOutputs(n.create<nn::GatherElementsOp>(x, index, n.builder.getI64IntegerAttr(timeAxis)));
+  return success();
+}
+/// The largest matrix Det unrolls its elimination for (a few ops per column).
+constexpr int64_t kMaxDetSize = 64;
+
+/// Det: Gaussian elimination with partial pivoting, one column at a time:
+/// the row with the largest magnitude in the column is gathered to the top
+/// (flipping the sign unless it already was), its pivot multiplies the
+/// determinant, and the rows below subtract their multiple of it.
+LogicalResult importDet(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  int64_t rank = type.getRank();
+  if (rank < 2 || !type.hasStaticShape() || !isa<FloatType>(type.getElementType()))
+    return n.fail("expected a static float input of rank 2 or more");
+  int64_t size = type.getDimSize(rank - 1);
+  if (type.getDimSize(rank - 2) != size)
+    return n.fail("expected square matrices (got " + Twine(type.getDimSize(rank - 2)) + "x" +
+                  Twine(size) + ")");
+  if (size > kMaxDetSize)
+    return n.fail("matrices larger than " + Twine(kMaxDetSize) + "x" + Twine(kMaxDetSize) +
+                  " are not supported (the elimination is unrolled)");
+  auto &b = n.builder;
+  Type element = type.getElementType(), i64 = b.getI64Type();
+  int64_t rowAxis = rank - 2, colAxis = rank - 1;
+  auto slice = [&](Value v, int64_t axis, int64_t begin, int64_t end) {
+    return n.create<nn::SliceOp>(v, n.constI64({begin}), n.constI64({end}), n.constI64({axis}), n.constI64({1}));
+  };
+  Value one = n.scalar(element, 1);
+  Value det = one, m = x;
+  for (int64_t k = size; k > 0; --k) {
+    if (k > 1) {
+      Value column = n.create<nn::AbsOp>(slice(m, colAxis, 0, 1));
+      Value pivotRow = n.create<nn::ArgMaxOp>(column, b.getI64IntegerAttr(rowAxis), b.getBoolAttr(true),
+                                              b.getBoolAttr(false));
+      // Rows 0 and pivotRow trade places.
+      Value ramp = indexRamp(n, k, rowAxis, rank);
+      Value zero = n.scalar(i64, 0);
+      Value swapped = n.create<nn::WhereOp>(n.create<nn::EqualOp>(ramp, pivotRow), zero, ramp);
+      Value order = n.create<nn::WhereOp>(n.create<nn::EqualOp>(ramp, zero), pivotRow, swapped);
+      Value index = n.create<nn::ExpandOp>(order, n.constI64(NodeImporter::type(m).getShape()));
+      m = n.create<nn::GatherElementsOp>(m, index, b.getI64IntegerAttr(rowAxis));
+      Value stayed = n.create<nn::EqualOp>(pivotRow, zero);
+      det = n.create<nn::MulOp>(det, n.create<nn::WhereOp>(stayed, one, n.scalar(element, -1)));
+    }
+    Value top = slice(m, rowAxis, 0, 1);
+    Value pivot = slice(top, colAxis, 0, 1);
+    det = n.create<nn::MulOp>(det, pivot);
+    if (k == 1)
+      break;
+    // A zero pivot makes the determinant 0; divide by 1 instead of 0 so no NaN reaches it.
+    Value divisor = n.create<nn::WhereOp>(n.create<nn::EqualOp>(pivot, n.scalar(element, 0)), one, pivot);
+    Value below = slice(m, rowAxis, 1, k);
+    Value factors = n.create<nn::DivOp>(slice(below, colAxis, 0, 1), divisor);
+    m = n.create<nn::SubOp>(slice(below, colAxis, 1, k),
+                            n.create<nn::MulOp>(factors, slice(top, colAxis, 1, k)));
+  }
+  SmallVector<int64_t> batch(type.getShape().drop_back(2));
+  if (size == 0) // the empty product
+    n.setOutputs(n.create<nn::ExpandOp>(one, n.constI64(batch)));
+  else
+    n.setOutputs(n.create<nn::ReshapeOp>(det, n.constI64(batch), b.getBoolAttr(false)));
   return success();
 }
 } // namespace
@@ -273,5 +344,6 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"LRN", 1, M, importLRN},
       {"MeanVarianceNormalization", 9, M, importMeanVarianceNormalization},
       {"ReverseSequence", 10, M, importReverseSequence},
+      {"Det", 11, M, importDet},
   });
 }

@@ -273,10 +273,9 @@ LogicalResult importBatchNormTraining(NodeImporter &n) {
   Type element = type.getElementType();
   for (size_t i = 1; i < 5; ++i) {
     auto param = NodeImporter::type(n.input(i));
-    if (param.getRank() != 1 || param.getDimSize(0) != channels)
-      return n.fail("expected scale, bias, mean and var of " + Twine(channels) + " values");
-    if (param.getElementType() != element && i >= 3)
-      return n.fail("expected mean and var of the input's element type");
+    if (param.getRank() != 1 || param.getDimSize(0) != channels ||
+        !isa<FloatType>(param.getElementType()))
+      return n.fail("expected float scale, bias, mean and var of " + Twine(channels) + " values");
   }
   auto &b = n.builder;
   SmallVector<int64_t> axes{0}, perChannel(rank, 1);
@@ -295,10 +294,15 @@ LogicalResult importBatchNormTraining(NodeImporter &n) {
   Value epsilon = n.scalar(element, n.attrFloat("epsilon", 1e-5f));
   Value y = n.create<nn::DivOp>(centered, n.create<nn::SqrtOp>(n.create<nn::AddOp>(var, epsilon)));
   y = n.create<nn::AddOp>(n.create<nn::MulOp>(y, view(asElement(n.input(1)))), view(asElement(n.input(2))));
+  // The running statistics keep their own type (ONNX's U: f16 data may keep f32 statistics).
   double momentum = n.attrFloat("momentum", 0.9f);
   auto running = [&](Value old, Value batch) {
-    Value kept = n.create<nn::MulOp>(old, n.scalar(element, momentum));
-    return n.create<nn::AddOp>(kept, n.create<nn::MulOp>(flat(batch), n.scalar(element, 1 - momentum)));
+    Type statType = getElementTypeOrSelf(old.getType());
+    Value current = flat(batch);
+    if (statType != element)
+      current = n.create<nn::CastOp>(current, TypeAttr::get(statType));
+    Value kept = n.create<nn::MulOp>(old, n.scalar(statType, momentum));
+    return n.create<nn::AddOp>(kept, n.create<nn::MulOp>(current, n.scalar(statType, 1 - momentum)));
   };
   Value runningMean = running(n.input(3), mean);
   Value runningVar = running(n.input(4), var);
@@ -309,8 +313,11 @@ LogicalResult importBatchNormTraining(NodeImporter &n) {
 LogicalResult importBatchNorm(NodeImporter &n) {
   if (n.opset < 9 && n.attrInt("spatial", 1) == 0)
     return n.fail("spatial = 0 (per-element statistics) is not supported");
-  if (n.opset >= 14 && n.attrInt("training_mode", 0) != 0)
+  if (n.attrInt("training_mode", 0) != 0) {
+    if (n.opset < 14)
+      return n.fail("training_mode is an attribute of opset 14 and later");
     return importBatchNormTraining(n);
+  }
   for (size_t i = 1; i < n.numOutputs(); ++i)
     if (n.hasOutput(i))
       return n.fail("the running-statistics outputs (training mode) are not supported");

@@ -109,6 +109,20 @@ LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
 // Integer products
 //===----------------------------------------------------------------------===//
 
+/// Checks that `param` (called `what`) is a scalar or a 1-D tensor of 1 or
+/// `channels` values; a per-channel one needs the channel count static.
+LogicalResult checkPerChannel(NodeImporter &n, Value param, int64_t channels, const std::string &what) {
+  auto type = NodeImporter::type(param);
+  if (type.getRank() == 0 || (type.getRank() == 1 && type.getDimSize(0) == 1))
+    return success();
+  if (ShapedType::isDynamic(channels))
+    return n.fail(what + " holds one value per channel, whose count is dynamic; pin it with --dim "
+                  "or --input-shape");
+  if (type.getRank() > 1 || type.getDimSize(0) != channels)
+    return n.fail(what + " must be a scalar or hold 1 or " + Twine(channels) + " values");
+  return success();
+}
+
 /// Checks that quantized operand `index` is 8-bit and that its zero point
 /// (input `zeroPointIndex`, when present) has its type and is a scalar or a
 /// 1-D tensor of 1 or `channels` values.
@@ -125,12 +139,7 @@ LogicalResult checkQuantized(NodeImporter &n, size_t index, size_t zeroPointInde
     return success();
   if (getElementTypeOrSelf(zeroPoint.getType()) != element)
     return n.fail("the " + what + "'s zero point must have its element type");
-  auto type = NodeImporter::type(zeroPoint);
-  if (type.getRank() > 1 || (type.getRank() == 1 && type.getDimSize(0) != 1 &&
-                             type.getDimSize(0) != channels))
-    return n.fail("the " + what + "'s zero point must be a scalar or hold 1 or " + Twine(channels) +
-                  " values");
-  return success();
+  return checkPerChannel(n, zeroPoint, channels, ("the " + what + "'s zero point").str());
 }
 
 /// `x` minus its zero point (may be null) in `type`; a 1-D zero point is
@@ -211,14 +220,9 @@ LogicalResult importConvInteger(NodeImporter &n) {
 /// Checks that input `index` is an f32 scale holding one value or, for a
 /// per-channel scale, `channels`.
 LogicalResult checkScale(NodeImporter &n, size_t index, int64_t channels, StringRef what) {
-  auto type = NodeImporter::type(n.input(index));
-  if (!type.getElementType().isF32())
+  if (!NodeImporter::type(n.input(index)).getElementType().isF32())
     return n.fail("expected an f32 " + what + " scale");
-  if (type.getRank() > 1 || (type.getRank() == 1 && type.getDimSize(0) != 1 &&
-                             type.getDimSize(0) != channels))
-    return n.fail("the " + what + " scale must be a scalar or hold 1 or " + Twine(channels) +
-                  " values");
-  return success();
+  return checkPerChannel(n, n.input(index), channels, ("the " + what + " scale").str());
 }
 
 /// The result's zero point (input `index`) and its type, checked.

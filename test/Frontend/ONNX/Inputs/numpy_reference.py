@@ -437,13 +437,15 @@ def optimizer(op, args, a):
 
 
 def reverse_sequence(x, lens, a):
+    """A length beyond the time dim (ONNX forbids it) reverses all of it."""
     batch_axis, time_axis = a.get("batch_axis", 1), a.get("time_axis", 0)
     y = x.copy()
     for b in range(x.shape[batch_axis]):
-        for t in range(int(lens[b])):
+        length = min(int(lens[b]), x.shape[time_axis])
+        for t in range(length):
             dst, src = [slice(None)] * x.ndim, [slice(None)] * x.ndim
             dst[batch_axis] = src[batch_axis] = b
-            dst[time_axis], src[time_axis] = t, int(lens[b]) - 1 - t
+            dst[time_axis], src[time_axis] = t, length - 1 - t
             y[tuple(dst)] = x[tuple(src)]
     return y
 
@@ -526,6 +528,9 @@ def evaluate(node, args, opset):
         return [reverse_sequence(args[0], args[1], a)]
     if op == "BatchNormalization" and a.get("training_mode", 0):
         return batch_norm_training(*args, a)
+    if op == "Det":
+        x = args[0]
+        return [np.linalg.det(x.astype(np.float64)).astype(x.dtype)]
     if op == "MeanVarianceNormalization":
         return [mean_variance_normalization(args[0], a)]
     raise NotImplementedError(op)
