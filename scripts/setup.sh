@@ -12,6 +12,8 @@ PACKAGES=(
   libclang-rt-22-dev
   libonnx-dev protobuf-compiler libprotobuf-dev libonnx-testdata
   python3 python3-torch python3-onnx python3-numpy
+  # torchvision's classifiers for the wide bench (bench/gen_models.py --set wide).
+  python3-torchvision
   # The Python package (python/, docs/python.md): pybind11 and Python's headers.
   pybind11-dev python3-dev
   libtcmalloc-minimal4
