@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # nnc against ONNX Runtime on the bench models, in one command:
 #
-#   bench/run.sh [--quick | --long] [--only mlp_b1,resnet18] [--threads 1,2] ...
+#   bench/run.sh [--quick | --long] [--set wide] [--only mlp_b1,resnet18] [--threads 1,2] ...
 #
+# --set wide benches the bench CNNs and the encoder at other shapes and
+# torchvision's classifiers of other families instead of the bench set.
 # Options go to bench.py (bench/bench.py --help lists them). The default run
 # takes about 3.5 minutes on 2 cores; --quick about 1. It builds nothing: nnc,
 # nnc-run and nnc-peak come from the build in build/ (or $BUILD_DIR, as for
@@ -35,9 +37,19 @@ if ! (cd "$here" && node -e 'require("onnxruntime-node")' 2>/dev/null); then
     die "npm could not install onnxruntime-node (is the npm registry reachable?)"
 fi
 
-# The models are shared with the lit tests, which generate the same set;
-# gen_models.py skips every model whose stamp is current.
-models="$build/models/opset17"
-"$python" "$here/gen_models.py" --out "$models" --opset 17 >&2
+# The bench set's models are shared with the lit tests, which generate the
+# same set; gen_models.py skips every model whose stamp is current.
+set_name=bench
+args=("$@")
+for i in "${!args[@]}"; do
+  if [[ "${args[$i]}" == --set ]]; then set_name="${args[$((i + 1))]:-}"; fi
+  if [[ "${args[$i]}" == --set=* ]]; then set_name="${args[$i]#--set=}"; fi
+done
+case "$set_name" in
+bench) models="$build/models/opset17" ;;
+wide) models="$build/models/wide17" ;;
+*) die "unknown --set '$set_name' (bench or wide)" ;;
+esac
+"$python" "$here/gen_models.py" --out "$models" --opset 17 --set "$set_name" >&2
 
 exec "$python" "$here/bench.py" --bin "$build/bin" --models "$models" --work "$build/benchmarks" "$@"
