@@ -38,6 +38,8 @@ CASES = {
     "stem_5x4_s2_asym": ((1, 2, 30, 41), 16, (5, 4), (2, 0, 1, 2), (2, 2), (1, 1), True),
     "pointwise_7x7": ((1, 96, 7, 7), 160, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
     "pointwise_14x14": ((1, 40, 14, 14), 64, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), False),
+    # Several images, one filter: a matmul per image (the image loop a batch loop).
+    "pointwise_batch3_shared": ((3, 48, 20, 20), 24, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
 }
 
 
