@@ -75,6 +75,29 @@ for name, (shape, m, kernel, pads, strides, dilations, has_bias) in CASES.items(
     if not run_case(nnc, nnc_run, work, name, node, [("x", x)], ("y", y), weights):
         failed += 1
 
+# Grouped convolutions of several channels per group (one matmul per image
+# and group): name: (input NCHW, output channels, group, kernel, pads,
+# strides, dilations, bias).
+GROUPED = {
+    "grouped_8ch_s1": ((2, 32, 14, 14), 32, 4, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
+    "grouped_8ch_s2": ((1, 48, 15, 15), 48, 6, (3, 3), (1, 1, 1, 1), (2, 2), (1, 1), False),
+    "grouped_dilated_asym": ((1, 12, 10, 11), 18, 3, (3, 2), (1, 0, 2, 1), (1, 1), (2, 1), True),
+}
+for name, (shape, m, group, kernel, pads, strides, dilations, has_bias) in GROUPED.items():
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    cg, mg = shape[1] // group, m // group
+    w = rng.uniform(-1, 1, (m, cg) + kernel).astype(np.float32)
+    b = rng.uniform(-1, 1, (m,)).astype(np.float32) if has_bias else None
+    y = np.concatenate([reference(x[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg],
+                                  None if b is None else b[g * mg:(g + 1) * mg],
+                                  pads, strides, dilations) for g in range(group)], axis=1)
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if has_bias else []), ["y"],
+                            kernel_shape=list(kernel), strides=list(strides),
+                            dilations=list(dilations), pads=list(pads), group=group)
+    weights = [("w", w)] + ([("b", b)] if has_bias else [])
+    if not run_case(nnc, nnc_run, work, name, node, [("x", x)], ("y", y), weights):
+        failed += 1
+
 # Two convolutions with a ReLU between: the ReLU writes its result straight
 # into the interior of the second convolution's padded input.
 x = rng.uniform(-1, 1, (1, 8, 20, 40)).astype(np.float32)
