@@ -89,10 +89,10 @@ FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op) {
   AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
   // A shared A (the filter of a 1x1 convolution over several images, loops
   // (image, m, p, k), or of a grouped one, (image, group, m, p, k)): MLIR
-  // counts the image loop as a second n dim, since A does not read it. Any n dim other than C's innermost is such a batch
-  // loop: each of its steps is a plain matmul with the same A. (Left to the
-  // scalar fallback, MobileNetV2's narrowing 1x1 convolutions at batch 8
-  // ran at 2% of peak.)
+  // counts the image loop as a second n dim, since A does not read it. Any
+  // n dim other than C's innermost is such a batch loop: each of its steps
+  // is a plain matmul with the same A. (Left to the scalar fallback,
+  // MobileNetV2's narrowing 1x1 convolutions at batch 8 ran at 2% of peak.)
   if (dims->n.size() > 1) {
     AffineExpr innermost = outMap.getResults().back();
     SmallVector<unsigned, 2> kept;
