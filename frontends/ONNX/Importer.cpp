@@ -148,6 +148,15 @@ DenseElementsAttr NodeImporter::scalarAttr(Type element, double value, ArrayRef<
   return attr;
 }
 
+NodeImporter::Moments NodeImporter::moments(Value x, ArrayRef<int64_t> axes) {
+  auto axesAttr = builder.getDenseI64ArrayAttr(axes);
+  Value mean = create<nn::ReduceMeanOp>(x, axesAttr, builder.getBoolAttr(true));
+  Value centered = create<nn::SubOp>(x, mean);
+  Value variance = create<nn::ReduceMeanOp>(create<nn::MulOp>(centered, centered), axesAttr,
+                                            builder.getBoolAttr(true));
+  return {mean, centered, variance};
+}
+
 Value NodeImporter::toI64(Value value) {
   if (type(value).getElementType().isInteger(64))
     return value;
@@ -571,19 +580,20 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       }
       skip = true;
     }
-    if (!skip && failed(checkRequiredInputs(node, nodeVersion(node), loc))) {
+    int64_t version = nodeVersion(node);
+    if (!skip && failed(checkRequiredInputs(node, version, loc))) {
       ok = false;
       skip = true;
     }
-    NodeImporter importer(node, nodeVersion(node), builder, loc,
+    NodeImporter importer(node, version, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);
-    if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), nodeVersion(node)))(importer)) &&
+    if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
         !importer.rejected()) {
       for (int i = 0; i < node.output_size(); ++i) {
         if (node.output(i).empty())
           continue;
         if (i >= (int)importer.outputs.size() || !importer.outputs[i]) {
-          emitError(loc) << node.op_type() << " (opset " << nodeVersion(node) << "): output " << i
+          emitError(loc) << node.op_type() << " (opset " << version << "): output " << i
                          << " is not supported";
           ok = false;
           poisoned.insert(node.output(i));

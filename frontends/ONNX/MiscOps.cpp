@@ -229,13 +229,9 @@ LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
   Type element = getElementTypeOrSelf(x.getType());
   if (!isa<FloatType>(element))
     return n.fail("expected a float input");
-  auto axesAttr = n.builder.getDenseI64ArrayAttr(*axes);
-  Value mean = n.create<nn::ReduceMeanOp>(x, axesAttr, n.builder.getBoolAttr(true));
-  Value centered = n.create<nn::SubOp>(x, mean);
-  Value variance = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr,
-                                              n.builder.getBoolAttr(true));
-  Value std = n.create<nn::AddOp>(n.create<nn::SqrtOp>(variance), n.scalar(element, 1e-9));
-  Value y = n.create<nn::DivOp>(centered, std);
+  NodeImporter::Moments m = n.moments(x, *axes);
+  Value std = n.create<nn::AddOp>(n.create<nn::SqrtOp>(m.variance), n.scalar(element, 1e-9));
+  Value y = n.create<nn::DivOp>(m.centered, std);
   n.setOutputs(narrow ? n.create<nn::CastOp>(y, TypeAttr::get(original)) : y);
   return success();
 }

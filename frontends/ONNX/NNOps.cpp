@@ -282,30 +282,30 @@ LogicalResult importBatchNormTraining(NodeImporter &n) {
   for (int64_t d = 2; d < rank; ++d)
     axes.push_back(d);
   perChannel[1] = channels;
-  auto axesAttr = b.getDenseI64ArrayAttr(axes);
-  auto view = [&](Value v) { return n.create<nn::ReshapeOp>(v, n.constI64(perChannel), b.getBoolAttr(false)); };
-  auto flat = [&](Value v) { return n.create<nn::ReshapeOp>(v, n.constI64({channels}), b.getBoolAttr(false)); };
-  auto asElement = [&](Value v) {
-    return getElementTypeOrSelf(v.getType()) == element ? v : n.create<nn::CastOp>(v, TypeAttr::get(element));
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+    return n.create<nn::ReshapeOp>(v, n.constI64(shape), b.getBoolAttr(false));
   };
-  Value mean = n.create<nn::ReduceMeanOp>(x, axesAttr, b.getBoolAttr(true));
-  Value centered = n.create<nn::SubOp>(x, mean);
-  Value var = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr, b.getBoolAttr(true));
+  auto asElement = [&](Value v) {
+    return getElementTypeOrSelf(v.getType()) == element ? v
+                                                        : n.create<nn::CastOp>(v, TypeAttr::get(element));
+  };
+  NodeImporter::Moments m = n.moments(x, axes);
   Value epsilon = n.scalar(element, n.attrFloat("epsilon", 1e-5f));
-  Value y = n.create<nn::DivOp>(centered, n.create<nn::SqrtOp>(n.create<nn::AddOp>(var, epsilon)));
-  y = n.create<nn::AddOp>(n.create<nn::MulOp>(y, view(asElement(n.input(1)))), view(asElement(n.input(2))));
+  Value y = n.create<nn::DivOp>(m.centered, n.create<nn::SqrtOp>(n.create<nn::AddOp>(m.variance, epsilon)));
+  y = n.create<nn::AddOp>(n.create<nn::MulOp>(y, reshape(asElement(n.input(1)), perChannel)),
+                          reshape(asElement(n.input(2)), perChannel));
   // The running statistics keep their own type (ONNX's U: f16 data may keep f32 statistics).
   double momentum = n.attrFloat("momentum", 0.9f);
   auto running = [&](Value old, Value batch) {
     Type statType = getElementTypeOrSelf(old.getType());
-    Value current = flat(batch);
+    Value current = reshape(batch, {channels});
     if (statType != element)
       current = n.create<nn::CastOp>(current, TypeAttr::get(statType));
     Value kept = n.create<nn::MulOp>(old, n.scalar(statType, momentum));
     return n.create<nn::AddOp>(kept, n.create<nn::MulOp>(current, n.scalar(statType, 1 - momentum)));
   };
-  Value runningMean = running(n.input(3), mean);
-  Value runningVar = running(n.input(4), var);
+  Value runningMean = running(n.input(3), m.mean);
+  Value runningVar = running(n.input(4), m.variance);
   n.setOutputs({y, runningMean, runningVar});
   return success();
 }
@@ -354,20 +354,16 @@ LogicalResult importLayerNorm(NodeImporter &n) {
   SmallVector<int64_t> axes;
   for (int64_t d = *axis; d < rank; ++d)
     axes.push_back(d);
-  auto axesAttr = n.builder.getDenseI64ArrayAttr(axes);
-  Value mean = n.create<nn::ReduceMeanOp>(xs, axesAttr, n.builder.getBoolAttr(true));
-  Value centered = n.create<nn::SubOp>(xs, mean);
-  Value var = n.create<nn::ReduceMeanOp>(n.create<nn::MulOp>(centered, centered), axesAttr,
-                                         n.builder.getBoolAttr(true));
+  NodeImporter::Moments m = n.moments(xs, axes);
   Value invStd = n.create<nn::ReciprocalOp>(
-      n.create<nn::SqrtOp>(n.create<nn::AddOp>(var, n.scalar(stash, epsilon))));
-  Value y = n.create<nn::MulOp>(centered, invStd);
+      n.create<nn::SqrtOp>(n.create<nn::AddOp>(m.variance, n.scalar(stash, epsilon))));
+  Value y = n.create<nn::MulOp>(m.centered, invStd);
   if (stash != element)
     y = n.create<nn::CastOp>(y, TypeAttr::get(element));
   y = n.create<nn::MulOp>(y, n.input(1));
   if (n.input(2))
     y = n.create<nn::AddOp>(y, n.input(2));
-  n.setOutputs({y, mean, invStd});
+  n.setOutputs({y, m.mean, invStd});
   return success();
 }
 

@@ -146,6 +146,12 @@ public:
   /// A splat of `value` as an attribute of `element` type and `shape`.
   mlir::DenseElementsAttr scalarAttr(mlir::Type element, double value,
                                      llvm::ArrayRef<int64_t> shape = {});
+  /// The mean of `x` over `axes` (kept as size-1 dims), `x` minus it, and the
+  /// variance (the mean squared deviation, without Bessel's correction).
+  struct Moments {
+    mlir::Value mean, centered, variance;
+  };
+  Moments moments(mlir::Value x, llvm::ArrayRef<int64_t> axes);
   /// `value` converted to i64 if it has another integer type (ONNX allows int32 indices).
   mlir::Value toI64(mlir::Value value);
 
