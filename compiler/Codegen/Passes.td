@@ -19,6 +19,43 @@ def OrderGlobals : Pass<"nnc-order-globals", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def HoistBatchInvariants : Pass<"nnc-hoist-batch-invariants", "mlir::func::FuncOp"> {
+  let summary = "move what a batch loop's iterations share out of the loop";
+  let description = [{
+    A loop over a dynamic batch (`nnc.batch_loop`, from the nn to linalg
+    conversion) holds each sample's ops as their static lowering made them,
+    weights' transposes and reshapes included. Those do not depend on the
+    sample: computed once before the loop, a constant's transpose folds at
+    compile time as in static code, and a run does not repeat it per sample.
+    A pure op moves out when its operands are all defined outside the loop and
+    no use of its result is an op's destination (an accumulator's
+    initialization stays with the op it initializes, which the schedules fuse
+    into each tile); empty tensors always move.
+  }];
+}
+
+def ShapeFunctions : Pass<"nnc-shape-functions", "mlir::ModuleOp"> {
+  let summary = "derive each dynamic function's shape function and move its checks there";
+  let description = [{
+    A public function with dynamic dims (docs/dynamic-shapes.md) gets a
+    companion `@<name>__shapes(%in_dims: memref<Nxi64>, %out_dims:
+    memref<Mxi64>, %status: memref<2xi64>)`, marked `nnc.shape_function`:
+    from the dims of every input (all of them, in order) it computes the
+    dims of every output, and it runs the function's `cf.assert` checks on
+    dims, storing the first failing one's number plus one in `status[0]`
+    (0: all hold). The messages are the `nnc.checks` array attribute of the
+    function. `nnc-plan-memory` later stores the workspace size in
+    `status[1]`. The runtime calls it before each run with new dims, to size
+    the outputs and the workspace; the function itself keeps no checks.
+
+    The shape function is the function itself cut down to the dims of its
+    results: `tensor.dim` of an argument becomes a load of `%in_dims`, and
+    what does not feed a result's dim or a check is deleted. An output whose
+    dims depend on the data of an input is refused.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
 def ReadOnlyInputs : Pass<"nnc-readonly-inputs", "mlir::ModuleOp"> {
   let summary = "mark the tensor arguments of public functions read-only for bufferization";
   let description = [{

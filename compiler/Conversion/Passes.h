@@ -3,6 +3,7 @@
 #ifndef NNC_COMPILER_CONVERSION_PASSES_H
 #define NNC_COMPILER_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"

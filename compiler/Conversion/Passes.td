@@ -19,7 +19,7 @@ def ConvertNNToLinalg : Pass<"nnc-convert-nn-to-linalg", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
-                           "mlir::scf::SCFDialect"];
+                           "mlir::scf::SCFDialect", "mlir::cf::ControlFlowDialect"];
 }
 
 #endif // NNC_COMPILER_CONVERSION_PASSES_TD

@@ -69,6 +69,13 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
   // Folds the reshapes and constants the patterns produce in isolation.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Dynamic dims: each result's dims in terms of the arguments' (checks that
+  // two are equal fold away where they are the same dim), then the functions
+  // the runtime calls for output dims and checks before a run.
+  pm.addPass(memref::createResolveShapedTypeResultDimsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(nnc::createHoistBatchInvariants());
+  pm.addPass(nnc::createShapeFunctions());
 }
 
 /// Tensors to buffers: @main's arguments become the caller's buffers (inputs
@@ -243,7 +250,7 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
 }
 
 void nnc::registerCompilerDialects(DialectRegistry &registry) {
-  registry.insert<nn::NNDialect, func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
+  registry.insert<nn::NNDialect, func::FuncDialect, arith::ArithDialect, cf::ControlFlowDialect, linalg::LinalgDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
                   bufferization::BufferizationDialect, LLVM::LLVMDialect, vector::VectorDialect,
                   affine::AffineDialect, gpu::GPUDialect, NVVM::NVVMDialect>();

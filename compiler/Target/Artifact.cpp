@@ -51,13 +51,23 @@ using namespace mlir;
 #define NNC_LLVM_TOOLS_DIR "/usr/lib/llvm-22/bin"
 #endif
 
+bool nnc::FunctionInfo::dynamic() const {
+  for (const auto *list : {&inputs, &outputs})
+    for (const TensorInfo &t : *list)
+      if (llvm::is_contained(t.shape, -1))
+        return true;
+  return false;
+}
+
 std::vector<nnc::FunctionInfo> nnc::describeFunctions(ModuleOp module) {
   std::vector<FunctionInfo> functions;
   auto describe = [](Type type, DictionaryAttr attrs, std::vector<TensorInfo> &list) {
     auto tensor = cast<RankedTensorType>(type);
     auto name = attrs ? attrs.getAs<StringAttr>("nn.name") : StringAttr();
-    list.push_back({name ? name.str() : "", abiDtype(tensor.getElementType(), false),
-                    std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end())});
+    std::vector<int64_t> shape;
+    for (int64_t d : tensor.getShape())
+      shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+    list.push_back({name ? name.str() : "", abiDtype(tensor.getElementType(), false), shape});
   };
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
@@ -117,16 +127,29 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
                                        "nnc_entry_" + info.name, m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
+  // A dynamic function's dims, from the context (abi.h): {runtime,
+  // num_threads, parallel_for, cuda, profile, profile_state, dims}.
+  llvm::Value *dims = nullptr;
+  if (info.dynamic()) {
+    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr});
+    dims = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, entry->getArg(3), 6));
+  }
+  int64_t nextDim = 0;
   // A memref descriptor expanded: allocated ptr, aligned ptr, offset, sizes, strides.
   auto pushMemref = [&](llvm::Value *data, ArrayRef<int64_t> shape) {
     args.append({data, data, b.getInt64(0)});
-    for (int64_t d : shape)
-      args.push_back(llvm::ConstantInt::get(i64, d));
-    int64_t stride = 1;
+    SmallVector<llvm::Value *> sizes;
+    for (int64_t d : shape) {
+      int64_t at = nextDim++;
+      sizes.push_back(d >= 0 ? (llvm::Value *)llvm::ConstantInt::get(i64, d)
+                             : b.CreateLoad(i64, b.CreateConstGEP1_64(i64, dims, at)));
+    }
+    args.append(sizes.begin(), sizes.end());
+    llvm::Value *stride = llvm::ConstantInt::get(i64, 1);
     SmallVector<llvm::Value *> strides(shape.size());
     for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
-      strides[d] = llvm::ConstantInt::get(i64, stride);
-      stride *= shape[d];
+      strides[d] = stride;
+      stride = b.CreateMul(stride, sizes[d]);
     }
     args.append(strides.begin(), strides.end());
   };
@@ -138,7 +161,8 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
   };
   pushTensors(entry->getArg(0), info.inputs);
   pushTensors(entry->getArg(1), info.outputs);
-  pushMemref(entry->getArg(2), {(int64_t)info.workspaceSize});
+  // The workspace's size is the last of a dynamic function's dims.
+  pushMemref(entry->getArg(2), {dims ? -1 : (int64_t)info.workspaceSize});
   if (cuda) {
     // The device constants: context->cuda->constants (nnc_abi_context_t is
     // {runtime, num_threads, parallel_for, cuda}; nnc_abi_cuda_t is
@@ -165,6 +189,42 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
   return entry;
 }
 
+/// Adds `i32 nnc_prepare_<name>(ptr input_dims, ptr output_dims, ptr
+/// workspace_size)` (abi.h), calling the shape function.
+llvm::Function *addPrepareWrapper(llvm::Module &m, const nnc::FunctionInfo &info) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Function *impl = m.getFunction(info.name + "__shapes");
+  if (!impl)
+    return nullptr;
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *type = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
+  auto *prepare = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                         "nnc_prepare_" + info.name, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", prepare));
+  auto count = [](const std::vector<nnc::TensorInfo> &list) {
+    int64_t n = 0;
+    for (const nnc::TensorInfo &t : list)
+      n += t.shape.size();
+    return std::max<int64_t>(n, 1);
+  };
+  llvm::Value *status = b.CreateAlloca(llvm::ArrayType::get(i64, 2));
+  SmallVector<llvm::Value *> args;
+  // memref<Nxi64> descriptors: allocated, aligned, offset, size, stride.
+  auto push = [&](llvm::Value *data, int64_t n) {
+    args.append({data, data, b.getInt64(0), b.getInt64(n), b.getInt64(1)});
+  };
+  push(prepare->getArg(0), count(info.inputs));
+  push(prepare->getArg(1), count(info.outputs));
+  push(status, 2);
+  b.CreateCall(impl, args);
+  llvm::Value *code = b.CreateLoad(i64, status);
+  b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_64(i64, status, 1)), prepare->getArg(2));
+  b.CreateRet(b.CreateTrunc(code, i32));
+  return prepare;
+}
+
 /// The NNC_CPU_* bits of the extensions `subtarget` lets LLVM use (x86 only).
 uint32_t cpuFeatureBits(const llvm::MCSubtargetInfo &subtarget) {
   if (!subtarget.getTargetTriple().isX86())
@@ -184,7 +244,8 @@ uint32_t cpuFeatureBits(const llvm::MCSubtargetInfo &subtarget) {
 
 /// Emits the nnc_abi_module_t descriptor and its accessor.
 void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functions,
-                   ArrayRef<llvm::Function *> entries, const nnc::ArtifactOptions &options,
+                   ArrayRef<llvm::Function *> entries, ArrayRef<llvm::Function *> prepares,
+                   const nnc::ArtifactOptions &options,
                    llvm::StringRef cpu, uint32_t cpuFeatures, uint64_t constantsSize,
                    const CUDAParts *cuda) {
   llvm::LLVMContext &ctx = m.getContext();
@@ -193,8 +254,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
   auto *f64 = llvm::Type::getDoubleTy(ctx);
-  auto *functionTy =
-      llvm::StructType::get(ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr});
+  auto *functionTy = llvm::StructType::get(
+      ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr});
   auto *kernelTy = llvm::StructType::get(ctx, {ptr, ptr, f64, f64, f64, f64});
   auto *moduleTy = llvm::StructType::get(
       ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
@@ -229,15 +290,26 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
     return global(llvm::ConstantArray::get(llvm::ArrayType::get(kernelTy, elems.size()), elems),
                   prefix);
   };
+  auto checks = [&](const nnc::FunctionInfo &f) -> llvm::Constant * {
+    if (f.checks.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    SmallVector<llvm::Constant *> messages;
+    for (auto [i, message] : llvm::enumerate(f.checks))
+      messages.push_back(stringConstant(m, message, "nnc.check." + f.name + llvm::Twine(i)));
+    return global(llvm::ConstantArray::get(llvm::ArrayType::get(ptr, messages.size()), messages),
+                  "nnc.checks." + f.name);
+  };
   SmallVector<llvm::Constant *> fns;
-  for (auto [f, entry] : llvm::zip(functions, entries)) {
+  for (auto [f, entry, prepare] : llvm::zip(functions, entries, prepares)) {
     fns.push_back(llvm::ConstantStruct::get(
         functionTy, {stringConstant(m, f.name, "nnc.fn." + f.name), entry,
                      llvm::ConstantInt::get(i32, f.inputs.size()), llvm::ConstantInt::get(i32, f.outputs.size()),
                      tensors(f.inputs, "nnc.in." + f.name), tensors(f.outputs, "nnc.out." + f.name),
                      llvm::ConstantInt::get(i64, f.workspaceSize), llvm::ConstantInt::get(i64, 64),
                      llvm::ConstantInt::get(i32, f.kernels.size()),
-                     kernels(f.kernels, "nnc.profile." + f.name)}));
+                     kernels(f.kernels, "nnc.profile." + f.name),
+                     prepare ? (llvm::Constant *)prepare : llvm::ConstantPointerNull::get(ptr),
+                     llvm::ConstantInt::get(i32, f.checks.size()), checks(f)}));
   }
   // The CUDA fields: none on the CPU.
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
@@ -489,15 +561,21 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::GlobalVariable *slot = m->getGlobalVariable(kRuntimeContextGlobal, true))
     slot->setLinkage(llvm::GlobalValue::InternalLinkage);
-  SmallVector<llvm::Function *> entries;
+  SmallVector<llvm::Function *> entries, prepares;
   for (const FunctionInfo &f : functions) {
     if (!m->getFunction(f.name))
       return module.emitError("no function '") << f.name << "' to export";
+    if (f.dynamic() && cuda)
+      return module.emitError("function '") << f.name << "' has dynamic dims, which the CUDA "
+                                              "target does not support yet; pin them with --dim";
     entries.push_back(addEntryWrapper(*m, f, cuda.has_value()));
+    prepares.push_back(f.dynamic() ? addPrepareWrapper(*m, f) : nullptr);
+    if (f.dynamic() && !prepares.back())
+      return module.emitError("no shape function for function '") << f.name << "'";
   }
   if (llvm::GlobalVariable *block = m->getGlobalVariable(kConstantsGlobal, true))
     block->setLinkage(llvm::GlobalValue::InternalLinkage);
-  addDescriptor(*m, functions, entries, options, cpu, cpuFeatureBits(*tm->getMCSubtargetInfo()),
+  addDescriptor(*m, functions, entries, prepares, options, cpu, cpuFeatureBits(*tm->getMCSubtargetInfo()),
                 cuda ? cuda->constantsSize : constantBytes(*m), cuda ? &*cuda : nullptr);
   if (kind == ArtifactKind::LLVMIR) {
     optimize(*m, *tm, options.optLevel);

@@ -20,7 +20,7 @@ namespace nnc {
 struct TensorInfo {
   std::string name;
   int32_t dtype; // nnc_dtype_t
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape; // -1 for a dynamic dim
 };
 
 /// An entry function of the module: `@<name>` in the LLVM-dialect module, whose
@@ -37,7 +37,13 @@ struct FunctionInfo {
   std::vector<TensorInfo> inputs, outputs;
   uint64_t workspaceSize = 0;
   uint64_t constantsSize = 0;
+  /// With dynamic dims: the messages of the shape function's checks.
+  std::vector<std::string> checks;
   std::vector<KernelInfo> kernels; // set with nnc --profile
+
+  /// Whether a dim is dynamic: the function then has a shape function
+  /// `@<name>__shapes` (compiler/Codegen/Passes.td) and a prepare entry.
+  bool dynamic() const;
 };
 
 /// The public functions of an `nn` module as the runtime will see them: name,

@@ -402,7 +402,9 @@ class Session:
                 output. They are the arrays returned.
 
         Without ``outputs``, each run returns new arrays, which the compiled
-        code wrote directly (no copy). Shapes and dtypes are checked by the
+        code wrote directly (no copy); an output with a dynamic dim
+        (docs/dynamic-shapes.md) comes back as a new array of the run's shape,
+        copied from the session's buffer. Shapes and dtypes are checked by the
         runtime: a mismatch raises :class:`Error` (``INVALID_ARGUMENT``)
         naming the tensor, e.g. ``input 'x': expected shape 2x4 (got 3x4)``.
         """
@@ -423,13 +425,17 @@ class Session:
         results = _positional(
             outputs, function.outputs, "output", owner, find_output, allow_missing=True
         )
+        # A dynamic output not given comes back as a new array shaped by the run.
         results = [
-            _new_output(info, f"output '{info.name}'") if value is None else value
+            value
+            if value is not None
+            else None
+            if any(dim is None for dim in info.shape)
+            else _new_output(info, f"output '{info.name}'")
             for value, info in zip(results, function.outputs)
         ]
         # The lists hold every array until the run returns.
-        self._session.run(arrays, results)
-        return results
+        return self._session.run(arrays, results)
 
     def __call__(self, *args, **kwargs):
         """``session(x, y)`` or ``session(x=..., y=...)``: runs on the inputs

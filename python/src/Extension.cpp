@@ -73,6 +73,26 @@ py::tuple describe(const nnc_tensor_info_t &info) {
   return py::make_tuple(std::string(info.name), info.dtype, shape);
 }
 
+/// The numpy dtype of an nnc dtype (bf16 as its raw bits, uint16), as the
+/// Python package's _DTYPES.
+py::dtype numpyDtype(int32_t dtype) {
+  switch (dtype) {
+  case NNC_DTYPE_F32: return py::dtype("float32");
+  case NNC_DTYPE_U8: return py::dtype("uint8");
+  case NNC_DTYPE_I8: return py::dtype("int8");
+  case NNC_DTYPE_U16: case NNC_DTYPE_BF16: return py::dtype("uint16");
+  case NNC_DTYPE_I16: return py::dtype("int16");
+  case NNC_DTYPE_I32: return py::dtype("int32");
+  case NNC_DTYPE_I64: return py::dtype("int64");
+  case NNC_DTYPE_BOOL: return py::dtype("bool");
+  case NNC_DTYPE_F16: return py::dtype("float16");
+  case NNC_DTYPE_F64: return py::dtype("float64");
+  case NNC_DTYPE_U32: return py::dtype("uint32");
+  case NNC_DTYPE_U64: return py::dtype("uint64");
+  }
+  fail(NNC_STATUS_INTERNAL, "no numpy dtype for nnc dtype " + std::to_string(dtype));
+}
+
 /// The nnc dtype of a numpy dtype, or 0 when it has none. `declared` settles
 /// the one ambiguity: bf16 travels as its raw bits in uint16 arrays (numpy has
 /// no bfloat16).
@@ -241,8 +261,10 @@ public:
   }
 
   /// Binds every input and output array (one per declared tensor, in order)
-  /// and runs the function, writing the results into the output arrays.
-  void run(const py::sequence &inputs, const py::sequence &outputs) {
+  /// and runs the function, writing the results into the output arrays; an
+  /// output given as None (a dynamic one, whose shape the run decides) comes
+  /// back as a new array. Returns the output arrays.
+  py::list run(const py::sequence &inputs, const py::sequence &outputs) {
     nnc::Function function = handle.function();
     checkCount("input", function.inputCount(), inputs.size());
     checkCount("output", function.outputCount(), outputs.size());
@@ -252,21 +274,50 @@ public:
     for (int32_t i = 0; i < function.inputCount(); ++i)
       boundInputs.push_back(
           viewArray(inputs[i], *function.input(i), quoted("input", *function.input(i)), false));
-    for (int32_t i = 0; i < function.outputCount(); ++i)
-      boundOutputs.push_back(
-          viewArray(outputs[i], *function.output(i), quoted("output", *function.output(i)), true));
-
-    py::gil_scoped_release release;
-    // A session runs on one thread at a time (runtime.h); with the GIL
-    // released, two Python threads could otherwise enter it together.
-    std::lock_guard<std::mutex> lock(mutex);
-    for (size_t i = 0; i < boundInputs.size(); ++i)
-      check(handle.bindInput(static_cast<int32_t>(i), boundInputs[i].view));
-    for (size_t i = 0; i < boundOutputs.size(); ++i)
-      check(handle.bindOutput(static_cast<int32_t>(i), boundOutputs[i].view));
-    check(handle.run());
-    // The bindings now point at arrays Python may free; every run rebinds all
-    // of them before running, so the session never reads a stale one.
+    std::vector<bool> fresh(function.outputCount());
+    for (int32_t i = 0; i < function.outputCount(); ++i) {
+      fresh[i] = outputs[i].is_none();
+      boundOutputs.push_back(fresh[i] ? Bound{}
+                                      : viewArray(outputs[i], *function.output(i),
+                                                  quoted("output", *function.output(i)), true));
+    }
+    std::vector<std::vector<int64_t>> shapes(fresh.size());
+    std::vector<std::vector<char>> bytes(fresh.size());
+    {
+      py::gil_scoped_release release;
+      // A session runs on one thread at a time (runtime.h); with the GIL
+      // released, two Python threads could otherwise enter it together.
+      std::lock_guard<std::mutex> lock(mutex);
+      for (size_t i = 0; i < boundInputs.size(); ++i)
+        check(handle.bindInput(static_cast<int32_t>(i), boundInputs[i].view));
+      for (size_t i = 0; i < boundOutputs.size(); ++i)
+        check(fresh[i] ? handle.unbindOutput(static_cast<int32_t>(i))
+                       : handle.bindOutput(static_cast<int32_t>(i), boundOutputs[i].view));
+      check(handle.run());
+      // The bindings now point at arrays Python may free; every run rebinds all
+      // of them before running, so the session never reads a stale one. The
+      // session's own outputs are copied out while the lock keeps them.
+      for (size_t i = 0; i < fresh.size(); ++i) {
+        if (!fresh[i])
+          continue;
+        nnc::Result<nnc_tensor_view_t> view = handle.output(static_cast<int32_t>(i));
+        check(view.status());
+        shapes[i].assign(view->shape, view->shape + view->rank);
+        const char *data = static_cast<const char *>(view->data);
+        bytes[i].assign(data, data + view->byte_size);
+      }
+    }
+    py::list results;
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      if (!fresh[i]) {
+        results.append(outputs[i]);
+        continue;
+      }
+      py::array array(numpyDtype(function.output(static_cast<int32_t>(i))->dtype), shapes[i]);
+      std::memcpy(array.mutable_data(), bytes[i].data(), bytes[i].size());
+      results.append(array);
+    }
+    return results;
   }
 
 private:

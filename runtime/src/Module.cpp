@@ -78,6 +78,17 @@ std::string readFunction(const nnc_abi_function_t &abi, nnc_function &function) 
         return kind + (" " + std::to_string(i)) + " " + error;
     }
   }
+  bool dynamic = false;
+  for (const auto *infos : {&function.inputs, &function.outputs})
+    for (const nnc_tensor_info_t &info : *infos)
+      dynamic |= info.element_count < 0;
+  if (dynamic && !abi.prepare)
+    return "has dynamic dims but no prepare function";
+  if (abi.num_checks < 0 || (abi.num_checks > 0 && !abi.checks))
+    return "has an invalid check list (count " + std::to_string(abi.num_checks) + ")";
+  for (int32_t i = 0; i < abi.num_checks; ++i)
+    if (!abi.checks[i])
+      return "check " + std::to_string(i) + " has no message";
   if (abi.num_kernels < 0 || (abi.num_kernels > 0 && !abi.kernels))
     return "has an invalid kernel list (count " + std::to_string(abi.num_kernels) + ")";
   function.kernels.resize(abi.num_kernels);

@@ -143,18 +143,42 @@ struct nnc_session {
   std::string deviceName;                         // nnc_session_device
   std::unique_ptr<Profile> profile;               // set when profiling
   nnc_abi_context_t context;                      // the runtime's, with the profile hook
+
+  // Dynamic dims (function->abi->prepare set): the shapes of the bound
+  // inputs and of the outputs the last prepare computed, the buffers sized
+  // for the largest seen (never shrunk, so a repeated shape allocates
+  // nothing), and the dims array handed to the entry (abi.h).
+  std::vector<std::vector<int64_t>> inputShapes, outputShapes;
+  std::vector<size_t> inputBytes, outputBytes; // of the current shapes
+  std::vector<size_t> ownedCapacity;
+  std::vector<bool> outputBound;
+  std::vector<std::vector<int64_t>> boundOutputShapes;
+  size_t workspaceCapacity = 0;
+  std::vector<int64_t> preparedFor; // the input dims of the last prepare
+  std::vector<int64_t> dims;
 };
 
 namespace {
-/// Checks that view describes exactly the tensor info declares.
+/// The bytes of a tensor of `shape`; false when they overflow.
+bool tensorBytes(int32_t dtype, const std::vector<int64_t> &shape, size_t &bytes) {
+  uint64_t n = nnc_dtype_size(dtype);
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+      return false;
+  if (n > SIZE_MAX)
+    return false;
+  bytes = n;
+  return true;
+}
+
+/// Checks that view describes exactly the tensor info declares, any size
+/// where a dim is dynamic; the view's shape and bytes go to shape and bytes.
 nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
-                       const nnc_tensor_view_t *view) {
+                       const nnc_tensor_view_t *view, std::vector<int64_t> &shape,
+                       size_t &bytes) {
   std::string what = quote(kind, info);
   if (!view)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": view is NULL");
-  // An empty tensor has no bytes to point to.
-  if (!view->data && info.byte_size != 0)
-    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": data is NULL");
   if (view->dtype != info.dtype)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": expected dtype " +
                                                        nnc_dtype_name(info.dtype) + " (got " +
@@ -162,9 +186,9 @@ nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
   if (view->rank > 0 && !view->shape)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": shape is NULL for rank " +
                                                        std::to_string(view->rank));
-  bool same = view->rank == info.rank &&
-              (info.rank == 0 ||
-               std::memcmp(view->shape, info.shape, sizeof(int64_t) * info.rank) == 0);
+  bool same = view->rank == info.rank;
+  for (int32_t i = 0; same && i < info.rank; ++i)
+    same = info.shape[i] == -1 ? view->shape[i] >= 0 : view->shape[i] == info.shape[i];
   if (!same) {
     std::string got = view->rank < 0 ? "rank " + std::to_string(view->rank)
                                      : shapeString(view->rank, view->shape);
@@ -172,10 +196,18 @@ nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
                                                        shapeString(info.rank, info.shape) +
                                                        " (got " + got + ")");
   }
-  if (view->byte_size < info.byte_size)
+  shape.assign(view->shape, view->shape + view->rank);
+  if (!tensorBytes(info.dtype, shape, bytes))
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      what + ": shape " + shapeString(view->rank, view->shape) +
+                          " is too large to address");
+  // An empty tensor has no bytes to point to.
+  if (!view->data && bytes != 0)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": data is NULL");
+  if (view->byte_size < bytes)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                       what + ": buffer of " + std::to_string(view->byte_size) +
-                          " bytes is smaller than the tensor (" + std::to_string(info.byte_size) +
+                          " bytes is smaller than the tensor (" + std::to_string(bytes) +
                           " bytes)");
   return nullptr;
 }
@@ -193,14 +225,32 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
                       std::string(kind) + " index " + std::to_string(index) +
                           " is out of range (function '" + session->function->abi->name +
                           "' has " + std::to_string(infos.size()) + " " + kind + "s)");
-  if (nnc_status_t status = checkView(kind, infos[index], view))
+  // A NULL output view returns the output to the session's own buffer.
+  if (!isInput && !view) {
+    session->outputBound[index] = false;
+    session->outputs[index] = session->ownedOutputs[index].get();
+    if (!session->function->abi->prepare)
+      session->outputBytes[index] = infos[index].byte_size;
+    session->hasResults = false;
+    return nullptr;
+  }
+  std::vector<int64_t> shape;
+  size_t bytes;
+  if (nnc_status_t status = checkView(kind, infos[index], view, shape, bytes))
     return status;
   if (isInput) {
     session->inputs[index] = view->data;
     session->inputBound[index] = true;
+    session->inputShapes[index] = std::move(shape);
+    session->inputBytes[index] = bytes;
   } else {
     session->outputs[index] = view->data;
     session->hasResults = false;
+    // A dynamic output's shape is checked against the computed one at run.
+    session->boundOutputShapes[index] = std::move(shape);
+    session->outputBound[index] = true;
+    if (!session->function->abi->prepare)
+      session->outputBytes[index] = bytes;
   }
   return nullptr;
 }
@@ -219,14 +269,14 @@ nnc_status_t checkAliasing(const nnc_session &session) {
   for (size_t o = 0; o < session.outputs.size(); ++o) {
     const nnc_tensor_info_t &output = function.outputs[o];
     for (size_t i = 0; i < session.inputs.size(); ++i)
-      if (overlaps(session.outputs[o], output.byte_size, session.inputs[i],
-                   function.inputs[i].byte_size))
+      if (overlaps(session.outputs[o], session.outputBytes[o], session.inputs[i],
+                   session.inputBytes[i]))
         return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                           quote("output", output) + "'s buffer overlaps " +
                               quote("input", function.inputs[i]) + "'s");
     for (size_t p = o + 1; p < session.outputs.size(); ++p)
-      if (overlaps(session.outputs[o], output.byte_size, session.outputs[p],
-                   function.outputs[p].byte_size))
+      if (overlaps(session.outputs[o], session.outputBytes[o], session.outputs[p],
+                   session.outputBytes[p]))
         return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                           quote("output", output) + "'s buffer overlaps " +
                               quote("output", function.outputs[p]) + "'s");
@@ -282,18 +332,12 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
   const nnc_function_t *function;
   if (nnc_status_t status = nnc_module_find_function(module, options->function, &function))
     return status;
-  // The entry point receives data pointers only, so every shape must be known
-  // when the module is compiled.
-  for (bool isInput : {true, false}) {
-    for (const nnc_tensor_info_t &info : isInput ? function->inputs : function->outputs) {
-      if (info.element_count < 0)
-        return makeStatus(NNC_STATUS_UNIMPLEMENTED,
-                          "function '" + std::string(function->abi->name) + "': " +
-                              quote(isInput ? "input" : "output", info) + " has dynamic shape " +
-                              shapeString(info.rank, info.shape) +
-                              "; this runtime runs static shapes only");
-    }
-  }
+  // Dynamic dims run on the CPU only so far (the compiler refuses them for
+  // CUDA; this guards a hand-made module).
+  if (function->abi->prepare && device.target != "cpu")
+    return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                      "function '" + std::string(function->abi->name) +
+                          "' has dynamic dims, which run on the CPU only");
 
   // Kernel timing needs the marks of nnc --profile, and host clocks that
   // see a kernel end: not the asynchronous launches of a GPU.
@@ -361,7 +405,7 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
   }
   std::vector<Buffer> ownedOutputs(function->outputs.size());
   std::vector<void *> outputs(function->outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < outputs.size() && !function->abi->prepare; ++i) {
     if (nnc_status_t status = allocate(function->outputs[i].byte_size, kMinAlignment,
                                        quote("output", function->outputs[i]), ownedOutputs[i]))
       return status;
@@ -384,6 +428,22 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                                  std::move(description),
                                  std::move(profile),
                                  context};
+  nnc_session &created = **out_session;
+  size_t numInputs = function->inputs.size(), numOutputs = function->outputs.size();
+  created.inputShapes.resize(numInputs);
+  created.inputBytes.resize(numInputs);
+  for (size_t i = 0; i < numInputs; ++i)
+    created.inputBytes[i] = function->inputs[i].byte_size;
+  created.outputShapes.resize(numOutputs);
+  created.outputBytes.resize(numOutputs);
+  for (size_t i = 0; i < numOutputs; ++i) {
+    const nnc_tensor_info_t &info = function->outputs[i];
+    created.outputShapes[i].assign(info.shape, info.shape + info.rank);
+    created.outputBytes[i] = info.byte_size;
+  }
+  created.ownedCapacity.assign(numOutputs, 0);
+  created.outputBound.assign(numOutputs, false);
+  created.boundOutputShapes.resize(numOutputs);
   return nullptr;
 }
 
@@ -417,6 +477,108 @@ nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char 
   return bindByName(session, name, view, /*isInput=*/false);
 }
 
+namespace {
+/// For the bound inputs' dims: the outputs' dims and the workspace size from
+/// the function's prepare, buffers large enough, and the entry's dims array.
+/// Skipped while the input dims repeat.
+nnc_status_t prepare(nnc_session &session) {
+  const nnc_function &function = *session.function;
+  std::vector<int64_t> inputDims;
+  for (const std::vector<int64_t> &shape : session.inputShapes)
+    inputDims.insert(inputDims.end(), shape.begin(), shape.end());
+  std::string name = std::string("function '") + function.abi->name + "'";
+  if (inputDims != session.preparedFor || session.dims.empty()) {
+    std::vector<int64_t> outputDims;
+    for (const nnc_tensor_info_t &info : function.outputs)
+      outputDims.insert(outputDims.end(), info.rank, 0);
+    uint64_t workspace = 0;
+    // The shape function's arrays have at least one element.
+    std::vector<int64_t> in = inputDims, out = outputDims;
+    in.resize(std::max<size_t>(in.size(), 1));
+    out.resize(std::max<size_t>(out.size(), 1));
+    int32_t failed = function.abi->prepare(in.data(), out.data(), &workspace);
+    if (failed != 0) {
+      std::string shapes;
+      for (size_t i = 0; i < function.inputs.size(); ++i) {
+        const std::vector<int64_t> &shape = session.inputShapes[i];
+        shapes += (i ? ", " : "") + quote("input", function.inputs[i]) + " " +
+                  shapeString(static_cast<int32_t>(shape.size()), shape.data());
+      }
+      std::string check = failed > 0 && failed <= function.abi->num_checks
+                              ? function.abi->checks[failed - 1]
+                              : "check " + std::to_string(failed);
+      session.preparedFor.clear();
+      session.dims.clear();
+      return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                        name + " cannot run on these input shapes (" + shapes + "): " + check);
+    }
+    size_t at = 0;
+    for (size_t o = 0; o < function.outputs.size(); ++o) {
+      const nnc_tensor_info_t &info = function.outputs[o];
+      std::vector<int64_t> shape(out.begin() + at, out.begin() + at + info.rank);
+      at += info.rank;
+      size_t bytes;
+      if (!tensorBytes(info.dtype, shape, bytes))
+        return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                          quote("output", info) + " would have shape " +
+                              shapeString(info.rank, shape.data()) + ", too large to address");
+      session.outputShapes[o] = std::move(shape);
+      session.outputBytes[o] = bytes;
+    }
+    uint64_t needed = workspace;
+    bool overflow = false;
+    for (size_t bytes : session.outputBytes)
+      overflow |= __builtin_add_overflow(needed, bytes, &needed);
+    uint64_t memory = physicalMemory();
+    if (overflow || workspace > SIZE_MAX || (memory && needed > memory))
+      return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                        name + " needs " + (overflow ? "more than 2^64" : std::to_string(needed)) +
+                            " bytes of host memory for these input shapes (workspace " +
+                            std::to_string(workspace) + " and outputs)" +
+                            (memory ? ", more than this machine's " + std::to_string(memory) : ""));
+    if (workspace > session.workspaceCapacity || !session.workspace) {
+      size_t alignment = std::max<size_t>(kMinAlignment, function.abi->workspace_alignment);
+      Buffer grown;
+      if (nnc_status_t status = allocate(workspace, alignment, "the workspace of " + name, grown))
+        return status;
+      session.workspace = std::move(grown);
+      session.workspaceCapacity = workspace;
+    }
+    session.dims = inputDims;
+    session.dims.insert(session.dims.end(), out.begin(), out.begin() + outputDims.size());
+    session.dims.push_back(static_cast<int64_t>(workspace));
+    session.preparedFor = std::move(inputDims);
+  }
+  // Outputs: the caller's buffer must fit the computed shape; an owned one
+  // grows to the largest seen.
+  for (size_t o = 0; o < function.outputs.size(); ++o) {
+    const nnc_tensor_info_t &info = function.outputs[o];
+    const std::vector<int64_t> &shape = session.outputShapes[o];
+    if (session.outputBound[o]) {
+      if (session.boundOutputShapes[o] != shape)
+        return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                          quote("output", info) + ": the bound buffer has shape " +
+                              shapeString(static_cast<int32_t>(session.boundOutputShapes[o].size()),
+                                          session.boundOutputShapes[o].data()) +
+                              " but these inputs give shape " +
+                              shapeString(info.rank, shape.data()));
+      continue;
+    }
+    if (session.outputBytes[o] > session.ownedCapacity[o] || !session.ownedOutputs[o]) {
+      Buffer grown;
+      if (nnc_status_t status =
+              allocate(session.outputBytes[o], kMinAlignment, quote("output", info), grown))
+        return status;
+      session.ownedOutputs[o] = std::move(grown);
+      session.ownedCapacity[o] = session.outputBytes[o];
+      session.outputs[o] = session.ownedOutputs[o].get();
+    }
+  }
+  session.context.dims = session.dims.data();
+  return nullptr;
+}
+} // namespace
+
 nnc_status_t nnc_session_run(nnc_session_t *session) {
   if (!session)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, "nnc_session_run: session is NULL");
@@ -428,6 +590,9 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
                             ") of function '" + function.abi->name + "' is not bound");
   }
   session->hasResults = false;
+  if (function.abi->prepare)
+    if (nnc_status_t status = prepare(*session))
+      return status;
   if (nnc_status_t status = checkAliasing(*session))
     return status;
   if (session->profile)
@@ -488,6 +653,7 @@ nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
                       quote("output", info) +
                           " has no value: no successful run since the session was created, an "
                           "output was bound or a run failed");
-  *out_view = {session->outputs[index], info.byte_size, info.dtype, info.rank, info.shape};
+  *out_view = {session->outputs[index], session->outputBytes[index], info.dtype, info.rank,
+               session->outputShapes[index].data()};
   return nullptr;
 }

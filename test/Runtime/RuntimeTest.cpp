@@ -264,7 +264,7 @@ void testModuleIntrospection() {
   EXPECT_STATUS(nnc_function_find_input(failing, "x", &index), NNC_STATUS_NOT_FOUND,
                 "(inputs: none)");
 
-  // A dynamic dim is visible to introspection even though sessions refuse it.
+  // A dynamic dim is -1, with no element count or size.
   const nnc_tensor_info_t *dynamic = nnc_function_input(nnc_module_function(module, 6), 0);
   CHECK(dynamic->shape[0] == -1 && dynamic->element_count == -1 && dynamic->byte_size == 0);
   nnc_module_release(module);
@@ -396,12 +396,6 @@ void testSessionCreate() {
   options.function = "eval";
   EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
                 NNC_STATUS_NOT_FOUND, "has no function 'eval' (functions: 'main', ");
-  options.function = "dynamic";
-  EXPECT_STATUS(nnc_session_create(objects.runtime, objects.module, &options, &session),
-                NNC_STATUS_UNIMPLEMENTED,
-                "function 'dynamic': input 'x' has dynamic shape ?x3; this runtime runs static "
-                "shapes only");
-  CHECK(session == nullptr);
 
   nnc_module_t *huge = nullptr;
   REQUIRE_OK(nnc_module_load(modulePath("bad_huge_workspace.so").c_str(), &huge));
@@ -532,6 +526,81 @@ void testRun() {
                 "nnc_session_output: session and out_view must not be NULL");
   EXPECT_STATUS(nnc_session_run(nullptr), NNC_STATUS_INVALID_ARGUMENT,
                 "nnc_session_run: session is NULL");
+}
+
+/// A function with dynamic dims: any size binds, prepare sizes the outputs
+/// and the workspace (grown, never shrunk), and its checks fail the run with
+/// their message.
+void testDynamicDims() {
+  Objects objects;
+  REQUIRE_OK(objects.open("dynamic"));
+  nnc_session_t *session = objects.session;
+  CHECK(nnc_function_workspace_size(nnc_session_function(session)) == 0);
+  auto bind = [&](float *x, int64_t rows, float *v, int64_t length) {
+    int64_t xShape[] = {rows, 3}, vShape[] = {length};
+    nnc_tensor_view_t vx{x, size_t(rows * 3 * 4), NNC_DTYPE_F32, 2, xShape};
+    nnc_tensor_view_t vv{v, size_t(length * 4), NNC_DTYPE_F32, 1, vShape};
+    nnc_status_t status = nnc_session_bind_input(session, 0, &vx);
+    return status ? status : nnc_session_bind_input(session, 1, &vv);
+  };
+  std::vector<float> x(3000), v(1000);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 1000.0f * float(i);
+  nnc_tensor_view_t result;
+  for (int64_t rows : {2, 5, 1, 5, 0, 3}) {
+    REQUIRE_OK(bind(x.data(), rows, v.data(), rows));
+    REQUIRE_OK(nnc_session_run(session));
+    REQUIRE_OK(nnc_session_output(session, 0, &result));
+    CHECK(result.rank == 2 && result.shape[0] == rows && result.shape[1] == 3 &&
+          result.byte_size == size_t(rows * 12));
+    const float *y = static_cast<const float *>(result.data);
+    for (int64_t i = 0; i < rows * 3; ++i)
+      CHECK(y[i] == x[i] + v[i / 3]);
+  }
+
+  // The checks of prepare, with their messages.
+  REQUIRE_OK(bind(x.data(), 4, v.data(), 3));
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
+                "function 'dynamic' cannot run on these input shapes (input 'x' 4x3, input 'v' "
+                "3): the rows of 'x' and the length of 'v' differ");
+  EXPECT_STATUS(nnc_session_output(session, 0, &result), NNC_STATUS_FAILED_PRECONDITION,
+                "no successful run");
+  std::vector<float> big(1001 * 3);
+  REQUIRE_OK(bind(big.data(), 1001, big.data(), 1001));
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
+                "'x' has more than 1000 rows");
+
+  // A static dim still binds only at its size, a dynamic one at any size.
+  int64_t wrong[] = {2, 4};
+  nnc_tensor_view_t bad{x.data(), x.size() * 4, NNC_DTYPE_F32, 2, wrong};
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &bad), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'x': expected shape ?x3 (got 2x4)");
+  int64_t negative[] = {-1, 3};
+  bad.shape = negative;
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &bad), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'x': expected shape ?x3 (got ?x3)");
+  int64_t rows2[] = {2, 3};
+  nnc_tensor_view_t small{x.data(), 20, NNC_DTYPE_F32, 2, rows2};
+  EXPECT_STATUS(nnc_session_bind_input(session, 0, &small), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'x': buffer of 20 bytes is smaller than the tensor (24 bytes)");
+
+  // A bound output must have the shape the inputs give.
+  REQUIRE_OK(bind(x.data(), 2, v.data(), 2));
+  float mine[6];
+  nnc_tensor_view_t out{mine, sizeof(mine), NNC_DTYPE_F32, 2, rows2};
+  REQUIRE_OK(nnc_session_bind_output(session, 0, &out));
+  REQUIRE_OK(nnc_session_run(session));
+  REQUIRE_OK(nnc_session_output(session, 0, &result));
+  CHECK(result.data == mine && mine[5] == x[5] + v[1]);
+  REQUIRE_OK(bind(x.data(), 1, v.data(), 1));
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
+                "output 'y': the bound buffer has shape 2x3 but these inputs give shape 1x3");
+  // The inputs may not overlap the bound output at their run's sizes.
+  REQUIRE_OK(bind(mine, 2, v.data(), 2));
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
+                "output 'y''s buffer overlaps input 'x''s");
 }
 
 /// Outputs may not share bytes with inputs or each other: the run fails
@@ -2371,6 +2440,7 @@ const Test kTests[] = {
     {"session-create", testSessionCreate},
     {"bind-errors", testBindErrors},
     {"run", testRun},
+    {"dynamic dims", testDynamicDims},
     {"aliasing", testAliasing},
     {"profile", testProfile},
     {"run-failure", testRunFailure},

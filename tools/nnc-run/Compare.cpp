@@ -103,8 +103,10 @@ std::string nnc::run::readTensorFor(const std::string &path, const nnc_tensor_in
     return message;
   acceptBF16Bits(tensor, info.dtype);
   int32_t rank = static_cast<int32_t>(tensor.shape.size());
+  // A dynamic dim (-1) takes any size.
   if (tensor.dtype != info.dtype || rank != info.rank ||
-      !std::equal(tensor.shape.begin(), tensor.shape.end(), info.shape))
+      !std::equal(tensor.shape.begin(), tensor.shape.end(), info.shape,
+                  [](int64_t have, int64_t declared) { return declared == -1 || have == declared; }))
     return "'" + path + "': " + what + " is " + typeString(info.dtype, info.rank, info.shape) +
            " but " + holder + " " + typeString(tensor.dtype, rank, tensor.shape.data());
   return "";

@@ -207,11 +207,16 @@ std::string nnc::run::elementString(int32_t dtype, const void *data, int64_t ind
 HostTensor nnc::run::randomTensor(const nnc_tensor_info_t &info, std::mt19937_64 &rng) {
   HostTensor tensor;
   tensor.dtype = info.dtype;
-  tensor.shape.assign(info.shape, info.shape + info.rank);
-  tensor.bytes.resize(info.byte_size);
+  // A dynamic dim is given size 1.
+  int64_t count = 1;
+  for (int32_t d = 0; d < info.rank; ++d) {
+    tensor.shape.push_back(info.shape[d] < 0 ? 1 : info.shape[d]);
+    count *= tensor.shape.back();
+  }
+  tensor.bytes.resize(count * nnc_dtype_size(info.dtype));
   // Plain modulo rather than std::uniform_*_distribution, whose results differ
   // between standard libraries: the data must be the same everywhere.
-  for (int64_t i = 0; i < info.element_count; ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     unsigned char *at = tensor.bytes.data() + i * nnc_dtype_size(info.dtype);
     auto store = [&](auto value) { std::memcpy(at, &value, sizeof(value)); };
     uint64_t random = rng();

@@ -273,12 +273,33 @@ std::string testDataFiles(const std::string &dir, const char *kind, int32_t coun
   return "";
 }
 
+/// An output as a run produced it: the declared tensor with the run's shape
+/// (a dynamic dim's size is known then).
+nnc_tensor_info_t runInfo(const nnc_tensor_info_t &declared, const nnc_tensor_view_t &view) {
+  nnc_tensor_info_t info = declared;
+  info.shape = view.shape;
+  info.element_count = 1;
+  for (int32_t d = 0; d < view.rank; ++d)
+    info.element_count *= view.shape[d];
+  info.byte_size = static_cast<size_t>(info.element_count) * nnc_dtype_size(info.dtype);
+  return info;
+}
+
 /// Compares one output with its reference; prints a line and returns whether
 /// it passed.
-bool compareOutput(int32_t index, const nnc_tensor_info_t &info, const nnc_tensor_view_t &got,
+bool compareOutput(int32_t index, const nnc_tensor_info_t &declared, const nnc_tensor_view_t &got,
                    const HostTensor &expected, const Options &options) {
-  return compareTensor("output " + std::to_string(index) + " '" + info.name + "'", info,
-                       got.data, expected.bytes.data(), {options.rtol, options.atol}, "FAIL");
+  std::string what = "output " + std::to_string(index) + " '" + declared.name + "'";
+  nnc_tensor_info_t info = runInfo(declared, got);
+  if (!std::equal(expected.shape.begin(), expected.shape.end(), got.shape, got.shape + got.rank)) {
+    std::printf("%s (%s): FAIL\n  the reference has shape %s\n", what.c_str(),
+                typeString(info.dtype, info.rank, info.shape).c_str(),
+                typeString(expected.dtype, static_cast<int32_t>(expected.shape.size()),
+                           expected.shape.data()).c_str());
+    return false;
+  }
+  return compareTensor(what, info, got.data, expected.bytes.data(), {options.rtol, options.atol},
+                       "FAIL");
 }
 
 /// Runs the session a second time and checks it against the first: the
@@ -302,7 +323,13 @@ int checkRepeatRun(nnc::Session &session, const nnc::Function &function,
       failure = view.status().message();
       return problems;
     }
-    const nnc_tensor_info_t &info = *function.output(i);
+    nnc_tensor_info_t info = runInfo(*function.output(i), *view);
+    if (info.byte_size != first[i].size()) {
+      std::printf("output %d '%s': FAIL: the second run gave shape %s\n", i, info.name,
+                  typeString(info.dtype, info.rank, info.shape).c_str());
+      ++problems;
+      continue;
+    }
     int64_t at = firstDifference(static_cast<const unsigned char *>(view->data),
                                  first[i].data(), info.byte_size);
     if (at >= 0) {
@@ -316,7 +343,8 @@ int checkRepeatRun(nnc::Session &session, const nnc::Function &function,
     }
   }
   for (int32_t i = 0; i < function.inputCount(); ++i) {
-    const nnc_tensor_info_t &info = *function.input(i);
+    nnc_tensor_info_t info = *function.input(i);
+    info.shape = inputs[i].shape.data();
     int64_t at = firstDifference(inputs[i].bytes.data(), pristine[i].data(), pristine[i].size());
     if (at >= 0) {
       int64_t element = at / static_cast<int64_t>(nnc_dtype_size(info.dtype));
@@ -530,10 +558,10 @@ int runModule(const Options &options) {
     nnc::Result<nnc_tensor_view_t> view = session->output(i);
     if (!view.ok())
       return error(view.status().message());
+    nnc_tensor_info_t info = runInfo(*function.output(i), *view);
     if (options.printOutputs)
-      printValues(i, *function.output(i), *view);
+      printValues(i, info, *view);
     if (!options.saveOutputs.empty()) {
-      const nnc_tensor_info_t &info = *function.output(i);
       std::string path = options.saveOutputs + "/output_" + std::to_string(i) + ".pb", message;
       if (!writeTensorFile(path, info.name, info.dtype, info.rank, info.shape, view->data,
                            info.byte_size, message))
@@ -542,7 +570,7 @@ int runModule(const Options &options) {
     if (!expected.empty() && !compareOutput(i, *function.output(i), *view, expected[i], options))
       ++failures;
     auto *bytes = static_cast<const unsigned char *>(view->data);
-    first.emplace_back(bytes, bytes + function.output(i)->byte_size);
+    first.emplace_back(bytes, bytes + info.byte_size);
   }
   std::string failure;
   int problems = checkRepeatRun(*session, function, inputs, pristine, first, failure);

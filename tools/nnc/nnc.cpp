@@ -468,6 +468,15 @@ int main(int argc, char **argv) {
   std::vector<nnc::KernelReport> kernels;
   if (emit >= Emit::Linalg) {
     functions = nnc::describeFunctions(*module);
+    for (const nnc::FunctionInfo &info : functions)
+      for (const nnc::TensorInfo &input : info.inputs)
+        if (target == "cuda" && llvm::is_contained(input.shape, -1)) {
+          llvm::WithColor::error(llvm::errs(), "nnc")
+              << "graph input '" << input.name
+              << "' has dynamic dims, which the CUDA target does not support yet; pin them "
+                 "with --dim or --input-shape\n";
+          return 1;
+        }
     if (failed(runStage(nnc::buildLowerPipeline, "lowering to linalg")))
       return 1;
   }
@@ -490,6 +499,10 @@ int main(int argc, char **argv) {
     }
     for (nnc::FunctionInfo &info : functions) {
       info.workspaceSize = sizeOf(info, "nnc.workspace_size");
+      if (auto func = module->lookupSymbol<func::FuncOp>(info.name))
+        if (auto checks = func->getAttrOfType<ArrayAttr>("nnc.checks"))
+          for (Attribute message : checks)
+            info.checks.push_back(cast<StringAttr>(message).getValue().str());
       if (!memoryReport)
         continue;
       int64_t all = sizeOf(info, "nnc.intermediates_size"), planned = info.workspaceSize;

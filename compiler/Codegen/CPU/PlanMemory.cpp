@@ -11,6 +11,7 @@
 #include "dialects/NN/IR/CheckedInt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
 
@@ -83,25 +84,217 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
       copy.erase();
     });
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isExternal() && failed(plan(func)))
+    for (auto func : module.getOps<func::FuncOp>()) {
+      // Shape functions allocate nothing.
+      if (!func.isPublic() || func.isExternal() ||
+          isa_and_present<UnitAttr>(func->getAttr("nnc.shape_function")))
+        continue;
+      auto shapes = func->getAttrOfType<FlatSymbolRefAttr>("nnc.shape_function");
+      if (failed(shapes ? planDynamic(func, module.lookupSymbol<func::FuncOp>(shapes)) : plan(func)))
         return signalPassFailure();
+    }
   }
 
-  /// Places every allocation of `func` in one workspace, its last argument.
-  LogicalResult plan(func::FuncOp func) {
+  /// The plan of a function with dynamic dims: buffer sizes are known only
+  /// at run time, so offsets are computed then, by code placed at each
+  /// allocation: a buffer goes above every earlier buffer alive at the same
+  /// time (no first fit into gaps: that would need sorting at run time). The
+  /// shape function computes the same sizes from the input dims, and the
+  /// workspace size the runtime allocates.
+  LogicalResult planDynamic(func::FuncOp func, func::FuncOp shapes) {
+    SmallVector<Buffer> buffers;
+    if (failed(collect(func, buffers, /*allowDynamic=*/true)))
+      return failure();
+    MLIRContext *context = &getContext();
+    auto wsType = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(context, 8));
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(index, wsType, {}, func.getLoc())))
+      return failure();
+    Value workspace = func.getArgument(index);
+
+    // sizes and ends of the buffers in `b`'s function, from `sizeOf`.
+    auto emitPlan = [&](OpBuilder &b, Location loc, ArrayRef<Value> sizes,
+                        function_ref<void(OpBuilder &, size_t)> before) {
+      SmallVector<Value> offsets, ends;
+      Value total = arith::ConstantIndexOp::create(b, loc, 0);
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        before(b, i);
+        Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+        for (size_t j = 0; j < i; ++j)
+          if (buffers[j].start <= buffers[i].end && buffers[i].start <= buffers[j].end)
+            offset = arith::MaxUIOp::create(b, loc, offset, ends[j]);
+        offsets.push_back(offset);
+        Value end = arith::AddIOp::create(b, loc, offset, sizes[i]);
+        // Aligned: the next buffer may start here.
+        Value mask = arith::ConstantIndexOp::create(b, loc, alignment - 1);
+        end = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, end, mask),
+                                    arith::ConstantIndexOp::create(b, loc, ~(alignment - 1)));
+        ends.push_back(end);
+        total = arith::MaxUIOp::create(b, loc, total, end);
+      }
+      return std::make_pair(offsets, total);
+    };
+
+    // In the function: each buffer's bytes and offset at its allocation.
+    SmallVector<Value> sizes;
+    for (Buffer &buffer : buffers) {
+      OpBuilder b(buffer.alloc);
+      sizes.push_back(byteCount(b, buffer.alloc));
+    }
+    // In the shape function: the same sizes from the dims it was given (an
+    // argument's dims from %in_dims, an out-param's from what it stored in
+    // %out_dims), then the total.
+    Block &body = shapes.getBody().front();
+    Value inDims = body.getArgument(0), outDims = body.getArgument(1),
+          status = body.getArgument(2);
+    OpBuilder b(body.getTerminator());
+    Location loc = shapes.getLoc();
+    unsigned numInputs = func->getAttrOfType<IntegerAttr>("nnc.num_inputs").getInt();
+    IRMapping mapping;
+    std::function<FailureOr<Value>(Value)> rebuild = [&](Value v) -> FailureOr<Value> {
+      if (Value mapped = mapping.lookupOrNull(v))
+        return mapped;
+      Operation *def = v.getDefiningOp();
+      if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
+        auto arg = dyn_cast<BlockArgument>(dim.getSource());
+        std::optional<int64_t> d = dim.getConstantIndex();
+        if (arg && d && arg.getOwner()->getParentOp() == func) {
+          // Inputs' dims are in %in_dims, the out-params' in %out_dims,
+          // each argument's in order.
+          unsigned a = arg.getArgNumber();
+          bool input = a < numInputs;
+          int64_t offset = 0;
+          for (unsigned k = input ? 0 : numInputs; k < a; ++k)
+            offset += cast<MemRefType>(func.getArgument(k).getType()).getRank();
+          Value source = input ? inDims : outDims;
+          Value at = arith::ConstantIndexOp::create(b, loc, offset + *d);
+          Value loaded = memref::LoadOp::create(b, loc, source, ValueRange{at});
+          Value result = arith::IndexCastOp::create(b, loc, b.getIndexType(), loaded);
+          mapping.map(v, result);
+          return result;
+        }
+      }
+      if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
+        // A dim of another buffer: the size it was allocated with.
+        std::optional<int64_t> d = dim.getConstantIndex();
+        auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>();
+        auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+        if (!alloc || !d || !type.isDynamicDim(*d))
+          return failure();
+        FailureOr<Value> size = rebuild(alloc.getDynamicSizes()[type.getDynamicDimIndex(*d)]);
+        if (succeeded(size))
+          mapping.map(v, *size);
+        return size;
+      }
+      if (!def || !isPure(def) || def->getNumRegions() != 0)
+        return failure();
+      for (Value operand : def->getOperands())
+        if (failed(rebuild(operand)))
+          return failure();
+      Operation *clone = b.clone(*def, mapping);
+      return clone->getResult(cast<OpResult>(v).getResultNumber());
+    };
+    SmallVector<Value> shapeSizes;
+    for (auto [buffer, size] : llvm::zip(buffers, sizes)) {
+      FailureOr<Value> rebuilt = rebuild(size);
+      if (failed(rebuilt))
+        return func.emitError("the size of an intermediate buffer depends on data, not only "
+                              "on the input dims: not supported yet");
+      shapeSizes.push_back(*rebuilt);
+    }
+    Value total = emitPlan(b, loc, shapeSizes, [](OpBuilder &, size_t) {}).second;
+    Value total64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), total);
+    memref::StoreOp::create(b, loc, total64, status,
+                            ValueRange{arith::ConstantIndexOp::create(b, loc, 1)});
+    SmallVector<Value> offsets;
+    {
+      OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+      offsets = emitPlan(b, func.getLoc(), sizes, [&](OpBuilder &b, size_t i) {
+                  b.setInsertionPoint(buffers[i].alloc);
+                }).first;
+    }
+    for (auto [b, offset] : llvm::zip(buffers, offsets)) {
+      OpBuilder builder(b.alloc);
+      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(), workspace,
+                                          offset, b.alloc.getDynamicSizes());
+      for (Operation *user : llvm::make_early_inc_range(b.alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      b.alloc.replaceAllUsesWith(view);
+      b.alloc.erase();
+    }
+    func->setAttr("nnc.workspace_size", IntegerAttr::get(IntegerType::get(context, 64), 0));
+    return success();
+  }
+
+  /// The bytes of an allocation, as an index value before it.
+  static Value byteCount(OpBuilder &b, memref::AllocOp alloc) {
+    Location loc = alloc.getLoc();
+    MemRefType type = alloc.getType();
+    int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+    int64_t staticBytes = std::max<int64_t>(1, bits / 8);
+    for (int64_t d : type.getShape())
+      if (!ShapedType::isDynamic(d))
+        staticBytes *= d;
+    Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes);
+    for (Value size : alloc.getDynamicSizes())
+      bytes = arith::MulIOp::create(b, loc, bytes, size);
+    return bytes;
+  }
+
+  /// A static buffer a top-level loop's iteration uses and drops (a
+  /// sample's temporaries in a loop over a dynamic batch) moves before the
+  /// loop, where it is planned like any other and reused by each iteration.
+  /// One that flows into the loop's yield is a new buffer per iteration and
+  /// stays.
+  static void hoistFromLoops(Block &body) {
+    SmallVector<std::pair<Operation *, Block *>> blocks;
+    for (auto loop : body.getOps<scf::ForOp>())
+      blocks.push_back({loop, loop.getBody()});
+    // The row chunks of a dynamic matrix product (branches of one iteration).
+    for (auto branch : body.getOps<scf::IfOp>())
+      for (Region &region : branch->getRegions())
+        if (!region.empty())
+          blocks.push_back({branch, &region.front()});
+    for (auto [loop, block] : blocks) {
+      for (auto alloc : llvm::make_early_inc_range(block->getOps<memref::AllocOp>())) {
+        if (!alloc.getDynamicSizes().empty())
+          continue;
+        bool yielded = false;
+        SmallVector<Value> worklist{alloc.getResult()};
+        while (!worklist.empty() && !yielded) {
+          Value v = worklist.pop_back_val();
+          for (Operation *user : v.getUsers()) {
+            yielded |= isa<scf::YieldOp>(user);
+            for (Value r : user->getResults())
+              if (isa<MemRefType>(r.getType()))
+                worklist.push_back(r);
+          }
+        }
+        if (yielded)
+          continue;
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+          if (isa<memref::DeallocOp>(user))
+            user->erase();
+        alloc->moveBefore(loop);
+      }
+    }
+  }
+
+  /// The allocations of `func`'s body with their lifetimes.
+  LogicalResult collect(func::FuncOp func, SmallVector<Buffer> &buffers, bool allowDynamic) {
     Block &body = func.getBody().front();
+    hoistFromLoops(body);
     DenseMap<Operation *, int64_t> position;
     for (auto [i, op] : llvm::enumerate(body))
       position[&op] = i;
 
-    SmallVector<Buffer> buffers;
     for (Operation &op : body) {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
         continue;
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      if ((!allowDynamic && !type.hasStaticShape()) || !type.getLayout().isIdentity() ||
           !type.getElementType().isIntOrFloat()) {
         alloc.emitError("cannot plan a dynamic or strided buffer");
         return failure();
@@ -109,7 +302,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       // Alive from its first use to its last: allocations are often placed
       // well before their first use (empty tensors CSE merged, then split
       // again at the first one's place).
-      std::optional<int64_t> size = byteSize(type).get();
+      std::optional<int64_t> size = type.hasStaticShape() ? byteSize(type).get() : 0;
       if (!size || *size > kMaxWorkspaceBytes) {
         alloc.emitError("an intermediate buffer of type ")
             << type << " needs more than 2^62 bytes";
@@ -134,6 +327,14 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         buffer.start = buffer.end = position[alloc];
       buffers.push_back(buffer);
     }
+    return success();
+  }
+
+  /// Places every allocation of `func` in one workspace, its last argument.
+  LogicalResult plan(func::FuncOp func) {
+    SmallVector<Buffer> buffers;
+    if (failed(collect(func, buffers, /*allowDynamic=*/false)))
+      return failure();
 
     // First fit: the lowest aligned offset not used by a buffer alive at the same time.
     int64_t total = 0;

@@ -729,6 +729,28 @@ void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t la
 /// permutation, the result written in loop order) are vectorized along rows:
 /// one vector instruction per vector register of elements, whatever LLVM's
 /// alias analysis concludes.
+/// An op with dynamic parallel loops as scf.for loops over them around the op
+/// on one index of each: static, when its other loops are. Failure (the op
+/// stays as it is) for a dynamic reduction.
+FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  for (auto [i, range] : llvm::enumerate(ranges)) {
+    if (!ShapedType::isDynamic(range))
+      continue;
+    if (op.getIteratorTypesArray()[i] != utils::IteratorType::parallel)
+      return failure();
+    sizes[i] = 1;
+  }
+  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, {});
+  if (failed(tiled))
+    return failure();
+  auto inner = dyn_cast<linalg::GenericOp>(tiled->tiledOps.front());
+  if (!inner || inner.hasDynamicShape())
+    return failure();
+  return inner;
+}
+
 void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
@@ -938,8 +960,11 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>> matmuls;
     SmallVector<linalg::GenericOp> others;
     func.walk([&](linalg::LinalgOp op) {
-      // Ops in loops (the steps of cumsum, say) keep their loop-carried form.
-      if (op->getParentOp() != func)
+      // Ops in loops (the steps of cumsum, say) keep their loop-carried form;
+      // a loop over a dynamic batch (DynamicBatch.cpp) runs each sample's op
+      // as if it were the whole.
+      Operation *parent = op->getParentOp();
+      if (parent != func && !(parent->hasAttr("nnc.batch_loop") && parent->getParentOp() == func))
         return;
       // An op over a zero-size dim has nothing to tile: its plain loops run
       // no iteration (or, for an empty reduction, leave the initial value).
@@ -957,6 +982,14 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       if (failed(scheduleMatmul(rewriter, op, dims, shapes)))
         return signalPassFailure();
     for (linalg::GenericOp op : others) {
+      // Dynamic dims (docs/dynamic-shapes.md): a loop over each, around the
+      // op on the static rest, which is scheduled as usual.
+      if (op.hasDynamicShape()) {
+        FailureOr<linalg::GenericOp> inner = loopOverDynamicDims(rewriter, op);
+        if (failed(inner))
+          continue;
+        op = *inner;
+      }
       FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op, shapes.lanes);
       if (failed(chunk))
         return signalPassFailure();

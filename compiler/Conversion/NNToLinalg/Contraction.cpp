@@ -10,6 +10,8 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -27,8 +29,99 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
 }
 
 /// A tensor of `type` holding zeros.
-Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
-  return filledTensor(b, loc, type, scalarConstant(b, loc, type.getElementType(), 0));
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynamicSizes = {}) {
+  return filledTensor(b, loc, type, scalarConstant(b, loc, type.getElementType(), 0), dynamicSizes);
+}
+
+/// Rows of a chunk of a matrix product whose row count is dynamic.
+constexpr int64_t kRowChunk = 64;
+
+/// rows [M, K] x rhs [K, N] into `out` [M, N], M dynamic, as static products:
+/// a loop over chunks of kRowChunk rows, then one product for each power of
+/// two in what remains (M = 70: 64 + 4 + 2), so that B is read at most
+/// M / 64 + 6 times and every product takes the static schedule. The loop
+/// and the branches carry nnc.batch_loop for the schedules.
+Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value out) {
+  auto outType = tensorType(out);
+  int64_t k = tensorType(rows).getDimSize(1), n = outType.getDimSize(1);
+  Type element = outType.getElementType();
+  // [count, ...] rows from `at` multiplied into out.
+  auto product = [&](OpBuilder &nb, Location nl, Value at, int64_t count, Value acc) {
+    auto strides = SmallVector<OpFoldResult>(2, nb.getIndexAttr(1));
+    SmallVector<OpFoldResult> offsets{at, nb.getIndexAttr(0)};
+    auto aType = RankedTensorType::get({count, k}, element);
+    auto cType = RankedTensorType::get({count, n}, element);
+    Value a = tensor::ExtractSliceOp::create(nb, nl, aType, rows, offsets,
+                                             SmallVector<OpFoldResult>{nb.getIndexAttr(count), nb.getIndexAttr(k)},
+                                             strides);
+    Value c = linalg::MatmulOp::create(nb, nl, ValueRange{a, rhs}, ValueRange{zeros(nb, nl, cType)})
+                  .getResult(0);
+    return tensor::InsertSliceOp::create(nb, nl, c, acc, offsets,
+                                         SmallVector<OpFoldResult>{nb.getIndexAttr(count), nb.getIndexAttr(n)},
+                                         strides)
+        .getResult();
+  };
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value m = tensor::DimOp::create(b, loc, rows, 0);
+  Value full = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, m, index(kRowChunk)),
+                                     index(kRowChunk));
+  auto loop = scf::ForOp::create(b, loc, index(0), full, index(kRowChunk), ValueRange{out},
+                                 [&](OpBuilder &nb, Location nl, Value at, ValueRange acc) {
+                                   scf::YieldOp::create(nb, nl, product(nb, nl, at, kRowChunk, acc[0]));
+                                 });
+  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  Value result = loop.getResult(0), at = full;
+  Value remaining = arith::SubIOp::create(b, loc, m, full);
+  for (int64_t count = kRowChunk / 2; count >= 1; count /= 2) {
+    Value bit = arith::AndIOp::create(b, loc, remaining, index(count));
+    Value taken = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, index(0));
+    Value acc = result, start = at;
+    auto branch = scf::IfOp::create(
+        b, loc, taken,
+        [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, product(nb, nl, start, count, acc)); },
+        [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, acc); });
+    branch->setAttr("nnc.batch_loop", b.getUnitAttr());
+    result = branch.getResult(0);
+    at = arith::AddIOp::create(b, loc, at, bit);
+  }
+  return result;
+}
+
+/// A matrix product with dynamic dims: [..., M, K] x [K, N] (the leading
+/// dims of A folded into its rows) or [M, K] x [K, N].
+Value dynamicMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, RankedTensorType resultType) {
+  auto a = tensorType(lhs), bt = tensorType(rhs);
+  Type element = resultType.getElementType();
+  if (a.isDynamicDim(a.getRank() - 1) || bt.isDynamicDim(0))
+    checkSameSize(b, loc, tensor::DimOp::create(b, loc, lhs, a.getRank() - 1),
+                  tensor::DimOp::create(b, loc, rhs, 0), "the matrix product's inner dims");
+  Value rows = lhs;
+  if (a.getRank() > 2) {
+    SmallVector<ReassociationIndices> groups{llvm::to_vector(llvm::seq<int64_t>(0, a.getRank() - 1)),
+                                             {a.getRank() - 1}};
+    rows = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
+  }
+  auto rowsType = tensorType(rows);
+  auto type = RankedTensorType::get({rowsType.getDimSize(0), bt.getDimSize(1)}, element);
+  SmallVector<Value> sizes;
+  if (type.isDynamicDim(0))
+    sizes.push_back(tensor::DimOp::create(b, loc, rows, 0));
+  if (type.isDynamicDim(1))
+    sizes.push_back(tensor::DimOp::create(b, loc, rhs, 1));
+  Value out = type.isDynamicDim(0) && !type.isDynamicDim(1) && !rowsType.isDynamicDim(1)
+                  ? rowChunkedMatmul(b, loc, rows, rhs, emptyTensor(b, loc, type, sizes))
+                  : linalg::MatmulOp::create(b, loc, ValueRange{rows, rhs},
+                                             ValueRange{zeros(b, loc, type, sizes)})
+                        .getResult(0);
+  if (a.getRank() == 2)
+    return out;
+  SmallVector<OpFoldResult> shape;
+  for (int64_t d = 0; d + 1 < a.getRank(); ++d)
+    shape.push_back(tensor::getMixedSize(b, loc, lhs, d));
+  shape.push_back(tensor::getMixedSize(b, loc, out, 1));
+  SmallVector<ReassociationIndices> groups{llvm::to_vector(llvm::seq<int64_t>(0, a.getRank() - 1)),
+                                           {a.getRank() - 1}};
+  return tensor::ExpandShapeOp::create(b, loc, resultType, out, groups, shape);
 }
 
 /// The accumulator a convolution starts from: the bias viewed as `biasShape`
@@ -109,6 +202,19 @@ struct MatMulPattern : OpConversionPattern<nn::MatMulOp> {
     if (bs.size() == 1) {
       bs.push_back(1);
       rhs = reshapeTo(b, loc, rhs, RankedTensorType::get(bs, element));
+    }
+    if (!resultType.hasStaticShape() || !tensorType(lhs).hasStaticShape() ||
+        !tensorType(rhs).hasStaticShape()) {
+      if (bs.size() != 2 || (a.size() > 2 && !tensorType(rhs).hasStaticShape()))
+        return op.emitError("a batched matrix product with dynamic dims is not supported yet");
+      b.replaceOp(op, reshapeTo(b, loc, dynamicMatmul(b, loc, lhs, rhs,
+                                                      RankedTensorType::get(
+                                                          llvm::to_vector(llvm::concat<const int64_t>(
+                                                              ArrayRef<int64_t>(a).drop_back(),
+                                                              ArrayRef<int64_t>(bs).take_back())),
+                                                          element)),
+                                resultType));
+      return success();
     }
     if (a.size() > 2 && bs.size() == 2) {
       // A stack of rows times one matrix is one matrix product: [..., M, K]

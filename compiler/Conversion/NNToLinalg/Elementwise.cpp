@@ -11,6 +11,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include "llvm/ADT/StringSet.h"
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::lowering;
@@ -324,6 +326,18 @@ struct ConstantPattern : OpConversionPattern<nn::ConstantOp> {
   }
 };
 } // namespace
+
+bool lowering::isElementwise(Operation *op) {
+  static const llvm::StringSet<> names = [] {
+    llvm::StringSet<> set;
+    for (auto &entry : unaryFunctions())
+      set.insert(entry.first);
+    for (auto &entry : binaryFunctions())
+      set.insert(entry.first);
+    return set;
+  }();
+  return names.contains(op->getName().getStringRef());
+}
 
 void lowering::populateElementwisePatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();

@@ -2,6 +2,8 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -32,12 +34,39 @@ Type lowering::signlessElement(Type type) {
   return element;
 }
 
-Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                            ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamicSizes);
 }
 
-Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
-  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type)).getResult(0);
+Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type, Value value,
+                             ValueRange dynamicSizes) {
+  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type, dynamicSizes))
+      .getResult(0);
+}
+
+SmallVector<Value> lowering::dynamicDims(OpBuilder &b, Location loc, Value tensor) {
+  SmallVector<Value> sizes;
+  for (auto [i, d] : llvm::enumerate(tensorType(tensor).getShape()))
+    if (ShapedType::isDynamic(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, tensor, i));
+  return sizes;
+}
+
+Value lowering::dimOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  // Seen through a reshape that states its dims, so that equal dims are seen
+  // to be the same value and their check folds away.
+  if (auto expand = tensor.getDefiningOp<tensor::ExpandShapeOp>())
+    return getValueOrCreateConstantIndexOp(b, loc, expand.getMixedOutputShape()[d]);
+  return tensor::DimOp::create(b, loc, tensor, d);
+}
+
+void lowering::checkSameSize(OpBuilder &b, Location loc, Value x, Value y, const Twine &what) {
+  std::string node = "a node";
+  if (auto name = dyn_cast<NameLoc>(loc))
+    node = "node '" + name.getName().str() + "'";
+  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  cf::AssertOp::create(b, loc, same, (node + ": " + what + " differ").str());
 }
 
 Value lowering::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
@@ -91,8 +120,33 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType re
     maps.push_back(broadcastMap(context, tensorType(in).getShape(), resultType.getShape()));
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), context));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
+  if (!init) {
+    // A dynamic result dim is that of the inputs dynamic there, which must
+    // agree: a dynamic dim broadcasts only against static ones.
+    SmallVector<Value> sizes;
+    int64_t rank = resultType.getRank();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      Value size;
+      for (auto [i, in] : llvm::enumerate(inputs)) {
+        auto type = tensorType(in);
+        int64_t at = d - (rank - type.getRank());
+        if (at < 0 || !type.isDynamicDim(at))
+          continue;
+        Value dim = dimOf(b, loc, in, at);
+        if (size)
+          checkSameSize(b, loc, size, dim, "dynamic dims broadcast against each other");
+        else
+          size = dim;
+      }
+      assert(size && "a dynamic result dim comes from a dynamic input dim");
+      sizes.push_back(size);
+    }
+    init = emptyTensor(b, loc, resultType, sizes);
+  }
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init ? init : emptyTensor(b, loc, resultType)}, maps,
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
       iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value result = body(nb, nloc, args.drop_back());
         linalg::YieldOp::create(nb, nloc, result);
@@ -169,6 +223,52 @@ SmallVector<OpFoldResult> lowering::indexAttrs(OpBuilder &b, ArrayRef<int64_t> v
   return getAsIndexOpFoldResult(b.getContext(), values);
 }
 
+/// Reshapes between types that differ only in static size-1 dims: the other
+/// dims, dynamic ones included, keep their order.
+static Value reshapeUnitDims(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+  auto source = lowering::tensorType(value);
+  auto kept = [](RankedTensorType t) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : t.getShape())
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  SmallVector<int64_t> core = kept(source);
+  if (core != kept(type) || core.empty())
+    llvm::report_fatal_error("reshape of dynamic dims beyond adding or dropping size-1 dims");
+  // Groups: each kept dim with the unit dims before it; trailing unit dims
+  // join the last group.
+  auto groups = [](RankedTensorType t) {
+    SmallVector<ReassociationIndices> result;
+    ReassociationIndices current;
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      current.push_back(i);
+      if (t.getDimSize(i) != 1) {
+        result.push_back(current);
+        current.clear();
+      }
+    }
+    result.back().append(current.begin(), current.end());
+    return result;
+  };
+  auto coreType = RankedTensorType::get(core, source.getElementType());
+  Value collapsed = value;
+  if (source.getRank() != (int64_t)core.size())
+    collapsed = tensor::CollapseShapeOp::create(b, loc, coreType, value, groups(source));
+  if (type.getRank() == (int64_t)core.size())
+    return collapsed;
+  SmallVector<OpFoldResult> sizes;
+  int64_t k = 0;
+  for (int64_t d : type.getShape()) {
+    if (d != 1)
+      sizes.push_back(tensor::getMixedSize(b, loc, collapsed, k++));
+    else
+      sizes.push_back(b.getIndexAttr(1));
+  }
+  return tensor::ExpandShapeOp::create(b, loc, type, collapsed, groups(type), sizes);
+}
+
 Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
   auto source = tensorType(value);
   if (source == type)
@@ -180,6 +280,8 @@ Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorT
     return tensor::ExpandShapeOp::create(b, loc, type, value, ArrayRef<ReassociationIndices>{});
   if (type.getRank() == 0)
     return tensor::CollapseShapeOp::create(b, loc, type, value, ArrayRef<ReassociationIndices>{});
+  if (!source.hasStaticShape() || !type.hasStaticShape())
+    return reshapeUnitDims(b, loc, value, type);
   // Collapse to 1-D, then expand: always valid for static shapes.
   Value flat = value;
   if (source.getRank() > 1) {

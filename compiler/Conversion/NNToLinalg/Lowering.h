@@ -1,7 +1,7 @@
 //===- Lowering.h - shared helpers of the nn -> linalg conversion -*- C++ -*-===//
 //
-// Lowering works on static shapes (the CPU pipeline checks that first) and on
-// signless integers: unsigned nn element types become signless here, and each
+// Lowering works on static shapes, except for the ops the conversion lets
+// through with dynamic dims (NNToLinalg.cpp), and on signless integers: unsigned nn element types become signless here, and each
 // pattern reads signedness from the original nn op.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +30,15 @@ void populateContractionPatterns(NNTypeConverter &converter, mlir::RewritePatter
 void populateReductionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
+void populateDynamicBatchPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// Whether `op` lowers as a loop over a dynamic batch of the op on one
+/// sample (DynamicBatch.cpp).
+bool isBatchLoop(mlir::Operation *op);
+
+/// Whether `op` is one of the elementwise ops (a scalar body over broadcast operands).
+bool isElementwise(mlir::Operation *op);
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -40,11 +49,22 @@ bool isUnsignedType(mlir::Type type);
 /// The signless counterpart of `type`'s element type.
 mlir::Type signlessElement(mlir::Type type);
 
-/// An uninitialized tensor of `type`.
-mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type);
+/// An uninitialized tensor of `type`, whose dynamic dims are `dynamicSizes`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                        mlir::ValueRange dynamicSizes = {});
 /// A tensor of `type` filled with `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
-                         mlir::Value value);
+                         mlir::Value value, mlir::ValueRange dynamicSizes = {});
+/// The sizes of `tensor`'s dynamic dims, in order.
+llvm::SmallVector<mlir::Value> dynamicDims(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value tensor);
+/// The size of `tensor`'s dim `d`.
+mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
+/// A run-time check that two dynamic sizes are equal (a cf.assert: the
+/// function's shape function reports it, docs/dynamic-shapes.md); `what`
+/// says which sizes, for the message.
+void checkSameSize(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y,
+                   const llvm::Twine &what);
 /// A scalar constant of `type` (int or float).
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value);
 /// The most negative (or most positive) value of `type`, for max (min) reductions.
@@ -74,7 +94,8 @@ mlir::Value buildMappedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value 
 /// Static sizes and offsets as the OpFoldResults slicing ops take.
 llvm::SmallVector<mlir::OpFoldResult> indexAttrs(mlir::OpBuilder &b, llvm::ArrayRef<int64_t> values);
 
-/// `value` reshaped to the static `type` (same element count).
+/// `value` reshaped to `type` (same element count). With dynamic dims on
+/// either side, the two may differ only in static size-1 dims.
 mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                       mlir::RankedTensorType type);
 

@@ -1,6 +1,7 @@
 //===- NNToLinalg.cpp - the nn -> linalg conversion pass ------------------===//
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "compiler/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,36 +16,64 @@ using namespace mlir;
 using namespace nnc;
 
 namespace {
+bool isDynamic(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && !tensor.hasStaticShape();
+}
+
+bool hasDynamicDims(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isDynamic) ||
+         llvm::any_of(op->getResultTypes(), isDynamic);
+}
+
+/// Why `op`, which has dynamic dims, cannot be lowered; nothing when it can.
+std::optional<std::string> dynamicDimsRefusal(Operation *op) {
+  std::string name = op->getName().getStringRef().str();
+  auto refuse = [&](const std::string &why) -> std::optional<std::string> {
+    return "cannot compile " + name + " with dynamic dims: " + why +
+           "; pin them with --dim or --input-shape";
+  };
+  // A dim no input's dim gives (a Reshape to a shape computed at run time).
+  bool inputsStatic = !llvm::any_of(op->getOperandTypes(), isDynamic);
+  if (inputsStatic)
+    return refuse("its result's shape depends on values known only at run time");
+  if (lowering::isElementwise(op) || lowering::isBatchLoop(op))
+    return std::nullopt;
+  if (auto matmul = dyn_cast<nn::MatMulOp>(op)) {
+    auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+    if (rhs.getRank() == 2 &&
+        (cast<RankedTensorType>(matmul.getLhs().getType()).getRank() == 2 || rhs.hasStaticShape()))
+      return std::nullopt;
+    return refuse("only a matrix product with a 2-D right operand is supported yet");
+  }
+  if (isa<nn::SoftmaxOp, nn::LogSoftmaxOp>(op)) {
+    auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+    int64_t axis = cast<IntegerAttr>(op->getAttr("axis")).getInt();
+    if (!type.isDynamicDim(axis))
+      return std::nullopt;
+    return refuse("the normalized axis must be static");
+  }
+  if (isa<nn::ConstantOp>(op))
+    return std::nullopt;
+  return refuse("not supported for this op yet");
+}
+
+
 struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Lowering needs every shape known. A dynamic graph input is the cause to
-    // name; otherwise the first op whose shape depends on run-time values.
+    // Dynamic dims (docs/dynamic-shapes.md) lower for the ops below; any
+    // other op meeting one is refused by name. A dim computed from data
+    // (a Reshape to a shape input) is refused too.
     bool dynamic = false;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-        auto tensor = dyn_cast<RankedTensorType>(type);
-        if (!tensor || tensor.hasStaticShape())
-          continue;
-        auto name = func.getArgAttrOfType<StringAttr>(i, "nn.name");
-        func.emitError("graph input '") << (name ? name.getValue() : "?") << "' has dynamic dims ("
-                                        << tensor << "); pin them with --dim or --input-shape";
+    module.walk([&](Operation *op) {
+      if (!isa<nn::NNDialect>(op->getDialect()) || !hasDynamicDims(op))
+        return;
+      if (std::optional<std::string> why = dynamicDimsRefusal(op)) {
+        op->emitError() << *why;
         dynamic = true;
       }
-    }
-    if (!dynamic)
-      module.walk([&](Operation *op) {
-        if (!isa<nn::NNDialect>(op->getDialect()))
-          return WalkResult::advance();
-        for (Type t : op->getResultTypes())
-          if (auto type = dyn_cast<RankedTensorType>(t); type && !type.hasStaticShape()) {
-            op->emitError("cannot compile a dynamic shape (")
-                << type << "): it depends on values known only at run time";
-            dynamic = true;
-            return WalkResult::interrupt();
-          }
-        return WalkResult::advance();
-      });
+    });
     if (dynamic)
       return signalPassFailure();
 
@@ -55,6 +84,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::populateContractionPatterns(converter, patterns);
     lowering::populateReductionPatterns(converter, patterns);
     lowering::populateDataMovementPatterns(converter, patterns);
+    lowering::populateDynamicBatchPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
@@ -62,7 +92,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     target.addIllegalDialect<nn::NNDialect>();
     target.addLegalOp<ModuleOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
-                           tensor::TensorDialect, scf::SCFDialect>();
+                           tensor::TensorDialect, scf::SCFDialect, cf::ControlFlowDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>(
         [&](func::FuncOp f) { return converter.isSignatureLegal(f.getFunctionType()); });
     target.addDynamicallyLegalOp<func::ReturnOp>(

@@ -50,8 +50,12 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
     }
   }
   auto outType = RankedTensorType::get(reducedShape, init.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.isDynamicDim(d) && !llvm::is_contained(axes, d))
+      sizes.push_back(tensor::DimOp::create(b, loc, input, d));
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{outType}, ValueRange{input}, ValueRange{filledTensor(b, loc, outType, init)},
+      b, loc, TypeRange{outType}, ValueRange{input}, ValueRange{filledTensor(b, loc, outType, init, sizes)},
       SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),
                              AffineMap::get(rank, 0, outExprs, ctx)},
       iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {

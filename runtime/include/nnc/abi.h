@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 4
+#define NNC_ABI_VERSION 5
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -41,8 +41,8 @@ typedef enum nnc_dtype {
   NNC_DTYPE_BF16 = 16,
 } nnc_dtype_t;
 
-/* A function input or output. A dim of -1 is dynamic (not produced yet: the
- * CPU target currently requires static shapes). */
+/* A function input or output. A dim of -1 is dynamic: its size is given at
+ * run time (an input's) or computed by the function's prepare (an output's). */
 typedef struct nnc_abi_tensor {
   const char *name;
   int32_t dtype; /* nnc_dtype_t */
@@ -97,6 +97,11 @@ typedef struct nnc_abi_context {
    * when the last one is done, all from the thread that called the entry. */
   void (*profile)(void *profile_state, int32_t kernel);
   void *profile_state;
+  /* For a function with dynamic dims (its prepare is set), never NULL: the
+   * dims of every input, then of every output, each tensor's in order
+   * (static ones too), then the workspace's size in bytes, as prepare
+   * computed them for these inputs. NULL for other functions. */
+  const int64_t *dims;
 } nnc_abi_context_t;
 
 /* Runs one function. inputs[i] and outputs[i] point to the tensors' data in
@@ -133,6 +138,17 @@ typedef struct nnc_abi_function {
   uint64_t workspace_alignment;
   int32_t num_kernels;              /* 0 unless compiled with --profile */
   const nnc_abi_kernel_t *kernels;  /* num_kernels, in execution order */
+  /* Set for a function with dynamic dims (a -1 in a shape), NULL otherwise
+   * (workspace_size then holds). From input_dims (the dims of every input,
+   * each tensor's in order) it computes output_dims (the same for the
+   * outputs) and *workspace_size, and checks what the function assumes of
+   * the dims beyond the declared shapes (dims that must agree). Returns 0,
+   * or k + 1 when check k failed (its message is checks[k]; the outputs are
+   * then not computed). Pure and thread-safe; the runtime calls it before a
+   * run whose input dims differ from the last. */
+  int32_t (*prepare)(const int64_t *input_dims, int64_t *output_dims, uint64_t *workspace_size);
+  int32_t num_checks;
+  const char *const *checks;
 } nnc_abi_function_t;
 
 /* x86-64 instruction set extensions a module's code may use beyond the

@@ -73,7 +73,7 @@ typedef enum nnc_status_code {
   NNC_STATUS_FAILED_PRECONDITION = 9,
   /* An input or output index outside the function's list. */
   NNC_STATUS_OUT_OF_RANGE = 11,
-  /* A feature this runtime does not have yet (dynamic shapes). */
+  /* A feature this runtime does not have yet (dynamic dims on a GPU). */
   NNC_STATUS_UNIMPLEMENTED = 12,
   /* The compiled function reported a failure, or the GPU or its driver failed
    * during a run (a launch, a copy), or the cuda-emulated device found a
@@ -233,7 +233,8 @@ NNC_API nnc_status_t nnc_function_find_output(const nnc_function_t *function, co
                                               int32_t *out_index);
 
 /* Bytes of scratch memory a session of this function allocates (the
- * compiler's memory plan). Thread-safe. */
+ * compiler's memory plan); 0 for a function with dynamic dims, whose workspace
+ * is sized by each run's dims. Thread-safe. */
 NNC_API uint64_t nnc_function_workspace_size(const nnc_function_t *function);
 
 /* A kernel of a function compiled with `nnc --profile`: a row of nnc
@@ -342,16 +343,19 @@ NNC_API const char *nnc_session_device(const nnc_session_t *session);
  * pointer, never a copy, and the compiled code reads it during each run and
  * never writes it). The buffer must stay valid and unchanged during runs,
  * until it is rebound or the session is released; bindings persist across
- * runs. The view's dtype, rank and shape must match the input exactly and its
- * byte_size must cover the tensor. Not thread-safe. */
+ * runs. The view's dtype, rank and shape must match the input exactly, a
+ * dynamic dim (-1) taking any size, and its byte_size must cover the tensor.
+ * Not thread-safe. */
 NNC_API nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
                                             const nnc_tensor_view_t *view);
 NNC_API nnc_status_t nnc_session_bind_input_by_name(nnc_session_t *session, const char *name,
                                                     const nnc_tensor_view_t *view);
 
 /* Makes runs write output index into the caller's buffer instead of the one
- * the session owns. Same rules as binding an input; output buffers must not
- * overlap inputs or each other (nor may an input be bound over an output
+ * the session owns; a NULL view makes them write the session's buffer again.
+ * Same rules as binding an input; for a dynamic output the view's shape must
+ * be the one the run's inputs give (checked by the run). Output buffers must
+ * not overlap inputs or each other (nor may an input be bound over an output
  * buffer the session owns): a run that finds such an overlap fails with
  * NNC_STATUS_INVALID_ARGUMENT naming both tensors. Not thread-safe. */
 NNC_API nnc_status_t nnc_session_bind_output(nnc_session_t *session, int32_t index,
@@ -362,6 +366,12 @@ NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, con
 /* Runs the function once. Every input must be bound. Parallel loops use the
  * runtime's threads; while another session holds them, this run's loops execute
  * on the calling thread instead (same results, no deadlock).
+ * A function with dynamic dims (docs/dynamic-shapes.md): a run with input dims
+ * not seen in the last run first computes the output dims and the workspace
+ * size, fails with NNC_STATUS_INVALID_ARGUMENT when the dims break what the
+ * model requires (the message says what), and grows the workspace and the
+ * session's own output buffers when they are too small; the same or smaller
+ * dims again allocate nothing.
  * On a CUDA device a run copies the bound inputs to the device, enqueues the
  * function's kernels, copies the outputs back into the host buffers and waits
  * for the GPU, so results are read exactly as on the CPU. The first successful
@@ -379,9 +389,9 @@ NNC_API nnc_status_t nnc_session_run(nnc_session_t *session);
 NNC_API nnc_status_t nnc_session_kernel_seconds(const nnc_session_t *session,
                                                double *out_seconds, int32_t count);
 
-/* Describes output index as written by the last successful run: data points to
- * the session's buffer (valid until the session is released) or to the
- * caller's bound buffer. Fails until a run succeeds, and again after a failed
+/* Describes output index as written by the last successful run, with that
+ * run's shape: data points to the session's buffer (valid until the session
+ * is released or a run with larger dims) or to the caller's bound buffer. Fails until a run succeeds, and again after a failed
  * run or a bind_output. Not thread-safe. */
 NNC_API nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
                                         nnc_tensor_view_t *out_view);

@@ -205,6 +205,10 @@ public:
   Status bindOutput(const char *name, const nnc_tensor_view_t &view) {
     return Status(nnc_session_bind_output_by_name(get(), name, &view));
   }
+  /// Runs write output `index` into the session's own buffer again.
+  Status unbindOutput(int32_t index) {
+    return Status(nnc_session_bind_output(get(), index, nullptr));
+  }
   Status run() { return Status(nnc_session_run(get())); }
   Result<nnc_tensor_view_t> output(int32_t index) const {
     nnc_tensor_view_t view{};

@@ -95,16 +95,33 @@ func.func @constants() -> tensor<2xui8> {
 
 // -----
 
-// expected-error @+1 {{graph input 'x' has dynamic dims ('tensor<?x3xf32>'); pin them with --dim or --input-shape}}
-func.func @dynamic(%x: tensor<?x3xf32> {nn.name = "x"}) -> tensor<?x3xf32> {
-  %0 = nn.relu %x : (tensor<?x3xf32>) -> tensor<?x3xf32>
+// A dynamic dim: the result's size is the input's. Two dynamic dims that
+// broadcast against each other must agree, checked (a cf.assert the shape
+// function reports before a run).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32> {{.*}}, %[[Y:.*]]: tensor<?x3xf32> {{.*}})
+// CHECK-DAG: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[Y]], %c0
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[N]], %[[M]] : index
+// CHECK: cf.assert %[[SAME]], "a node: dynamic dims broadcast against each other differ"
+// CHECK: tensor.empty(%[[N]]) : tensor<?x3xf32>
+func.func @dynamic(%x: tensor<?x3xf32> {nn.name = "x"}, %y: tensor<?x3xf32> {nn.name = "y"}) -> tensor<?x3xf32> {
+  %0 = nn.add %x, %y : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 
 // -----
 
+func.func @dynamic_unsupported(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
+  // expected-error @+1 {{cannot compile nn.transpose with dynamic dims: not supported for this op yet; pin them with --dim or --input-shape}}
+  %0 = nn.transpose %x {perm = array<i64: 1, 0>} : (tensor<?x3xf32>) -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
+
+// -----
+
 func.func @data_dependent(%x: tensor<3xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
-  // expected-error @+1 {{cannot compile a dynamic shape ('tensor<?x?xf32>'): it depends on values known only at run time}}
+  // expected-error @+1 {{cannot compile nn.reshape with dynamic dims: its result's shape depends on values known only at run time; pin them with --dim or --input-shape}}
   %0 = nn.reshape %x, %s {allowzero = false} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }

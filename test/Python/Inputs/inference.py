@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from models import expect, expect_close, mlp_forward, random_mlp, write_mlp  # noqa: E402
+from models import expect, expect_close, expect_error, mlp_forward, random_mlp, write_mlp  # noqa: E402
 
 import nnc  # noqa: E402
 
@@ -115,5 +115,24 @@ print(f"pinned {session5.function.inputs[0].shape} -> {session5.function.outputs
 # CHECK: pinned (5, 3) -> (5, 2)
 x5 = rng.standard_normal((5, 3)).astype(np.float32)
 expect_close(session5.run([x5])[0], mlp_forward(params, x5)[0], "batch 5", **tolerance)
+
+# Unpinned, the batch stays dynamic (docs/dynamic-shapes.md): one library runs
+# every batch, each output a new array of the run's shape; a caller's output
+# array must have that shape.
+dynamic = nnc.Session(nnc.compile(symbolic, f"{out}/dynamic.so"))
+print(f"dynamic {dynamic.function.inputs[0].shape} -> {dynamic.function.outputs[0].shape}")
+# CHECK: dynamic (None, 3) -> (None, 2)
+for batch in (1, 7, 0, 3):
+    xb = rng.standard_normal((batch, 3)).astype(np.float32)
+    (yb,) = dynamic.run([xb])
+    expect(yb.shape == (batch, 2), f"batch {batch}: shape {yb.shape}")
+    expect_close(yb, mlp_forward(params, xb)[0], f"dynamic batch {batch}", **tolerance)
+mine = np.zeros((3, 2), np.float32)
+(same,) = dynamic.run([xb], outputs=[mine])
+expect(same is mine, "a given output array is the one returned")
+expect_close(mine, mlp_forward(params, xb)[0], "dynamic batch 3 into a caller array", **tolerance)
+x2 = rng.standard_normal((2, 3)).astype(np.float32)
+expect_error(nnc.Error, lambda: dynamic.run([x2], outputs=[mine]), nnc.StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: {{.*}}output 'y': the bound buffer has shape 3x2 but these inputs give shape 2x2
 print("PASS")
 # CHECK: PASS

@@ -184,7 +184,7 @@ static int32_t types_entry(void *const *inputs, void *const *outputs, void *work
   return 0;
 }
 
-/*===- fail: reports an error; dynamic: a shape the runtime cannot run ---===*/
+/*===- fail: reports an error -------------------------------------------===*/
 
 static const nnc_abi_tensor_t kFailOutputs[] = {{"status", NNC_DTYPE_I32, 0, NULL}};
 
@@ -197,8 +197,48 @@ static int32_t fail_entry(void *const *inputs, void *const *outputs, void *works
   return kFailed;
 }
 
-static const int64_t kShapeDynamic[] = {-1, 3};
-static const nnc_abi_tensor_t kDynamicInputs[] = {{"x", NNC_DTYPE_F32, 2, kShapeDynamic}};
+/*===- dynamic: y = x + v[:, None] over x f32[n, 3], v f32[n] ------------===*
+ * As the compiler emits a function with dynamic dims: a prepare that
+ * computes y's dims and the workspace size (y staged there) and checks that
+ * x's and v's n agree and that n is at most 1000; an entry that reads the
+ * dims from the context. */
+
+static const int64_t kShapeNx3[] = {-1, 3}, kShapeN[] = {-1};
+static const nnc_abi_tensor_t kDynamicInputs[] = {{"x", NNC_DTYPE_F32, 2, kShapeNx3},
+                                                  {"v", NNC_DTYPE_F32, 1, kShapeN}};
+static const nnc_abi_tensor_t kDynamicOutputs[] = {{"y", NNC_DTYPE_F32, 2, kShapeNx3}};
+static const char *const kDynamicChecks[] = {"the rows of 'x' and the length of 'v' differ",
+                                             "'x' has more than 1000 rows"};
+enum { kBadDims = 4 };
+
+static int32_t dynamic_prepare(const int64_t *input_dims, int64_t *output_dims,
+                               uint64_t *workspace_size) {
+  /* input_dims: x's n, 3, v's n. */
+  if (input_dims[0] != input_dims[2])
+    return 1;
+  if (input_dims[0] > 1000)
+    return 2;
+  output_dims[0] = input_dims[0];
+  output_dims[1] = 3;
+  *workspace_size = (uint64_t)input_dims[0] * 3 * sizeof(float);
+  return 0;
+}
+
+static int32_t dynamic_entry(void *const *inputs, void *const *outputs, void *workspace,
+                             const nnc_abi_context_t *context) {
+  /* dims: x (n, 3), v (n), y (n, 3), workspace bytes. */
+  const int64_t *dims = context ? context->dims : NULL;
+  if (!dims || dims[1] != 3 || dims[2] != dims[0] || dims[3] != dims[0] || dims[4] != 3 ||
+      dims[5] < dims[0] * 3 * (int64_t)sizeof(float) || (uintptr_t)workspace % 64 != 0)
+    return kBadDims;
+  const float *x = inputs[0], *v = inputs[1];
+  float *staged = workspace;
+  for (int64_t i = 0; i < dims[0]; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      staged[i * 3 + j] = x[i * 3 + j] + v[i];
+  memcpy(outputs[0], staged, (size_t)dims[0] * 3 * sizeof(float));
+  return 0;
+}
 
 /*===- writes_input, unsteady: break what nnc-run's repeat-run check guards ===*
  * writes_input: y = x + 1, and x[1] += 1 (compiled code must never write an
@@ -279,8 +319,8 @@ static const nnc_abi_function_t kFunctions[] = {
     {"types", types_entry, COUNT(kTypesInputs), COUNT(kTypesOutputs), kTypesInputs,
      kTypesOutputs, 0, 0},
     {"fail", fail_entry, 0, 1, NULL, kFailOutputs, 0, 0},
-    /* Never run: sessions refuse dynamic shapes. */
-    {"dynamic", fail_entry, 1, 1, kDynamicInputs, kDynamicInputs, 0, 0},
+    {"dynamic", dynamic_entry, 2, 1, kDynamicInputs, kDynamicOutputs, 0, 64, 0, NULL,
+     dynamic_prepare, COUNT(kDynamicChecks), kDynamicChecks},
     {"writes_input", writes_input_entry, 1, 1, kVec3, kVec3Out, 0, 0},
     {"unsteady", unsteady_entry, 1, 1, kVec3, kVec3Out, 0, 0},
     {"profiled", profiled_entry, 1, 1, kVec3, kVec3Out, 3 * sizeof(float), 64,

@@ -1,0 +1,207 @@
+//===- ShapeFunctions.cpp - output dims and dim checks before a run -------===//
+//
+// Target-neutral, on linalg over tensors: every dim of a result is then an
+// arith expression of the arguments' dims (or depends on data, refused), and
+// the dim checks the lowering made are cf.asserts beside it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_SHAPEFUNCTIONS
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+bool isDynamic(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+}
+
+int64_t rankOf(Type type) { return cast<ShapedType>(type).getRank(); }
+
+/// A dim of an expand_shape is the size it states.
+struct DimOfExpandShape : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
+    auto expand = dim.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!expand || !d)
+      return failure();
+    rewriter.replaceOp(dim, getValueOrCreateConstantIndexOp(rewriter, dim.getLoc(),
+                                                            expand.getMixedOutputShape()[*d]));
+    return success();
+  }
+};
+
+/// A dim of an scf.if whose branches yield a tensor or that tensor with a
+/// slice inserted (a row chunk of a dynamic matrix product) is the tensor's.
+struct DimOfInsertingIf : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(dim.getSource());
+    auto branch = result ? dyn_cast<scf::IfOp>(result.getOwner()) : scf::IfOp();
+    if (!branch || branch.getElseRegion().empty())
+      return failure();
+    unsigned i = result.getResultNumber();
+    Value kept = branch.elseYield().getOperand(i);
+    auto insert = branch.thenYield().getOperand(i).getDefiningOp<tensor::InsertSliceOp>();
+    if (!insert || insert.getDest() != kept || branch->isAncestor(kept.getParentBlock()->getParentOp()))
+      return failure();
+    rewriter.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(kept); });
+    return success();
+  }
+};
+
+struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> dynamic;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal() &&
+          (llvm::any_of(func.getArgumentTypes(), isDynamic) ||
+           llvm::any_of(func.getResultTypes(), isDynamic)))
+        dynamic.push_back(func);
+    for (func::FuncOp func : dynamic)
+      if (failed(derive(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult derive(func::FuncOp func) {
+    MLIRContext *context = &getContext();
+    Location loc = func.getLoc();
+    OpBuilder b(func);
+    b.setInsertionPointAfter(func);
+    auto shapes = cast<func::FuncOp>(b.clone(*func));
+    shapes.setSymName((func.getSymName() + "__shapes").str());
+    shapes->setAttr("nnc.shape_function", UnitAttr::get(context));
+    func->setAttr("nnc.shape_function", FlatSymbolRefAttr::get(shapes.getSymNameAttr()));
+    // Bufferization appends out-params: the planner tells them apart.
+    func->setAttr("nnc.num_inputs", b.getI64IntegerAttr(func.getNumArguments()));
+
+    int64_t inDims = 0, outDims = 0;
+    for (Type t : func.getArgumentTypes())
+      inDims += rankOf(t);
+    for (Type t : func.getResultTypes())
+      outDims += rankOf(t);
+    auto i64 = b.getI64Type();
+    Type inType = MemRefType::get({std::max<int64_t>(inDims, 1)}, i64);
+    Type outType = MemRefType::get({std::max<int64_t>(outDims, 1)}, i64);
+    Type statusType = MemRefType::get({2}, i64);
+    unsigned numArgs = shapes.getNumArguments();
+    if (failed(shapes.insertArguments({numArgs, numArgs, numArgs}, {inType, outType, statusType},
+                                      {}, {loc, loc, loc})))
+      return failure();
+    Block &body = shapes.getBody().front();
+    Value in = body.getArgument(numArgs), out = body.getArgument(numArgs + 1),
+          status = body.getArgument(numArgs + 2);
+
+    // The results' dims, stored; the results themselves are no longer needed.
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    b.setInsertionPoint(ret);
+    auto index = [&](int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); };
+    int64_t k = 0;
+    for (Value result : ret.getOperands())
+      for (int64_t d = 0; d < rankOf(result.getType()); ++d) {
+        Value dim = tensor::DimOp::create(b, loc, result, d);
+        Value v = arith::IndexCastOp::create(b, loc, i64, dim);
+        memref::StoreOp::create(b, loc, v, out, ValueRange{index(k++)});
+      }
+    Value zero64 = arith::ConstantIntOp::create(b, loc, i64, 0);
+    memref::StoreOp::create(b, loc, zero64, status, ValueRange{index(1)});
+    func::ReturnOp::create(b, loc);
+    ret.erase();
+
+    // The checks report instead of aborting; the function keeps none.
+    SmallVector<Attribute> messages;
+    b.setInsertionPointToStart(&body);
+    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+    Value first = index(0);
+    memref::StoreOp::create(b, loc, zero, status, ValueRange{first});
+    for (auto check : llvm::make_early_inc_range(body.getOps<cf::AssertOp>())) {
+      b.setInsertionPoint(check);
+      Value code = arith::ConstantIntOp::create(b, loc, i64, messages.size() + 1);
+      messages.push_back(check.getMsgAttr());
+      Value failed = arith::XOrIOp::create(
+          b, loc, check.getArg(), arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+      Value current = memref::LoadOp::create(b, loc, status, ValueRange{first});
+      Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, current, zero);
+      Value report = arith::AndIOp::create(b, loc, failed, none);
+      scf::IfOp::create(b, loc, report, [&](OpBuilder &nb, Location nl) {
+        memref::StoreOp::create(nb, nl, code, status, ValueRange{first});
+        scf::YieldOp::create(nb, nl);
+      });
+      check.erase();
+    }
+    func->setAttr("nnc.checks", ArrayAttr::get(context, messages));
+    func.walk([](cf::AssertOp check) { check.erase(); });
+
+    // What is left is the dims' arithmetic: resolve dims of results to those
+    // of their operands, fold, and drop the rest.
+    auto simplify = [&] {
+      RewritePatternSet patterns(context);
+      memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+      memref::populateResolveShapedTypeResultDimsPatterns(patterns);
+      patterns.add<DimOfExpandShape, DimOfInsertingIf>(context);
+      // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
+      scf::populateSCFForLoopCanonicalizationPatterns(patterns);
+      for (RegisteredOperationName op : context->getRegisteredOperations())
+        op.getCanonicalizationPatterns(patterns, context);
+      return applyPatternsGreedily(shapes, std::move(patterns));
+    };
+    if (failed(simplify()))
+      return shapes.emitError("shape function did not converge");
+    // An argument's dims come from %in_dims.
+    int64_t offset = 0;
+    for (unsigned a = 0; a < numArgs; ++a) {
+      BlockArgument arg = body.getArgument(a);
+      for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
+        auto dim = dyn_cast<tensor::DimOp>(use.getOwner());
+        std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+        if (!d)
+          continue;
+        b.setInsertionPoint(dim);
+        Value v = memref::LoadOp::create(b, loc, in, ValueRange{index(offset + *d)});
+        dim.replaceAllUsesWith(arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult());
+        dim.erase();
+      }
+      offset += rankOf(arg.getType());
+    }
+
+    if (failed(simplify()))
+      return shapes.emitError("shape function did not converge");
+    IRRewriter rewriter(context);
+    (void)eraseUnreachableBlocks(rewriter, shapes.getBody());
+    (void)runRegionDCE(rewriter, shapes.getBody());
+
+    for (unsigned a = 0; a < numArgs; ++a) {
+      BlockArgument arg = body.getArgument(a);
+      if (arg.use_empty())
+        continue;
+      auto name = func.getArgAttrOfType<StringAttr>(a, "nn.name");
+      return func.emitError("an output's shape depends on the values of input '")
+             << (name ? name.getValue() : "?")
+             << "', not only on its dims: not supported yet; pin the dims with --dim";
+    }
+    BitVector erase(shapes.getNumArguments());
+    erase.set(0, numArgs);
+    if (failed(shapes.eraseArguments(erase)))
+      return failure();
+    shapes.setType(FunctionType::get(context, shapes.getArgumentTypes(), {}));
+    shapes.removeResAttrsAttr();
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,124 @@
+"""Models with dynamic dims for dynamic-dims.test: PyTorch modules exported
+with symbolic dims, and test data sets at several sizes whose references
+PyTorch computes in float64.
+
+    dynamic_models.py --out DIR
+
+writes DIR/<model>/model.onnx and DIR/<model>/<set>/{input_*,output_*}.pb.
+"""
+
+import argparse
+import os
+
+import numpy as np
+import torch
+from onnx import numpy_helper
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10), torch.nn.Softmax(-1))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Add(torch.nn.Module):
+    """Two inputs whose leading dims are independent symbols."""
+
+    def forward(self, x, z):
+        return torch.tanh(x) + z
+
+
+class CNN(torch.nn.Module):
+    """The ops of a ResNet, each per sample: convolutions (strided, grouped),
+    batch norm, pooling, a residual add, global pooling and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.BatchNorm2d(16),
+            torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2, padding=1))
+        self.block = torch.nn.Sequential(
+            torch.nn.Conv2d(16, 16, 3, padding=1, groups=4), torch.nn.BatchNorm2d(16),
+            torch.nn.ReLU(), torch.nn.Conv2d(16, 16, 1))
+        self.head = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = torch.relu(x + self.block(x))
+        x = torch.nn.functional.adaptive_avg_pool2d(x, 1).flatten(1)
+        return torch.log_softmax(self.head(x), -1)
+
+
+def write_set(directory, inputs, outputs):
+    os.makedirs(directory, exist_ok=True)
+    for kind, tensors in (("input", inputs), ("output", outputs)):
+        for i, t in enumerate(tensors):
+            proto = numpy_helper.from_array(t.detach().numpy().astype(np.float32))
+            with open(os.path.join(directory, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(proto.SerializeToString())
+
+
+def export(module, example, names, dynamic, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.onnx.export(module, example, path, input_names=names, output_names=["y"],
+                      dynamic_axes=dynamic, opset_version=17)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+
+    mlp = MLP().eval()
+    export(mlp, (torch.randn(2, 16),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
+           os.path.join(args.out, "mlp", "model.onnx"))
+    reference = MLP().double().eval()
+    reference.load_state_dict({k: v.double() for k, v in mlp.state_dict().items()})
+    for batch in (0, 1, 3, 32, 70):
+        x = torch.randn(batch, 16)
+        with torch.no_grad():
+            y = reference(x.double())
+        write_set(os.path.join(args.out, "mlp", f"batch{batch}"), [x], [y])
+
+    add = Add()
+    export(add, (torch.randn(2, 4), torch.randn(2, 4)), ["x", "z"],
+           {"x": {0: "n"}, "z": {0: "m"}, "y": {0: "n"}},
+           os.path.join(args.out, "add", "model.onnx"))
+    for n, m in ((5, 5), (5, 2), (5, 1)):
+        x, z = torch.randn(n, 4), torch.randn(m, 4)
+        y = torch.tanh(x.double()) + z.double() if n == m else torch.zeros(n, 4)
+        write_set(os.path.join(args.out, "add", f"n{n}_m{m}"), [x, z], [y])
+
+    cnn = CNN()
+    for p in cnn.parameters():  # batch norm's statistics and affine away from 0 and 1
+        torch.nn.init.uniform_(p, -0.5, 0.5)
+    for m in cnn.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 1.5)
+    cnn.eval()
+    export(cnn, (torch.randn(2, 3, 32, 32),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
+           os.path.join(args.out, "cnn", "model.onnx"))
+    reference = cnn.double()
+    for batch in (1, 3, 8):
+        x = torch.randn(batch, 3, 32, 32)
+        with torch.no_grad():
+            y = reference(x.double())
+        write_set(os.path.join(args.out, "cnn", f"batch{batch}"), [x], [y])
+
+    # A cumulative sum along the batch is not per sample: refused, by node.
+    class Unsupported(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, 0)
+
+    export(Unsupported(), (torch.randn(2, 4),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
+           os.path.join(args.out, "cumsum", "model.onnx"))
+
+
+if __name__ == "__main__":
+    main()
