@@ -160,10 +160,10 @@ struct nnc_session {
 
 namespace {
 /// The bytes of a tensor of `shape`; false when they overflow.
-bool tensorBytes(int32_t dtype, const std::vector<int64_t> &shape, size_t &bytes) {
+bool tensorBytes(int32_t dtype, int32_t rank, const int64_t *shape, size_t &bytes) {
   uint64_t n = nnc_dtype_size(dtype);
-  for (int64_t d : shape)
-    if (d < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+  for (int32_t i = 0; i < rank; ++i)
+    if (shape[i] < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(shape[i]), &n))
       return false;
   if (n > SIZE_MAX)
     return false;
@@ -172,10 +172,10 @@ bool tensorBytes(int32_t dtype, const std::vector<int64_t> &shape, size_t &bytes
 }
 
 /// Checks that view describes exactly the tensor info declares, any size
-/// where a dim is dynamic; the view's shape and bytes go to shape and bytes.
+/// where a dim is dynamic; the tensor's bytes go to bytes. Allocates nothing:
+/// a session rebinds on every run.
 nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
-                       const nnc_tensor_view_t *view, std::vector<int64_t> &shape,
-                       size_t &bytes) {
+                       const nnc_tensor_view_t *view, size_t &bytes) {
   std::string what = quote(kind, info);
   if (!view)
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": view is NULL");
@@ -190,14 +190,17 @@ nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
   for (int32_t i = 0; same && i < info.rank; ++i)
     same = info.shape[i] == -1 ? view->shape[i] >= 0 : view->shape[i] == info.shape[i];
   if (!same) {
-    std::string got = view->rank < 0 ? "rank " + std::to_string(view->rank)
-                                     : shapeString(view->rank, view->shape);
+    // The view's dims as given: a negative one is not "dynamic" there.
+    std::string got = view->rank < 0 ? "rank " + std::to_string(view->rank) : "";
+    for (int32_t i = 0; i < view->rank; ++i)
+      got += (i ? "x" : "") + std::to_string(view->shape[i]);
+    if (view->rank == 0)
+      got = "scalar";
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT, what + ": expected shape " +
                                                        shapeString(info.rank, info.shape) +
                                                        " (got " + got + ")");
   }
-  shape.assign(view->shape, view->shape + view->rank);
-  if (!tensorBytes(info.dtype, shape, bytes))
+  if (!tensorBytes(info.dtype, view->rank, view->shape, bytes))
     return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                       what + ": shape " + shapeString(view->rank, view->shape) +
                           " is too large to address");
@@ -234,25 +237,33 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
     session->hasResults = false;
     return nullptr;
   }
-  std::vector<int64_t> shape;
   size_t bytes;
-  if (nnc_status_t status = checkView(kind, infos[index], view, shape, bytes))
+  if (nnc_status_t status = checkView(kind, infos[index], view, bytes))
     return status;
+  // assign() reuses the vectors' storage: rebinding the same rank allocates
+  // nothing.
   if (isInput) {
     session->inputs[index] = view->data;
     session->inputBound[index] = true;
-    session->inputShapes[index] = std::move(shape);
+    session->inputShapes[index].assign(view->shape, view->shape + view->rank);
     session->inputBytes[index] = bytes;
   } else {
     session->outputs[index] = view->data;
     session->hasResults = false;
     // A dynamic output's shape is checked against the computed one at run.
-    session->boundOutputShapes[index] = std::move(shape);
+    session->boundOutputShapes[index].assign(view->shape, view->shape + view->rank);
     session->outputBound[index] = true;
     if (!session->function->abi->prepare)
       session->outputBytes[index] = bytes;
   }
   return nullptr;
+}
+
+/// Whether two buffers share a byte. Differences, not ends: an end may wrap
+/// around the address space.
+bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
+  auto begin = reinterpret_cast<uintptr_t>(a), other = reinterpret_cast<uintptr_t>(b);
+  return aBytes && bBytes && (other - begin < aBytes || begin - other < bBytes);
 }
 
 /// No output may share a byte with an input or another output: compiled code
@@ -261,11 +272,6 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
 /// outputs count too: a caller may bind one as an input of the next run.
 nnc_status_t checkAliasing(const nnc_session &session) {
   const nnc_function &function = *session.function;
-  // Differences, not ends: an end may wrap around the address space.
-  auto overlaps = [](const void *a, size_t aBytes, const void *b, size_t bBytes) {
-    auto begin = reinterpret_cast<uintptr_t>(a), other = reinterpret_cast<uintptr_t>(b);
-    return aBytes && bBytes && (other - begin < aBytes || begin - other < bBytes);
-  };
   for (size_t o = 0; o < session.outputs.size(); ++o) {
     const nnc_tensor_info_t &output = function.outputs[o];
     for (size_t i = 0; i < session.inputs.size(); ++i)
@@ -483,19 +489,30 @@ namespace {
 /// Skipped while the input dims repeat.
 nnc_status_t prepare(nnc_session &session) {
   const nnc_function &function = *session.function;
-  std::vector<int64_t> inputDims;
+  // The same dims as the last run: nothing to compute or allocate.
+  bool same = !session.dims.empty();
+  size_t at = 0;
   for (const std::vector<int64_t> &shape : session.inputShapes)
-    inputDims.insert(inputDims.end(), shape.begin(), shape.end());
-  std::string name = std::string("function '") + function.abi->name + "'";
-  if (inputDims != session.preparedFor || session.dims.empty()) {
-    std::vector<int64_t> outputDims;
+    for (size_t d = 0; same && d < shape.size(); ++d, ++at)
+      same = at < session.preparedFor.size() && session.preparedFor[at] == shape[d];
+  same = same && at == session.preparedFor.size();
+  if (!same) {
+    std::string name = std::string("function '") + function.abi->name + "'";
+    std::vector<int64_t> inputDims;
+    for (const std::vector<int64_t> &shape : session.inputShapes)
+      inputDims.insert(inputDims.end(), shape.begin(), shape.end());
+    // Nothing of the session changes until every step has succeeded: a
+    // refused run leaves it as the last good one left it, and the next run
+    // prepares again.
+    session.preparedFor.clear();
+    session.dims.clear();
+    size_t outputDimCount = 0;
     for (const nnc_tensor_info_t &info : function.outputs)
-      outputDims.insert(outputDims.end(), info.rank, 0);
+      outputDimCount += info.rank;
     uint64_t workspace = 0;
     // The shape function's arrays have at least one element.
-    std::vector<int64_t> in = inputDims, out = outputDims;
+    std::vector<int64_t> in = inputDims, out(std::max<size_t>(outputDimCount, 1), 0);
     in.resize(std::max<size_t>(in.size(), 1));
-    out.resize(std::max<size_t>(out.size(), 1));
     int32_t failed = function.abi->prepare(in.data(), out.data(), &workspace);
     if (failed != 0) {
       std::string shapes;
@@ -504,31 +521,36 @@ nnc_status_t prepare(nnc_session &session) {
         shapes += (i ? ", " : "") + quote("input", function.inputs[i]) + " " +
                   shapeString(static_cast<int32_t>(shape.size()), shape.data());
       }
+      if (failed == -1)
+        return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
+                          name + " needs more than 2^62 bytes of workspace for these input "
+                                 "shapes (" + shapes + ")");
       std::string check = failed > 0 && failed <= function.abi->num_checks
                               ? function.abi->checks[failed - 1]
                               : "check " + std::to_string(failed);
-      session.preparedFor.clear();
-      session.dims.clear();
       return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
                         name + " cannot run on these input shapes (" + shapes + "): " + check);
     }
-    size_t at = 0;
+    std::vector<std::vector<int64_t>> outputShapes(function.outputs.size());
+    std::vector<size_t> outputBytes(function.outputs.size());
+    at = 0;
     for (size_t o = 0; o < function.outputs.size(); ++o) {
       const nnc_tensor_info_t &info = function.outputs[o];
-      std::vector<int64_t> shape(out.begin() + at, out.begin() + at + info.rank);
+      outputShapes[o].assign(out.begin() + at, out.begin() + at + info.rank);
       at += info.rank;
-      size_t bytes;
-      if (!tensorBytes(info.dtype, shape, bytes))
+      if (!tensorBytes(info.dtype, info.rank, outputShapes[o].data(), outputBytes[o]))
         return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
                           quote("output", info) + " would have shape " +
-                              shapeString(info.rank, shape.data()) + ", too large to address");
-      session.outputShapes[o] = std::move(shape);
-      session.outputBytes[o] = bytes;
+                              shapeString(info.rank, outputShapes[o].data()) +
+                              ", too large to address");
     }
+    // Host memory beyond what the machine has is refused before allocating
+    // (the outputs the session would own, and the workspace).
     uint64_t needed = workspace;
     bool overflow = false;
-    for (size_t bytes : session.outputBytes)
-      overflow |= __builtin_add_overflow(needed, bytes, &needed);
+    for (size_t o = 0; o < outputBytes.size(); ++o)
+      if (!session.outputBound[o])
+        overflow |= __builtin_add_overflow(needed, outputBytes[o], &needed);
     uint64_t memory = physicalMemory();
     if (overflow || workspace > SIZE_MAX || (memory && needed > memory))
       return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
@@ -544,8 +566,10 @@ nnc_status_t prepare(nnc_session &session) {
       session.workspace = std::move(grown);
       session.workspaceCapacity = workspace;
     }
+    session.outputShapes = std::move(outputShapes);
+    session.outputBytes = std::move(outputBytes);
     session.dims = inputDims;
-    session.dims.insert(session.dims.end(), out.begin(), out.begin() + outputDims.size());
+    session.dims.insert(session.dims.end(), out.begin(), out.begin() + outputDimCount);
     session.dims.push_back(static_cast<int64_t>(workspace));
     session.preparedFor = std::move(inputDims);
   }
@@ -565,6 +589,15 @@ nnc_status_t prepare(nnc_session &session) {
       continue;
     }
     if (session.outputBytes[o] > session.ownedCapacity[o] || !session.ownedOutputs[o]) {
+      // An input bound over the buffer about to be freed is the caller's
+      // error (runtime.h), reported before it could be read after the free.
+      const void *old = session.ownedOutputs[o].get();
+      for (size_t i = 0; old && i < session.inputs.size(); ++i) {
+        if (overlaps(old, session.ownedCapacity[o], session.inputs[i], session.inputBytes[i]))
+          return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                            quote("output", info) + "'s buffer overlaps " +
+                                quote("input", function.inputs[i]) + "'s");
+      }
       Buffer grown;
       if (nnc_status_t status =
               allocate(session.outputBytes[o], kMinAlignment, quote("output", info), grown))

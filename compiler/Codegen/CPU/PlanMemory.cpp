@@ -175,13 +175,35 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         }
       }
       if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
-        // A dim of another buffer: the size it was allocated with.
         std::optional<int64_t> d = dim.getConstantIndex();
-        auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>();
-        auto type = dyn_cast<MemRefType>(dim.getSource().getType());
-        if (!alloc || !d || !type.isDynamicDim(*d))
+        Value source = dim.getSource();
+        auto type = dyn_cast<MemRefType>(source.getType());
+        if (!d || !type)
           return failure();
-        FailureOr<Value> size = rebuild(alloc.getDynamicSizes()[type.getDynamicDimIndex(*d)]);
+        FailureOr<Value> size = failure();
+        if (!type.isDynamicDim(*d)) {
+          size = arith::ConstantIndexOp::create(b, loc, type.getDimSize(*d)).getResult();
+        } else if (auto alloc = source.getDefiningOp<memref::AllocOp>()) {
+          // Another buffer's: the size it was allocated with.
+          size = rebuild(alloc.getDynamicSizes()[type.getDynamicDimIndex(*d)]);
+        } else if (auto expand = source.getDefiningOp<memref::ExpandShapeOp>()) {
+          OpFoldResult stated = expand.getMixedOutputShape()[*d];
+          if (isa<Value>(stated))
+            size = rebuild(cast<Value>(stated));
+        } else if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
+          // A collapsed dim: the product of its group's dims (a [B, S, K]
+          // left operand seen as [B * S, K] rows).
+          OpBuilder here(dim);
+          Value product = arith::ConstantIndexOp::create(b, loc, 1);
+          for (int64_t j : collapse.getReassociationIndices()[*d]) {
+            Value part = memref::DimOp::create(here, loc, collapse.getSrc(), j);
+            FailureOr<Value> rebuilt = rebuild(part);
+            if (failed(rebuilt))
+              return failure();
+            product = arith::MulIOp::create(b, loc, product, *rebuilt);
+          }
+          size = product;
+        }
         if (succeeded(size))
           mapping.map(v, *size);
         return size;
@@ -194,18 +216,52 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       Operation *clone = b.clone(*def, mapping);
       return clone->getResult(cast<OpResult>(v).getResultNumber());
     };
+    // Sizes are checked there: a product of dims past 2^62 bytes (dims of
+    // different inputs broadcast together) would wrap around and plan a
+    // workspace too small. prepare then returns -1 (abi.h).
     SmallVector<Value> shapeSizes;
-    for (auto [buffer, size] : llvm::zip(buffers, sizes)) {
-      FailureOr<Value> rebuilt = rebuild(size);
-      if (failed(rebuilt))
-        return func.emitError("the size of an intermediate buffer depends on data, not only "
-                              "on the input dims: not supported yet");
-      shapeSizes.push_back(*rebuilt);
+    Value limit = arith::ConstantIndexOp::create(b, loc, kMaxWorkspaceBytes);
+    Value overflow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    for (Buffer &buffer : buffers) {
+      MemRefType type = buffer.alloc.getType();
+      int64_t staticBytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+      for (int64_t d : type.getShape())
+        if (!ShapedType::isDynamic(d))
+          staticBytes *= d;
+      Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes);
+      for (Value dynamicSize : buffer.alloc.getDynamicSizes()) {
+        FailureOr<Value> rebuilt = rebuild(dynamicSize);
+        if (failed(rebuilt))
+          return func.emitError("the size of an intermediate buffer depends on data, not only "
+                                "on the input dims: not supported yet");
+        auto product = arith::MulUIExtendedOp::create(b, loc, bytes, *rebuilt);
+        Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, product.getHigh(),
+                                           arith::ConstantIndexOp::create(b, loc, 0));
+        overflow = arith::OrIOp::create(b, loc, overflow, high);
+        bytes = product.getLow();
+      }
+      Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, bytes, limit);
+      overflow = arith::OrIOp::create(b, loc, overflow, large);
+      shapeSizes.push_back(bytes);
     }
     Value total = emitPlan(b, loc, shapeSizes, [](OpBuilder &, size_t) {}).second;
+    // Ends below 2^62 + 63 each cannot wrap; the total is the largest.
+    overflow = arith::OrIOp::create(
+        b, loc, overflow, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, total, limit));
     Value total64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), total);
     memref::StoreOp::create(b, loc, total64, status,
                             ValueRange{arith::ConstantIndexOp::create(b, loc, 1)});
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    Value checks = memref::LoadOp::create(b, loc, status, ValueRange{first});
+    Value noCheckFailed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, checks,
+                                                arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+    scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, overflow, noCheckFailed),
+                      [&](OpBuilder &nb, Location nl) {
+                        memref::StoreOp::create(nb, nl,
+                                                arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), -1),
+                                                status, ValueRange{first});
+                        scf::YieldOp::create(nb, nl);
+                      });
     SmallVector<Value> offsets;
     {
       OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
@@ -251,11 +307,20 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     SmallVector<std::pair<Operation *, Block *>> blocks;
     for (auto loop : body.getOps<scf::ForOp>())
       blocks.push_back({loop, loop.getBody()});
-    // The row chunks of a dynamic matrix product (branches of one iteration).
-    for (auto branch : body.getOps<scf::IfOp>())
-      for (Region &region : branch->getRegions())
-        if (!region.empty())
-          blocks.push_back({branch, &region.front()});
+    // The row chunks of a dynamic matrix product (the cases of a switch and
+    // the branches in them): their buffers move before the outermost op.
+    std::function<void(Operation *, Operation &)> collectRegions = [&](Operation *top, Operation &op) {
+      for (Region &region : op.getRegions())
+        for (Block &block : region) {
+          blocks.push_back({top, &block});
+          for (Operation &nested : block)
+            if (nested.hasAttr("nnc.batch_loop"))
+              collectRegions(top, nested);
+        }
+    };
+    for (Operation &op : body)
+      if (op.hasAttr("nnc.batch_loop") && !isa<scf::ForOp>(op))
+        collectRegions(&op, op);
     for (auto [loop, block] : blocks) {
       for (auto alloc : llvm::make_early_inc_range(block->getOps<memref::AllocOp>())) {
         if (!alloc.getDynamicSizes().empty())

@@ -963,9 +963,9 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       // Ops in loops (the steps of cumsum, say) keep their loop-carried form;
       // a loop over a dynamic batch (DynamicBatch.cpp) runs each sample's op
       // as if it were the whole.
-      Operation *parent = op->getParentOp();
-      if (parent != func && !(parent->hasAttr("nnc.batch_loop") && parent->getParentOp() == func))
-        return;
+      for (Operation *parent = op->getParentOp(); parent != func; parent = parent->getParentOp())
+        if (!parent->hasAttr("nnc.batch_loop"))
+          return;
       // An op over a zero-size dim has nothing to tile: its plain loops run
       // no iteration (or, for an empty reduction, leave the initial value).
       if (llvm::is_contained(op.getStaticLoopRanges(), 0))

@@ -46,20 +46,50 @@ struct DimOfExpandShape : OpRewritePattern<tensor::DimOp> {
   }
 };
 
-/// A dim of an scf.if whose branches yield a tensor or that tensor with a
-/// slice inserted (a row chunk of a dynamic matrix product) is the tensor's.
-struct DimOfInsertingIf : OpRewritePattern<tensor::DimOp> {
+/// A dim of a switch (or if) whose regions yield a tensor defined before it,
+/// or that tensor with a slice inserted (the row chunks of a dynamic matrix
+/// product), is the tensor's.
+/// Whether `v` is `kept`, `kept` with a slice inserted, or what branches
+/// yield that are each of those.
+bool isKeptWithInsertions(Value v, Value kept) {
+  if (v == kept)
+    return true;
+  if (auto insert = v.getDefiningOp<tensor::InsertSliceOp>())
+    return insert.getDest() == kept;
+  auto result = dyn_cast<OpResult>(v);
+  if (!result || !isa<scf::IfOp, scf::IndexSwitchOp>(result.getOwner()))
+    return false;
+  return llvm::all_of(result.getOwner()->getRegions(), [&](Region &region) {
+    return !region.empty() &&
+           isKeptWithInsertions(cast<scf::YieldOp>(region.front().getTerminator())
+                                    .getOperand(result.getResultNumber()),
+                                kept);
+  });
+}
+
+struct DimOfInsertingBranches : OpRewritePattern<tensor::DimOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
     auto result = dyn_cast<OpResult>(dim.getSource());
-    auto branch = result ? dyn_cast<scf::IfOp>(result.getOwner()) : scf::IfOp();
-    if (!branch || branch.getElseRegion().empty())
+    Operation *branches = result ? result.getOwner() : nullptr;
+    if (!isa_and_present<scf::IfOp, scf::IndexSwitchOp>(branches))
       return failure();
     unsigned i = result.getResultNumber();
-    Value kept = branch.elseYield().getOperand(i);
-    auto insert = branch.thenYield().getOperand(i).getDefiningOp<tensor::InsertSliceOp>();
-    if (!insert || insert.getDest() != kept || branch->isAncestor(kept.getParentBlock()->getParentOp()))
+    Value kept;
+    SmallVector<Value> yielded;
+    for (Region &region : branches->getRegions()) {
+      if (region.empty())
+        return failure();
+      yielded.push_back(cast<scf::YieldOp>(region.front().getTerminator()).getOperand(i));
+    }
+    for (Value v : yielded)
+      if (!branches->isAncestor(v.getParentBlock()->getParentOp()))
+        kept = v;
+    if (!kept)
       return failure();
+    for (Value v : yielded)
+      if (!isKeptWithInsertions(v, kept))
+        return failure();
     rewriter.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(kept); });
     return success();
   }
@@ -145,6 +175,14 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
       });
       check.erase();
     }
+    // A check nested in a region (a loop's body) would abort in prepare
+    // rather than report: none of the lowerings makes one.
+    WalkResult nested = shapes.walk([](cf::AssertOp check) {
+      check.emitError("nnc: a check on dynamic dims inside a region is not supported");
+      return WalkResult::interrupt();
+    });
+    if (nested.wasInterrupted())
+      return failure();
     func->setAttr("nnc.checks", ArrayAttr::get(context, messages));
     func.walk([](cf::AssertOp check) { check.erase(); });
 
@@ -154,7 +192,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
       RewritePatternSet patterns(context);
       memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
       memref::populateResolveShapedTypeResultDimsPatterns(patterns);
-      patterns.add<DimOfExpandShape, DimOfInsertingIf>(context);
+      patterns.add<DimOfExpandShape, DimOfInsertingBranches>(context);
       // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
       scf::populateSCFForLoopCanonicalizationPatterns(patterns);
       for (RegisteredOperationName op : context->getRegisteredOperations())

@@ -10,6 +10,7 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/TypeUtilities.h"
@@ -37,27 +38,48 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynami
 constexpr int64_t kRowChunk = 64;
 
 /// rows [M, K] x rhs [K, N] into `out` [M, N], M dynamic, as static products:
-/// a loop over chunks of kRowChunk rows, then one product for each power of
-/// two in what remains (M = 70: 64 + 4 + 2), so that B is read at most
-/// M / 64 + 6 times and every product takes the static schedule. The loop
-/// and the branches carry nnc.batch_loop for the schedules.
+/// a loop over chunks of kRowChunk rows, then the R < kRowChunk rows left as
+/// one product of the next power of two P >= R rows: the last P rows of A
+/// when there are that many (rows of a product are independent: the ones
+/// already computed come out the same), else a zero-padded copy of the R
+/// (whose padding's results are dropped). B is read once per chunk and once for the rest, and every
+/// product takes the static schedule; a product of few rows streams B, so
+/// its padding rows cost little. The loop and the switch carry
+/// nnc.batch_loop for the schedules.
 Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value out) {
   auto outType = tensorType(out);
   int64_t k = tensorType(rows).getDimSize(1), n = outType.getDimSize(1);
   Type element = outType.getElementType();
-  // [count, ...] rows from `at` multiplied into out.
-  auto product = [&](OpBuilder &nb, Location nl, Value at, int64_t count, Value acc) {
-    auto strides = SmallVector<OpFoldResult>(2, nb.getIndexAttr(1));
+  auto strides = SmallVector<OpFoldResult>(2, b.getIndexAttr(1));
+  // `count` rows of A from `at` (count <= padded; a value or a constant)
+  // times B, as a static product of `padded` rows (zeros past count), into
+  // acc at `at`.
+  auto product = [&](OpBuilder &nb, Location nl, Value at, OpFoldResult count, int64_t padded,
+                     Value acc) {
     SmallVector<OpFoldResult> offsets{at, nb.getIndexAttr(0)};
-    auto aType = RankedTensorType::get({count, k}, element);
-    auto cType = RankedTensorType::get({count, n}, element);
-    Value a = tensor::ExtractSliceOp::create(nb, nl, aType, rows, offsets,
-                                             SmallVector<OpFoldResult>{nb.getIndexAttr(count), nb.getIndexAttr(k)},
-                                             strides);
+    auto aType = RankedTensorType::get({padded, k}, element);
+    auto cType = RankedTensorType::get({padded, n}, element);
+    Value a;
+    if (isa<Attribute>(count)) {
+      a = tensor::ExtractSliceOp::create(nb, nl, aType, rows, offsets,
+                                         SmallVector<OpFoldResult>{count, nb.getIndexAttr(k)},
+                                         strides);
+    } else {
+      // The rest's rows, then zero rows.
+      a = tensor::ExtractSliceOp::create(nb, nl, rows, offsets,
+                                         SmallVector<OpFoldResult>{count, nb.getIndexAttr(k)},
+                                         strides);
+      a = tensor::InsertSliceOp::create(nb, nl, a, zeros(nb, nl, aType),
+                                        SmallVector<OpFoldResult>(2, nb.getIndexAttr(0)),
+                                        SmallVector<OpFoldResult>{count, nb.getIndexAttr(k)}, strides);
+    }
     Value c = linalg::MatmulOp::create(nb, nl, ValueRange{a, rhs}, ValueRange{zeros(nb, nl, cType)})
                   .getResult(0);
+    // The first count rows (all of a full chunk: this slice folds away).
+    c = tensor::ExtractSliceOp::create(nb, nl, c, SmallVector<OpFoldResult>(2, nb.getIndexAttr(0)),
+                                       SmallVector<OpFoldResult>{count, nb.getIndexAttr(n)}, strides);
     return tensor::InsertSliceOp::create(nb, nl, c, acc, offsets,
-                                         SmallVector<OpFoldResult>{nb.getIndexAttr(count), nb.getIndexAttr(n)},
+                                         SmallVector<OpFoldResult>{count, nb.getIndexAttr(n)},
                                          strides)
         .getResult();
   };
@@ -65,25 +87,54 @@ Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value 
   Value m = tensor::DimOp::create(b, loc, rows, 0);
   Value full = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, m, index(kRowChunk)),
                                      index(kRowChunk));
-  auto loop = scf::ForOp::create(b, loc, index(0), full, index(kRowChunk), ValueRange{out},
-                                 [&](OpBuilder &nb, Location nl, Value at, ValueRange acc) {
-                                   scf::YieldOp::create(nb, nl, product(nb, nl, at, kRowChunk, acc[0]));
-                                 });
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), full, index(kRowChunk), ValueRange{out},
+      [&](OpBuilder &nb, Location nl, Value at, ValueRange acc) {
+        scf::YieldOp::create(nb, nl, product(nb, nl, at, nb.getIndexAttr(kRowChunk), kRowChunk, acc[0]));
+      });
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
-  Value result = loop.getResult(0), at = full;
-  Value remaining = arith::SubIOp::create(b, loc, m, full);
-  for (int64_t count = kRowChunk / 2; count >= 1; count /= 2) {
-    Value bit = arith::AndIOp::create(b, loc, remaining, index(count));
-    Value taken = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, index(0));
-    Value acc = result, start = at;
-    auto branch = scf::IfOp::create(
-        b, loc, taken,
-        [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, product(nb, nl, start, count, acc)); },
-        [&](OpBuilder &nb, Location nl) { scf::YieldOp::create(nb, nl, acc); });
-    branch->setAttr("nnc.batch_loop", b.getUnitAttr());
-    result = branch.getResult(0);
-    at = arith::AddIOp::create(b, loc, at, bit);
+  Value acc = loop.getResult(0);
+  Value rest = arith::SubIOp::create(b, loc, m, full);
+  // One switch on the padded size (no rows left: the default), not a chain
+  // of branches: bufferization's analysis of a chain of branches, each
+  // yielding the tensor the next one updates, took seconds per product.
+  SmallVector<int64_t> sizes;
+  Value padded = index(0);
+  for (int64_t p = 1; p <= kRowChunk; p *= 2) {
+    sizes.push_back(p);
+    // p / 2 < rest <= p
+    Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest, index(p / 2));
+    Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rest, index(p));
+    padded = arith::SelectOp::create(b, loc, arith::AndIOp::create(b, loc, above, within), index(p),
+                                     padded);
   }
+  auto switchOp = scf::IndexSwitchOp::create(b, loc, TypeRange{out.getType()}, padded, sizes,
+                                             sizes.size());
+  switchOp->setAttr("nnc.batch_loop", b.getUnitAttr());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&switchOp.getDefaultRegion().emplaceBlock());
+    scf::YieldOp::create(b, loc, acc);
+    for (auto [p, region] : llvm::zip(sizes, switchOp.getCaseRegions())) {
+      b.setInsertionPointToStart(&region.emplaceBlock());
+      // With at least P rows in all, the last P rows, some computed again
+      // (to the same values): static slices, no copies. Fewer (a batch of 3
+      // is padded to 4) go through the zero-padded copy.
+      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, m, index(p));
+      auto branch = scf::IfOp::create(
+          b, loc, fits,
+          [&](OpBuilder &nb, Location nl) {
+            Value last = arith::SubIOp::create(nb, nl, m, arith::ConstantIndexOp::create(nb, nl, p));
+            scf::YieldOp::create(nb, nl, product(nb, nl, last, nb.getIndexAttr(p), p, acc));
+          },
+          [&](OpBuilder &nb, Location nl) {
+            scf::YieldOp::create(nb, nl, product(nb, nl, full, rest, p, acc));
+          });
+      branch->setAttr("nnc.batch_loop", b.getUnitAttr());
+      scf::YieldOp::create(b, loc, branch.getResult(0));
+    }
+  }
+  Value result = switchOp.getResult(0);
   return result;
 }
 

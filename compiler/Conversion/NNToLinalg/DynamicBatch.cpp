@@ -40,8 +40,11 @@ bool perSampleOp(Operation *op) {
     auto attr = op->getAttrOfType<IntegerAttr>(name);
     return attr ? attr.getInt() : -1;
   };
-  if (isa<nn::LayerNormOp, nn::FlattenOp>(op))
+  if (isa<nn::LayerNormOp>(op))
     return axisAttr("axis") >= 1;
+  // Flatten to [N, rest]: at a later axis the leading dim is N times more.
+  if (isa<nn::FlattenOp>(op))
+    return axisAttr("axis") == 1;
   if (isa<nn::SoftmaxOp, nn::LogSoftmaxOp, nn::GatherOp>(op))
     return axisAttr("axis") >= 1;
   if (auto transpose = dyn_cast<nn::TransposeOp>(op))

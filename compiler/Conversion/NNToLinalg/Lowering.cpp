@@ -120,11 +120,25 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType re
     maps.push_back(broadcastMap(context, tensorType(in).getShape(), resultType.getShape()));
   maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), context));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
+  // A dynamic input dim where the result's is static (broadcast against a
+  // static N > 1) must be N: ONNX would broadcast a 1, which the indexing map
+  // fixed at compile time cannot.
+  int64_t rank = resultType.getRank();
+  for (Value in : inputs) {
+    auto type = tensorType(in);
+    for (int64_t at = 0; at < type.getRank(); ++at) {
+      int64_t d = at + rank - type.getRank();
+      if (type.isDynamicDim(at) && !resultType.isDynamicDim(d))
+        checkSameSize(b, loc, dimOf(b, loc, in, at),
+                      arith::ConstantIndexOp::create(b, loc, resultType.getDimSize(d)),
+                      "a dynamic dim and the static size " + Twine(resultType.getDimSize(d)) +
+                          " it broadcasts against");
+    }
+  }
   if (!init) {
     // A dynamic result dim is that of the inputs dynamic there, which must
     // agree: a dynamic dim broadcasts only against static ones.
     SmallVector<Value> sizes;
-    int64_t rank = resultType.getRank();
     for (int64_t d = 0; d < rank; ++d) {
       if (!resultType.isDynamicDim(d))
         continue;

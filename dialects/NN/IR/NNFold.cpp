@@ -389,6 +389,23 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   auto type = foldableType(getResult());
   auto input = asInts(adaptor.getInput()), indices = asInts(adaptor.getIndices());
+  // Static dims of a shape with dynamic ones (a symbolic batch): the
+  // exporters' Shape -> Gather chains keep the rest of the graph static.
+  if (auto shape = getInput().getDefiningOp<ShapeOp>(); type && !input && indices && shape) {
+    ArrayRef<int64_t> dims = cast<RankedTensorType>(shape.getInput().getType())
+                                 .getShape()
+                                 .slice(shape.getStart(), shape.getEnd() - shape.getStart());
+    SmallVector<int64_t> values;
+    for (int64_t index : indices->data) {
+      if (index < -(int64_t)dims.size() || index >= (int64_t)dims.size())
+        return {};
+      int64_t dim = dims[index < 0 ? index + dims.size() : index];
+      if (ShapedType::isDynamic(dim))
+        return {};
+      values.push_back(dim);
+    }
+    return makeConstant(type, values);
+  }
   if (!type || !input || !indices)
     return {};
   int64_t axis = getAxis(), dim = input->shape[axis];

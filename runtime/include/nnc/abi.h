@@ -143,8 +143,9 @@ typedef struct nnc_abi_function {
    * each tensor's in order) it computes output_dims (the same for the
    * outputs) and *workspace_size, and checks what the function assumes of
    * the dims beyond the declared shapes (dims that must agree). Returns 0,
-   * or k + 1 when check k failed (its message is checks[k]; the outputs are
-   * then not computed). Pure and thread-safe; the runtime calls it before a
+   * k + 1 when check k failed (its message is checks[k]), or -1 when the
+   * workspace would need more than 2^62 bytes; the outputs' dims are then
+   * not computed. Pure and thread-safe; the runtime calls it before a
    * run whose input dims differ from the last. */
   int32_t (*prepare)(const int64_t *input_dims, int64_t *output_dims, uint64_t *workspace_size);
   int32_t num_checks;

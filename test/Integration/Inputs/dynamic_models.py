@@ -12,7 +12,8 @@ import os
 
 import numpy as np
 import torch
-from onnx import numpy_helper
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 
 class MLP(torch.nn.Module):
@@ -79,7 +80,7 @@ def main():
            os.path.join(args.out, "mlp", "model.onnx"))
     reference = MLP().double().eval()
     reference.load_state_dict({k: v.double() for k, v in mlp.state_dict().items()})
-    for batch in (0, 1, 3, 32, 70):
+    for batch in (0, 1, 3, 32, 70, 127):
         x = torch.randn(batch, 16)
         with torch.no_grad():
             y = reference(x.double())
@@ -110,6 +111,46 @@ def main():
         with torch.no_grad():
             y = reference(x.double())
         write_set(os.path.join(args.out, "cnn", f"batch{batch}"), [x], [y])
+
+    # A dynamic dim against a static one: it must be that size at run time.
+    class AddConstant(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = torch.nn.Parameter(torch.randn(5, 4))
+
+        def forward(self, x):
+            return x + self.c
+
+    add_constant = AddConstant()
+    export(add_constant, (torch.randn(5, 4),), ["x"], {"x": {0: "n"}},
+           os.path.join(args.out, "add_constant", "model.onnx"))
+    for n in (5, 2, 1):
+        x = torch.randn(n, 4)
+        with torch.no_grad():
+            y = x.double() + add_constant.c.double() if n == 5 else torch.zeros(5, 4)
+        write_set(os.path.join(args.out, "add_constant", f"n{n}"), [x], [y])
+
+    # A linear layer on [batch, tokens, features]: the rows of its product are
+    # batch x tokens.
+    linear = torch.nn.Linear(6, 7)
+    export(linear, (torch.randn(2, 4, 6),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
+           os.path.join(args.out, "linear3d", "model.onnx"))
+    for batch in (1, 3, 17):
+        x = torch.randn(batch, 4, 6)
+        with torch.no_grad():
+            y = torch.nn.functional.linear(x.double(), linear.weight.double(), linear.bias.double())
+        write_set(os.path.join(args.out, "linear3d", f"batch{batch}"), [x], [y])
+
+    # Flatten past the batch axis: its leading dim is more than the batch
+    # (not per sample), refused.
+    flatten = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Flatten", ["x"], ["y"], axis=2, name="flatten")], "flatten2",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 2, 2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "flatten2"), exist_ok=True)
+    onnx.save(flatten, os.path.join(args.out, "flatten2", "model.onnx"))
 
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):

@@ -218,9 +218,14 @@ static int32_t dynamic_prepare(const int64_t *input_dims, int64_t *output_dims,
     return 1;
   if (input_dims[0] > 1000)
     return 2;
+  /* 998 rows stand for a workspace past 2^62 bytes, 999 for one past this
+   * machine's memory: refused either way. */
+  if (input_dims[0] == 998)
+    return -1;
   output_dims[0] = input_dims[0];
   output_dims[1] = 3;
-  *workspace_size = (uint64_t)input_dims[0] * 3 * sizeof(float);
+  *workspace_size = input_dims[0] == 999 ? (uint64_t)1 << 61
+                                         : (uint64_t)input_dims[0] * 3 * sizeof(float);
   return 0;
 }
 
