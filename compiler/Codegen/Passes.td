@@ -30,7 +30,10 @@ def HoistBatchInvariants : Pass<"nnc-hoist-batch-invariants", "mlir::func::FuncO
     A pure op moves out when its operands are all defined outside the loop and
     no use of its result is an op's destination (an accumulator's
     initialization stays with the op it initializes, which the schedules fuse
-    into each tile); empty tensors always move.
+    into each tile); empty tensors always move. Before that, a sample's
+    result is set to be computed in place: the empty tensor its ops'
+    destinations start from becomes its slot of the loop's result (seen
+    through a final reshape), so that it is not computed apart and copied.
   }];
 }
 
