@@ -161,6 +161,18 @@ struct nnc_session {
 namespace {
 /// The bytes of a tensor of `shape`; false when they overflow.
 bool tensorBytes(int32_t dtype, int32_t rank, const int64_t *shape, size_t &bytes) {
+  // A zero dim makes the tensor empty however large the others are (as the
+  // module's own shapes are read).
+  bool empty = false;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] < 0)
+      return false;
+    empty |= shape[i] == 0;
+  }
+  if (empty) {
+    bytes = 0;
+    return true;
+  }
   uint64_t n = nnc_dtype_size(dtype);
   for (int32_t i = 0; i < rank; ++i)
     if (shape[i] < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(shape[i]), &n))
