@@ -112,7 +112,8 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       return failure();
     Value workspace = func.getArgument(index);
 
-    // sizes and ends of the buffers in `b`'s function, from `sizeOf`.
+    // Offsets of the buffers of `sizes` and the workspace's size, computed by
+    // code at `b` (`before` places it for each buffer).
     auto emitPlan = [&](OpBuilder &b, Location loc, ArrayRef<Value> sizes,
                         function_ref<void(OpBuilder &, size_t)> before) {
       SmallVector<Value> offsets, ends;
@@ -223,12 +224,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     Value limit = arith::ConstantIndexOp::create(b, loc, kMaxWorkspaceBytes);
     Value overflow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
     for (Buffer &buffer : buffers) {
-      MemRefType type = buffer.alloc.getType();
-      int64_t staticBytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
-      for (int64_t d : type.getShape())
-        if (!ShapedType::isDynamic(d))
-          staticBytes *= d;
-      Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes);
+      Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes(buffer.alloc.getType()));
       for (Value dynamicSize : buffer.alloc.getDynamicSizes()) {
         FailureOr<Value> rebuilt = rebuild(dynamicSize);
         if (failed(rebuilt))
@@ -283,16 +279,19 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     return success();
   }
 
+  /// The bytes of a buffer's element times its static dims.
+  static int64_t staticBytes(MemRefType type) {
+    int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+    for (int64_t d : type.getShape())
+      if (!ShapedType::isDynamic(d))
+        bytes *= d;
+    return bytes;
+  }
+
   /// The bytes of an allocation, as an index value before it.
   static Value byteCount(OpBuilder &b, memref::AllocOp alloc) {
     Location loc = alloc.getLoc();
-    MemRefType type = alloc.getType();
-    int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-    int64_t staticBytes = std::max<int64_t>(1, bits / 8);
-    for (int64_t d : type.getShape())
-      if (!ShapedType::isDynamic(d))
-        staticBytes *= d;
-    Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes);
+    Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes(alloc.getType()));
     for (Value size : alloc.getDynamicSizes())
       bytes = arith::MulIOp::create(b, loc, bytes, size);
     return bytes;

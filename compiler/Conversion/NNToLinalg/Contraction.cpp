@@ -42,9 +42,9 @@ constexpr int64_t kRowChunk = 64;
 /// one product of the next power of two P >= R rows: the last P rows of A
 /// when there are that many (rows of a product are independent: the ones
 /// already computed come out the same), else a zero-padded copy of the R
-/// (whose padding's results are dropped). B is read once per chunk and once for the rest, and every
-/// product takes the static schedule; a product of few rows streams B, so
-/// its padding rows cost little. The loop and the switch carry
+/// (whose padding's results are dropped). B is read once per chunk and once
+/// for the rest, and every product takes the static schedule; a product of
+/// few rows streams B, so its padding rows cost little. The loop and the switch carry
 /// nnc.batch_loop for the schedules.
 Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value out) {
   auto outType = tensorType(out);
@@ -134,8 +134,7 @@ Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value 
       scf::YieldOp::create(b, loc, branch.getResult(0));
     }
   }
-  Value result = switchOp.getResult(0);
-  return result;
+  return switchOp.getResult(0);
 }
 
 /// A matrix product with dynamic dims: [..., M, K] x [K, N] (the leading
@@ -256,8 +255,9 @@ struct MatMulPattern : OpConversionPattern<nn::MatMulOp> {
     }
     if (!resultType.hasStaticShape() || !tensorType(lhs).hasStaticShape() ||
         !tensorType(rhs).hasStaticShape()) {
-      if (bs.size() != 2 || (a.size() > 2 && !tensorType(rhs).hasStaticShape()))
-        return op.emitError("a batched matrix product with dynamic dims is not supported yet");
+      // NNToLinalg's gate lets through only a 2-D right operand, static when
+      // the left one has more than two dims.
+      assert(bs.size() == 2 && (a.size() == 2 || tensorType(rhs).hasStaticShape()));
       b.replaceOp(op, reshapeTo(b, loc, dynamicMatmul(b, loc, lhs, rhs,
                                                       RankedTensorType::get(
                                                           llvm::to_vector(llvm::concat<const int64_t>(

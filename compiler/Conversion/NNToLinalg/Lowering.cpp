@@ -45,14 +45,6 @@ Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type, 
       .getResult(0);
 }
 
-SmallVector<Value> lowering::dynamicDims(OpBuilder &b, Location loc, Value tensor) {
-  SmallVector<Value> sizes;
-  for (auto [i, d] : llvm::enumerate(tensorType(tensor).getShape()))
-    if (ShapedType::isDynamic(d))
-      sizes.push_back(tensor::DimOp::create(b, loc, tensor, i));
-  return sizes;
-}
-
 Value lowering::dimOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
   // Seen through a reshape that states its dims, so that equal dims are seen
   // to be the same value and their check folds away.

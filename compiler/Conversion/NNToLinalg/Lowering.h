@@ -55,9 +55,6 @@ mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTens
 /// A tensor of `type` filled with `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
                          mlir::Value value, mlir::ValueRange dynamicSizes = {});
-/// The sizes of `tensor`'s dynamic dims, in order.
-llvm::SmallVector<mlir::Value> dynamicDims(mlir::OpBuilder &b, mlir::Location loc,
-                                           mlir::Value tensor);
 /// The size of `tensor`'s dim `d`.
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
 /// A run-time check that two dynamic sizes are equal (a cf.assert: the

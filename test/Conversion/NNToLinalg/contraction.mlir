@@ -145,3 +145,19 @@ func.func @einsum(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = nn.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// A dynamic inner dim must match the weights' at run time: a check naming the
+// node, which the shape function reports before a run. (With K dynamic the
+// rows are not split into static chunks: one linalg.matmul.)
+// CHECK-LABEL: func.func @dynamic_inner
+// CHECK-DAG: %[[W:.*]] = tensor.dim %arg1, %c0 : tensor<3x4xf32>
+// CHECK-DAG: %[[K:.*]] = tensor.dim %arg0, %c1 : tensor<?x?xf32>
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[K]], %[[W]] : index
+// CHECK: cf.assert %[[SAME]], "node 'fc': the matrix product's inner dims differ"
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<?x?xf32>, tensor<3x4xf32>)
+func.func @dynamic_inner(%x: tensor<?x?xf32>, %w: tensor<3x4xf32>) -> tensor<?x4xf32> {
+  %0 = nn.matmul %x, %w : (tensor<?x?xf32>, tensor<3x4xf32>) -> tensor<?x4xf32> loc("fc")
+  return %0 : tensor<?x4xf32>
+}
