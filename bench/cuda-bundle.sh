@@ -4,9 +4,11 @@
 # -target=cuda, their test data, nnc-run with the runtime and the libraries
 # it links, and run.sh, which checks every model against its reference,
 # times nnc and PyTorch's CUDA-graph replay (bench/torch_cuda.py) in the
-# same run and prints the ratios.
+# same run and prints the ratios. With --batch N the models are exported with a
+# symbolic batch, compiled at batch N (--dim batch=N) and timed on random
+# inputs (their test data is at batch 1), PyTorch at the same batch.
 #
-#   bench/cuda-bundle.sh OUT [--models a,b] [--cuda-arch sm_80,sm_90]
+#   bench/cuda-bundle.sh OUT [--models a,b] [--cuda-arch sm_80,sm_90] [--batch N]
 #   (on the GPU machine)  OUT/run.sh [--runs N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,23 +16,32 @@ OUT=${1:?usage: bench/cuda-bundle.sh OUT [--models a,b] [--cuda-arch LIST]}
 shift
 MODELS=mlp_b1,mlp_b64,gpt_block,transformer_encoder,unet_small,mobilenet_v2,resnet18
 ARCH=sm_80,sm_90
+BATCH=
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) MODELS=$2; shift 2 ;;
     --cuda-arch) ARCH=$2; shift 2 ;;
+    --batch) BATCH=$2; shift 2 ;;
     *) echo "cuda-bundle.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 BUILD_DIR=${BUILD_DIR:-build}
 [ -x "$BUILD_DIR/bin/nnc" ] || { echo "cuda-bundle.sh: build nnc first (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$OUT/models" "$OUT/lib"
-/usr/bin/python3 bench/gen_models.py --out "$BUILD_DIR/models/opset17" --opset 17 --models "$MODELS" > /dev/null
+if [ -z "$BATCH" ]; then
+  SRC=$BUILD_DIR/models/opset17
+  /usr/bin/python3 bench/gen_models.py --out "$SRC" --opset 17 --models "$MODELS" > /dev/null
+else
+  SRC=$BUILD_DIR/models/opset17-dynamic
+  /usr/bin/python3 bench/gen_models.py --out "$SRC" --opset 17 --models "$MODELS" \
+    --dynamic-batch > /dev/null
+fi
 for m in ${MODELS//,/ }; do
-  echo "cuda-bundle: compiling $m"
-  "$BUILD_DIR/bin/nnc" "$BUILD_DIR/models/opset17/$m/model.onnx" -target=cuda --cuda-arch="$ARCH" \
-    -o "$OUT/models/$m.so"
+  echo "cuda-bundle: compiling $m${BATCH:+ at batch $BATCH}"
+  "$BUILD_DIR/bin/nnc" "$SRC/$m/model.onnx" -target=cuda --cuda-arch="$ARCH" \
+    ${BATCH:+--dim=batch=$BATCH} -o "$OUT/models/$m.so"
   rm -rf "$OUT/models/$m.data"
-  cp -r "$BUILD_DIR/models/opset17/$m/test_data_set_0" "$OUT/models/$m.data"
+  [ -n "$BATCH" ] || cp -r "$SRC/$m/test_data_set_0" "$OUT/models/$m.data"
 done
 cp "$BUILD_DIR/bin/nnc-run" "$OUT/"
 # The runtime and what nnc-run links beyond the C and C++ libraries.
@@ -47,11 +58,13 @@ RUNS=200
 [ "\${1:-}" = "--runs" ] && RUNS=\$2
 status=0
 for m in ${MODELS//,/ }; do
-  ./nnc-run models/\$m.so --device=cuda --test-data models/\$m.data --bench \$RUNS --warmup 20 \\
+  data=
+  [ -d models/\$m.data ] && data="--test-data models/\$m.data"
+  ./nnc-run models/\$m.so --device=cuda \$data --bench \$RUNS --warmup 20 \\
     > models/\$m.log 2>&1 || status=1
   echo "nnc \$m: \$(grep -E 'max abs error|FAIL|error' models/\$m.log | head -1 | sed 's/.*: max/max/') | \$(grep -o 'median [0-9.]* [mu]*s' models/\$m.log)"
 done
-PYTHONUNBUFFERED=1 python3 torch_cuda.py --models $MODELS --runs \$RUNS 2>&1 | grep -v Warning | tee torch.log
+PYTHONUNBUFFERED=1 python3 torch_cuda.py --models $MODELS --runs \$RUNS ${BATCH:+--batch $BATCH} 2>&1 | grep -v Warning | tee torch.log
 python3 - $MODELS <<'PY'
 import re, sys
 def ms(text):

@@ -268,6 +268,25 @@ def CUDAConstantsToArgument : Pass<"nnc-cuda-constants-to-argument", "mlir::Modu
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def CUDASplitK : Pass<"nnc-cuda-split-k", "mlir::func::FuncOp"> {
+  let summary = "split the reduction of contractions with few output tiles across blocks";
+  let description = [{
+    A contraction that the tiled matmul schedule would cover with too few
+    blocks to fill the GPU (a batch-1 convolution of a late stage: 196
+    outputs by 256 channels, 2304 terms each) is split along its outermost
+    reduction dim that the chosen split divides: S partial contractions, each
+    over a contiguous 1/S of that dim, write a [S, ...] tensor of partial
+    results (the split index a parallel dim read by both operands, which the
+    tiled schedule treats as a batch dim), and a second op combines each
+    output's previous value with its S partials in order. The result is
+    deterministic (no atomics); only the grouping of the terms changes.
+    Runs on tensors, before bufferization, so the partials are planned with
+    the other intermediates.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def CUDAMapToGPU : Pass<"nnc-cuda-map-to-gpu", "mlir::func::FuncOp"> {
   let summary = "turn each linalg op of a bufferized function into one GPU kernel launch";
   let description = [{

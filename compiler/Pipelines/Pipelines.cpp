@@ -144,6 +144,9 @@ void nnc::buildCUDABufferizePipeline(OpPassManager &pm, const CompileOptions &op
   // Chains of elementwise ops become one op, hence one kernel; per-channel
   // values are recomputed rather than launched apart.
   pm.addNestedPass<func::FuncOp>(createFuseElementwise({/*broadcasts=*/true}));
+  // Contractions with too few output tiles for the GPU split their reduction
+  // across blocks; the partial results are intermediates the plan places.
+  pm.addNestedPass<func::FuncOp>(createCUDASplitK());
   pm.addPass(createCanonicalizerPass());
   addBufferization(pm);
   // The marks time launches as the host enqueues them: meaningful where a

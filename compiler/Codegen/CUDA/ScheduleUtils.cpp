@@ -71,7 +71,7 @@ Value cloneBody(OpBuilder &b, linalg::GenericOp op, ValueRange args, ValueRange 
 }
 
 Operation *matchCombiner(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumResults() != 0)
+  if (op.getNumDpsInits() != 1 || op.getNumResults() > 1)
     return nullptr;
   Block &body = op.getRegion().front();
   BlockArgument out = body.getArguments().back();

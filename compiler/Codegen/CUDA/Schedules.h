@@ -62,6 +62,28 @@ struct LoopShape {
 };
 std::optional<LoopShape> getLoopShape(mlir::linalg::GenericOp op);
 
+/// The loop dims of a contraction of a "left" and a "right" operand, by
+/// role, each in loop order: batch (read by both), M (left only), N (right
+/// only), K (the reduction dims).
+struct ContractionRoles {
+  llvm::SmallVector<unsigned> batch, m, n, k;
+  /// The products of the static loop ranges of each role.
+  int64_t batchSize = 1, sizeM = 1, sizeN = 1, sizeK = 1;
+};
+/// The roles of `op`'s dims where it is a contraction the tiled matmul
+/// schedule computes (two f32 inputs, one f32 output, static ranges, every
+/// parallel dim read by an input, no linalg.index); nullopt otherwise.
+/// Works on tensors and on buffers.
+std::optional<ContractionRoles> classifyContraction(mlir::linalg::GenericOp op);
+
+/// The square block tile (in outputs along M and N) the tiled matmul takes
+/// for these sizes, or 0 where it leaves them to the split reduction.
+int64_t tiledMatmulTile(const ContractionRoles &roles);
+/// Blocks of the tiled matmul with block tile `tile`.
+int64_t tiledMatmulBlocks(const ContractionRoles &roles, int64_t tile);
+/// An H100's SMs: fewer blocks than this leave SMs idle.
+constexpr int64_t kGpuSMs = 132;
+
 /// Reductions split across the threads of a warp or a block (SplitReduction.cpp).
 mlir::LogicalResult scheduleSplitReduction(mlir::RewriterBase &rewriter,
                                            mlir::linalg::GenericOp op);

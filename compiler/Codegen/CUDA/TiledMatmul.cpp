@@ -5,7 +5,8 @@
 // convolutions of NNToLinalg -- is computed in blocks of BM x BN outputs. The
 // block walks K in steps of BK, staging both operands' tiles in shared memory
 // (each element read from global memory once per block instead of once per
-// output), and each thread keeps a 4 x 4 tile of outputs in registers. Every
+// output), and each of its 256 threads keeps a 4 x 4 or 2 x 2 tile of outputs
+// in registers. Every
 // output still starts from its previous value and takes its K terms in order,
 // exactly as the one-thread loop does, so any body with one output is fine.
 //
@@ -22,47 +23,14 @@ using namespace mlir;
 namespace nnc::cuda {
 namespace {
 
-/// Outputs per thread along M and N: 16 accumulators, operands reused 4 times
-/// from registers.
-constexpr int64_t kThreadTile = 4;
 /// K per shared-memory stage.
 constexpr int64_t kTileK = 16;
-/// Fewer blocks than this leave most of an H100's 132 SMs idle; such shapes
-/// are better served by splitting the reduction.
-constexpr int64_t kMinBlocks = 132;
+/// Batched products with reductions up to this long (attention's per-head
+/// products) stay tiled however few the blocks: split across threads, each
+/// output's few terms would cost more to combine than to sum.
+constexpr int64_t kShortK = 256;
 
-/// The loop dims of a contraction, grouped by role, each group in loop order.
-struct Roles {
-  SmallVector<unsigned> batch, m, n, k;
-};
-
-std::optional<Roles> classify(linalg::GenericOp op, const LoopShape &shape) {
-  AffineMap left = op.getIndexingMapsArray()[0], right = op.getIndexingMapsArray()[1];
-  Roles roles;
-  for (unsigned d = 0; d < shape.ranges.size(); ++d) {
-    bool l = left.isFunctionOfDim(d), r = right.isFunctionOfDim(d);
-    if (int64_t(d) >= shape.numParallel)
-      roles.k.push_back(d);
-    else if (l && r)
-      roles.batch.push_back(d);
-    else if (l)
-      roles.m.push_back(d);
-    else if (r)
-      roles.n.push_back(d);
-    else
-      return std::nullopt;
-  }
-  if (roles.m.empty() || roles.n.empty() || roles.k.empty())
-    return std::nullopt;
-  return roles;
-}
-
-int64_t product(const LoopShape &shape, ArrayRef<unsigned> dims) {
-  int64_t n = 1;
-  for (unsigned d : dims)
-    n *= shape.ranges[d];
-  return n;
-}
+using Roles = ContractionRoles;
 
 /// How far the operand's last index moves when loop dim `d` steps by one
 /// (linear maps; anything else reads as "not 1").
@@ -83,8 +51,13 @@ int64_t stride(AffineMap map, unsigned d) {
 
 struct Tiling {
   int64_t tileM, tileN;
-  int64_t threadsM() const { return tileM / kThreadTile; }
-  int64_t threadsN() const { return tileN / kThreadTile; }
+  /// Outputs per thread along M and along N. Blocks have 256 threads
+  /// whatever the tile (8 warps keep an SM busy when the blocks are few): a
+  /// 64 x 64 tile gives each 4 x 4 outputs (operands reused 4 times from
+  /// registers), a 32 x 32 tile 2 x 2.
+  int64_t threadTile() const { return tileM == 64 ? 4 : 2; }
+  int64_t threadsM() const { return tileM / threadTile(); }
+  int64_t threadsN() const { return tileN / threadTile(); }
   int64_t threads() const { return threadsM() * threadsN(); }
 };
 
@@ -197,7 +170,7 @@ struct Builder {
     // This thread's outputs: rows ty + threadsM * i, columns tx + threadsN * j,
     // so a warp reads a row of B's tile across and one element of A's.
     SmallVector<Value> rowsM, colsN;
-    for (int64_t i = 0; i < kThreadTile; ++i) {
+    for (int64_t i = 0; i < tiling.threadTile(); ++i) {
       rowsM.push_back(add(b, ty, index(b, i * tiling.threadsM())));
       colsN.push_back(add(b, tx, index(b, i * tiling.threadsN())));
     }
@@ -214,8 +187,8 @@ struct Builder {
     };
     // Each output starts from its previous value, as in the one-thread loop.
     SmallVector<Value> accs;
-    for (int64_t i = 0; i < kThreadTile; ++i)
-      for (int64_t j = 0; j < kThreadTile; ++j)
+    for (int64_t i = 0; i < tiling.threadTile(); ++i)
+      for (int64_t j = 0; j < tiling.threadTile(); ++j)
         accs.push_back(guarded(b, outputValid(b, i, j), [&](OpBuilder &nb) -> Value {
           return memref::LoadOp::create(nb, loc, init->get(), outIndices(nb, i, j));
         }));
@@ -239,17 +212,17 @@ struct Builder {
               nb, loc, index(nb, 0), count, index(nb, 1), iters,
               [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
                 SmallVector<Value> a, c;
-                for (int64_t i = 0; i < kThreadTile; ++i) {
+                for (int64_t i = 0; i < tiling.threadTile(); ++i) {
                   a.push_back(memref::LoadOp::create(ib, loc, smemA, ValueRange{kk, rowsM[i]}));
                   c.push_back(memref::LoadOp::create(ib, loc, smemB, ValueRange{kk, colsN[i]}));
                 }
                 SmallVector<Value> next;
-                for (int64_t i = 0; i < kThreadTile; ++i)
-                  for (int64_t j = 0; j < kThreadTile; ++j) {
+                for (int64_t i = 0; i < tiling.threadTile(); ++i)
+                  for (int64_t j = 0; j < tiling.threadTile(); ++j) {
                     IRMapping mapping;
                     mapping.map(body.getArgument(0), a[i]);
                     mapping.map(body.getArgument(1), c[j]);
-                    mapping.map(body.getArgument(2), sums[i * kThreadTile + j]);
+                    mapping.map(body.getArgument(2), sums[i * tiling.threadTile() + j]);
                     for (Operation &inner : body.without_terminator())
                       ib.clone(inner, mapping);
                     next.push_back(mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
@@ -258,10 +231,10 @@ struct Builder {
               });
           scf::YieldOp::create(nb, loc, inner.getResults());
         });
-    for (int64_t i = 0; i < kThreadTile; ++i)
-      for (int64_t j = 0; j < kThreadTile; ++j) {
+    for (int64_t i = 0; i < tiling.threadTile(); ++i)
+      for (int64_t j = 0; j < tiling.threadTile(); ++j) {
         Value valid = outputValid(b, i, j);
-        Value result = steps.getResult(i * kThreadTile + j);
+        Value result = steps.getResult(i * tiling.threadTile() + j);
         auto store = [&](OpBuilder &nb) {
           memref::StoreOp::create(nb, loc, result, init->get(), outIndices(nb, i, j));
         };
@@ -279,38 +252,81 @@ struct Builder {
 
 } // namespace
 
-LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumResults() != 0)
-    return rewriter.notifyMatchFailure(op, "not two inputs and one output buffer");
-  auto isF32Buffer = [](Value v) {
-    auto type = dyn_cast<MemRefType>(v.getType());
+std::optional<ContractionRoles> classifyContraction(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumResults() > 1)
+    return std::nullopt;
+  auto isF32 = [](Value v) {
+    auto type = dyn_cast<ShapedType>(v.getType());
     return type && type.getElementType().isF32();
   };
-  if (!llvm::all_of(op->getOperands(), isF32Buffer))
-    return rewriter.notifyMatchFailure(op, "not f32 buffers");
+  if (!llvm::all_of(op->getOperands(), isF32))
+    return std::nullopt;
   // The body is cloned per output with only its arguments bound.
   if (!op.getRegion().front().getOps<linalg::IndexOp>().empty())
-    return rewriter.notifyMatchFailure(op, "body reads loop indices");
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  AffineMap left = op.getIndexingMapsArray()[0], right = op.getIndexingMapsArray()[1];
+  auto iterators = op.getIteratorTypesArray();
+  Roles roles;
+  for (unsigned d = 0; d < ranges.size(); ++d) {
+    bool l = left.isFunctionOfDim(d), r = right.isFunctionOfDim(d);
+    if (iterators[d] != utils::IteratorType::parallel) {
+      roles.k.push_back(d);
+      roles.sizeK *= ranges[d];
+    } else if (l && r) {
+      roles.batch.push_back(d);
+      roles.batchSize *= ranges[d];
+    } else if (l) {
+      roles.m.push_back(d);
+      roles.sizeM *= ranges[d];
+    } else if (r) {
+      roles.n.push_back(d);
+      roles.sizeN *= ranges[d];
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (roles.m.empty() || roles.n.empty() || roles.k.empty())
+    return std::nullopt;
+  return roles;
+}
+
+int64_t tiledMatmulBlocks(const ContractionRoles &roles, int64_t tile) {
+  return llvm::divideCeil(roles.sizeM, tile) * llvm::divideCeil(roles.sizeN, tile) *
+         roles.batchSize;
+}
+
+int64_t tiledMatmulTile(const ContractionRoles &roles) {
+  if (roles.sizeM < 32 || roles.sizeN < 32 || roles.sizeK < kTileK)
+    return 0;
+  // Large tiles reuse each staged element more; small ones give more blocks.
+  if (tiledMatmulBlocks(roles, 64) >= kGpuSMs)
+    return 64;
+  // Long reductions of few blocks are better split across threads (on
+  // tensors nnc-cuda-split-k splits them across blocks first).
+  if (tiledMatmulBlocks(roles, 32) < kGpuSMs / 2 &&
+      (roles.batchSize == 1 || roles.sizeK > kShortK))
+    return 0;
+  return 32;
+}
+
+LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (op.getNumResults() != 0)
+    return rewriter.notifyMatchFailure(op, "not on buffers");
   std::optional<LoopShape> shape = getLoopShape(op);
   if (!shape)
     return rewriter.notifyMatchFailure(op, "dynamic or unordered loops");
-  std::optional<Roles> roles = classify(op, *shape);
+  std::optional<Roles> roles = classifyContraction(op);
   if (!roles)
     return rewriter.notifyMatchFailure(op, "not a contraction of two operands");
-  int64_t batch = product(*shape, roles->batch), sizeM = product(*shape, roles->m),
-          sizeN = product(*shape, roles->n), sizeK = product(*shape, roles->k);
-  if (sizeM < 32 || sizeN < 32 || sizeK < kTileK)
-    return rewriter.notifyMatchFailure(op, "too small to tile");
-  auto blocks = [&](Tiling t) {
-    return llvm::divideCeil(sizeM, t.tileM) * llvm::divideCeil(sizeN, t.tileN) * batch;
-  };
-  // Large tiles reuse each staged element more; small ones give more blocks.
-  Tiling tiling{64, 64};
-  if (blocks(tiling) < kMinBlocks)
-    tiling = {32, 32};
-  if (blocks(tiling) < kMinBlocks / 2)
-    return rewriter.notifyMatchFailure(op, "too few blocks to fill the GPU");
-  Builder builder{op, *shape, *roles, tiling, op.getLoc(), batch, sizeM, sizeN, sizeK};
+  int64_t tile = tiledMatmulTile(*roles);
+  if (!tile)
+    return rewriter.notifyMatchFailure(op, "too small, or too few blocks to fill the GPU");
+  Builder builder{op,          *shape,           *roles,       Tiling{tile, tile},
+                  op.getLoc(), roles->batchSize, roles->sizeM, roles->sizeN,
+                  roles->sizeK};
   OpBuilder b(op);
   builder.build(b);
   rewriter.eraseOp(op);

@@ -36,19 +36,22 @@ func.func @batched(%a: memref<4x1024x64xf32>, %b: memref<4x64x512xf32>, %c: memr
 // -----
 
 // Sizes no tile divides: 64x64 tiles would give 128 blocks, so 32x32 ones
-// (64 threads). Loads past M, N or K read as 0 behind guards, outputs past M
+// (256 threads of 2x2 outputs: 4 accumulators). Loads past M, N or K read as
+// 0 behind guards, outputs past M
 // or N are neither read nor written, and the last K step stops at K = 30
 // rather than relying on the body being neutral on zeros.
 // CHECK-LABEL: func.func @ragged
 // CHECK-SAME: (%[[A:.*]]: memref<1000x30xf32>, %[[B:.*]]: memref<30x500xf32>, %[[C:.*]]: memref<1000x500xf32>)
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c32, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c64, {{.*}} workgroup(%{{.*}} : memref<16x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x33xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c32, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%{{.*}} : memref<16x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x33xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[OK:.*]] = arith.andi
 // CHECK: scf.if %[[OK]] -> (f32)
 // CHECK: memref.load %[[C]]
-// CHECK: scf.for %[[K0:.*]] = %c0 to %c30 step %c16
-// CHECK: arith.cmpi ult, %{{.*}}, %c1000
+// CHECK-COUNT-3: memref.load %[[C]]
+// CHECK: scf.for %[[K0:.*]] = %c0 to %c30 step %c16 iter_args({{.*}}) -> (f32, f32, f32, f32)
 // CHECK: arith.cmpi ult, %{{.*}}, %c30
 // CHECK: scf.if
+// CHECK: memref.load %[[A]]
+// CHECK: arith.cmpi ult, %{{.*}}, %c1000
 // CHECK: memref.load %[[A]]
 // CHECK: arith.cmpi ult, %{{.*}}, %c500
 // CHECK: memref.load %[[B]]
@@ -60,5 +63,29 @@ func.func @batched(%a: memref<4x1024x64xf32>, %b: memref<4x64x512xf32>, %c: memr
 // CHECK-NEXT: memref.store %{{.*}}, %[[C]]
 func.func @ragged(%a: memref<1000x30xf32>, %b: memref<30x500xf32>, %c: memref<1000x500xf32>) {
   linalg.matmul ins(%a, %b : memref<1000x30xf32>, memref<30x500xf32>) outs(%c : memref<1000x500xf32>)
+  return
+}
+
+// -----
+
+// Attention's per-head products: 4 heads of 128x64 by 64x128 make only 64
+// blocks of 32x32, but with 64 terms per output they stay tiled.
+// CHECK-LABEL: func.func @heads
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c4, %{{.*}} = %c4) threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16
+func.func @heads(%a: memref<4x128x64xf32>, %b: memref<4x64x128xf32>, %c: memref<4x128x128xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x128x64xf32>, memref<4x64x128xf32>) outs(%c : memref<4x128x128xf32>)
+  return
+}
+
+// -----
+
+// One product of as few blocks but 1024 terms per output: left to the split
+// reduction (on tensors, nnc-cuda-split-k splits it across blocks first).
+// CHECK-LABEL: func.func @long_few
+// CHECK-NOT: workgroup(
+// CHECK: gpu.shuffle
+func.func @long_few(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memref<128x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x1024xf32>, memref<1024x128xf32>) outs(%c : memref<128x128xf32>)
   return
 }
