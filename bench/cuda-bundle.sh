@@ -72,17 +72,20 @@ def ms(text):
     return float(v) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
 torch = {}
 for line in open("torch.log"):
-    m = re.match(r"(\S+)\s+batch\s+\d+\s+(f32|tf32)\s+median\s+([0-9.]+)", line)
+    m = re.match(r"(\S+)\s+batch\s+\d+\s+(f32|tf32)\s+median\s+([0-9.]+).*with copies\s+([0-9.]+)", line)
     if m:
-        torch[(m.group(1), m.group(2))] = float(m.group(3))
-print(f"{'model':20s} {'nnc ms':>9s} {'torch f32':>10s} {'ratio':>6s}")
+        torch[(m.group(1), m.group(2))] = (float(m.group(3)), float(m.group(4)))
+# nnc's run copies the input in and the output out: the second ratio is
+# against PyTorch doing the same around its replay.
+print(f"{'model':20s} {'nnc ms':>9s} {'torch f32':>10s} {'ratio':>6s} {'+copies':>9s} {'ratio':>6s}")
 for name in sys.argv[1].split(","):
     try:
         nnc = ms(open(f"models/{name}.log").read())
     except (AttributeError, OSError):
         print(f"{name:20s} (no nnc time)"); continue
     t = torch.get((name, "f32"))
-    print(f"{name:20s} {nnc:9.4f} {t:10.4f} {nnc / t:6.2f}" if t else f"{name:20s} {nnc:9.4f}")
+    print(f"{name:20s} {nnc:9.4f} {t[0]:10.4f} {nnc / t[0]:6.2f} {t[1]:9.4f} {nnc / t[1]:6.2f}"
+          if t else f"{name:20s} {nnc:9.4f}")
 PY
 exit \$status
 RUN

@@ -6,8 +6,10 @@ f32 (TF32 off) and TF32, and its GPU output compared with the CPU reference.
 usage: torch_cuda.py [--models a,b] [--runs N] [--batch B]
 
 Prints one line per model and precision: median and minimum milliseconds
-per replay (the graph alone; inputs already on the device), and the largest
-difference from PyTorch's CPU result.
+per replay (the graph alone; inputs already on the device), the median of a
+replay with the input copied from host memory before it and the output
+copied back after it (what nnc-run --device=cuda --bench times: a session's
+run does both), and the largest difference from PyTorch's CPU result.
 """
 
 import argparse
@@ -22,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_models  # noqa: E402
 
 
-def time_graph(model, x, runs):
+def time_graph(model, x, runs, host_x):
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.no_grad(), torch.cuda.stream(stream):
@@ -41,7 +43,14 @@ def time_graph(model, x, runs):
         graph.replay()
         torch.cuda.synchronize()
         times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3, min(times) * 1e3, y
+    copies = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        x.copy_(host_x)
+        graph.replay()
+        y.cpu()
+        copies.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3, min(times) * 1e3, statistics.median(copies) * 1e3, y
 
 
 def main():
@@ -64,10 +73,11 @@ def main():
         for tf32 in (False, True):
             torch.backends.cuda.matmul.allow_tf32 = tf32
             torch.backends.cudnn.allow_tf32 = tf32
-            median, best, y = time_graph(model, xd, args.runs)
+            median, best, copied, y = time_graph(model, xd, args.runs, x)
             err = (y.float().cpu() - reference).abs().max().item()
             print(f"{name:20s} batch {x.shape[0]:3d} {'tf32' if tf32 else 'f32 ':4s} "
-                  f"median {median:8.4f} ms  min {best:8.4f} ms  max |gpu - cpu| {err:.3g}")
+                  f"median {median:8.4f} ms  min {best:8.4f} ms  with copies {copied:8.4f} ms  "
+                  f"max |gpu - cpu| {err:.3g}")
 
 
 if __name__ == "__main__":

@@ -141,12 +141,14 @@ void nnc::buildCUDABufferizePipeline(OpPassManager &pm, const CompileOptions &op
   // Weights transposed once, at compile time, not by a kernel on every run;
   // before fusion, which could fold a transpose into a consumer's kernel.
   pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
+  // Contractions with too few output tiles for the GPU split their reduction
+  // across blocks; the partial results are intermediates the plan places.
+  // Before fusion, which gives the op that combines the partials the
+  // contraction's elementwise consumers.
+  pm.addNestedPass<func::FuncOp>(createCUDASplitK());
   // Chains of elementwise ops become one op, hence one kernel; per-channel
   // values are recomputed rather than launched apart.
   pm.addNestedPass<func::FuncOp>(createFuseElementwise({/*broadcasts=*/true}));
-  // Contractions with too few output tiles for the GPU split their reduction
-  // across blocks; the partial results are intermediates the plan places.
-  pm.addNestedPass<func::FuncOp>(createCUDASplitK());
   pm.addPass(createCanonicalizerPass());
   addBufferization(pm);
   // The marks time launches as the host enqueues them: meaningful where a

@@ -76,11 +76,15 @@ struct ContractionRoles {
 /// Works on tensors and on buffers.
 std::optional<ContractionRoles> classifyContraction(mlir::linalg::GenericOp op);
 
-/// The square block tile (in outputs along M and N) the tiled matmul takes
-/// for these sizes, or 0 where it leaves them to the split reduction.
-int64_t tiledMatmulTile(const ContractionRoles &roles);
-/// Blocks of the tiled matmul with block tile `tile`.
-int64_t tiledMatmulBlocks(const ContractionRoles &roles, int64_t tile);
+/// A block's tile of outputs along M and N in the tiled matmul.
+struct MatmulTile {
+  int64_t tileM, tileN;
+};
+/// The tile the tiled matmul takes for these sizes, or nullopt where it
+/// leaves them to the split reduction.
+std::optional<MatmulTile> tiledMatmulTile(const ContractionRoles &roles);
+/// Blocks of the tiled matmul with `tile`.
+int64_t tiledMatmulBlocks(const ContractionRoles &roles, MatmulTile tile);
 /// An H100's SMs: fewer blocks than this leave SMs idle.
 constexpr int64_t kGpuSMs = 132;
 

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 namespace nnc {
 #define GEN_PASS_DEF_CUDASPLITK
@@ -61,7 +62,7 @@ struct Split {
 Split chooseSplit(linalg::GenericOp op, const nnc::cuda::ContractionRoles &roles) {
   using namespace nnc::cuda;
   // Already enough large tiles: nothing to gain.
-  if (tiledMatmulBlocks(roles, 64) >= kGpuSMs || roles.sizeM < 32 || roles.sizeN < 32)
+  if (tiledMatmulBlocks(roles, {64, 64}) >= kGpuSMs || roles.sizeM < 32 || roles.sizeN < 32)
     return {};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // The outermost reduction dim that both operands read and S divides.
@@ -83,7 +84,7 @@ Split chooseSplit(linalg::GenericOp op, const nnc::cuda::ContractionRoles &roles
     return std::nullopt;
   };
   auto blocksWith = [&](int64_t tile, int64_t parts) {
-    return tiledMatmulBlocks(roles, tile) * parts;
+    return tiledMatmulBlocks(roles, {tile, tile}) * parts;
   };
   // Prefer 64 x 64 tiles (256 threads, twice the reuse of 32 x 32); with
   // 32 x 32 tiles (64 threads) aim for two blocks per SM.
@@ -161,26 +162,42 @@ Value split(RewriterBase &rewriter, linalg::GenericOp op, Operation *combiner, S
   for (NamedAttribute attr : op->getDiscardableAttrs())
     partial->setAttr(attr.getName(), attr.getValue());
 
-  // out = combiner(out, partial[s]) for s in order: s is the innermost,
-  // reduction dim.
+  // out = combiner(...combiner(combiner(out, partial[0]), partial[1])...),
+  // an elementwise op (the partials read through S maps), so that
+  // nnc-fuse-elementwise can give it the bias, activation or residual that
+  // follows. An output filled with a constant (a matmul's zeros) is that
+  // constant, not a read.
   unsigned rank = initType.getRank();
-  SmallVector<AffineExpr> partialIndex{getAffineDimExpr(rank, ctx)};
-  for (unsigned i = 0; i < rank; ++i)
-    partialIndex.push_back(getAffineDimExpr(i, ctx));
-  SmallVector<AffineMap> combineMaps{
-      AffineMap::get(rank + 1, 0, partialIndex, ctx),
-      AffineMap::get(rank + 1, 0, ArrayRef(partialIndex).drop_front(), ctx)};
+  SmallVector<AffineMap> combineMaps;
+  for (int64_t part = 0; part < choice.parts; ++part) {
+    SmallVector<AffineExpr> at{getAffineConstantExpr(part, ctx)};
+    for (unsigned i = 0; i < rank; ++i)
+      at.push_back(getAffineDimExpr(i, ctx));
+    combineMaps.push_back(AffineMap::get(rank, 0, at, ctx));
+  }
+  combineMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   SmallVector<utils::IteratorType> combineIterators(rank, utils::IteratorType::parallel);
-  combineIterators.push_back(utils::IteratorType::reduction);
   Value out = op.getDpsInitOperand(0)->get();
+  Value constantOut;
+  if (auto fill = out.getDefiningOp<linalg::FillOp>())
+    if (matchPattern(fill.value(), m_Constant())) {
+      constantOut = fill.value();
+      out = tensor::EmptyOp::create(rewriter, loc, initType.getShape(), element);
+    }
+  SmallVector<Value> partials(choice.parts, partial.getResult(0));
   auto combine = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{initType}, ValueRange{partial.getResult(0)}, ValueRange{out},
-      combineMaps, combineIterators, [&](OpBuilder &b, Location l, ValueRange args) {
-        Operation *c = b.clone(*combiner);
-        Value acc = op.getRegion().front().getArguments().back();
-        for (OpOperand &operand : c->getOpOperands())
-          operand.set(operand.get() == acc ? args[1] : args[0]);
-        linalg::YieldOp::create(b, l, c->getResult(0));
+      rewriter, loc, TypeRange{initType}, partials, ValueRange{out}, combineMaps,
+      combineIterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        Value acc = constantOut ? b.clone(*constantOut.getDefiningOp())->getResult(0)
+                                : args.back();
+        BlockArgument previous = op.getRegion().front().getArguments().back();
+        for (int64_t part = 0; part < choice.parts; ++part) {
+          Operation *c = b.clone(*combiner);
+          for (OpOperand &operand : c->getOpOperands())
+            operand.set(operand.get() == previous ? acc : args[part]);
+          acc = c->getResult(0);
+        }
+        linalg::YieldOp::create(b, l, acc);
       });
   return combine.getResult(0);
 }

@@ -24,10 +24,13 @@ namespace nnc::cuda {
 namespace {
 
 /// K per shared-memory stage.
-constexpr int64_t kTileK = 16;
-/// Batched products with reductions up to this long (attention's per-head
-/// products) stay tiled however few the blocks: split across threads, each
-/// output's few terms would cost more to combine than to sum.
+constexpr int64_t kTileK = 32;
+/// Shorter reductions are not worth staging.
+constexpr int64_t kMinK = 16;
+/// Reductions up to this long stay tiled however few the blocks (a
+/// projection of a late MobileNet stage, attention's per-head products):
+/// split across threads, each output's few terms would cost more to combine
+/// than to sum, and every operand element would be read once per output.
 constexpr int64_t kShortK = 256;
 
 using Roles = ContractionRoles;
@@ -49,13 +52,12 @@ int64_t stride(AffineMap map, unsigned d) {
   return zero && one ? *one - *zero : 0;
 }
 
-struct Tiling {
-  int64_t tileM, tileN;
+struct Tiling : MatmulTile {
   /// Outputs per thread along M and along N. Blocks have 256 threads
   /// whatever the tile (8 warps keep an SM busy when the blocks are few): a
   /// 64 x 64 tile gives each 4 x 4 outputs (operands reused 4 times from
-  /// registers), a 32 x 32 tile 2 x 2.
-  int64_t threadTile() const { return tileM == 64 ? 4 : 2; }
+  /// registers), 32 x 32, 16 x 64 and 64 x 16 tiles 2 x 2.
+  int64_t threadTile() const { return tileM == 64 && tileN == 64 ? 4 : 2; }
   int64_t threadsM() const { return tileM / threadTile(); }
   int64_t threadsN() const { return tileN / threadTile(); }
   int64_t threads() const { return threadsM() * threadsN(); }
@@ -114,40 +116,59 @@ struct Builder {
     return ifOp.getResult(0);
   }
 
-  /// Copies the [kTileK x rows] tile of input `which` at (k0, row0) into
-  /// `smem` (row length padded by one against bank conflicts of the
-  /// transposing stores). Consecutive threads take consecutive elements
-  /// along whichever of K and the row dim the operand is laid out along.
-  void loadTile(OpBuilder &b, unsigned which, Value smem, Value tid, Value bt, Value row0,
-                Value k0, int64_t rows) const {
-    OpOperand *operand = op.getDpsInputOperand(which);
-    AffineMap map = op.getMatchingIndexingMap(operand);
+  /// Where this thread's elements of the [kTileK x rows] tile of input
+  /// `which` go: (k, row) in the tile, for each of elements / threads.
+  /// Consecutive threads take consecutive elements along whichever of K and
+  /// the row dim the operand is laid out along, so global reads coalesce.
+  SmallVector<std::pair<Value, Value>> tileSlots(OpBuilder &b, unsigned which, Value tid,
+                                                 int64_t rows) const {
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(which));
     ArrayRef<unsigned> rowDims = which == 0 ? roles.m : roles.n;
-    int64_t rowSize = which == 0 ? sizeM : sizeN;
     int64_t rowStride = stride(map, rowDims.back()), kStride = stride(map, roles.k.back());
     bool alongK = kStride == 1 && (rowStride != 1 || shape.ranges[roles.k.back()] >
                                                          shape.ranges[rowDims.back()]);
     int64_t elements = kTileK * rows, threads = tiling.threads();
+    SmallVector<std::pair<Value, Value>> slots;
     for (int64_t r = 0; r < elements / threads; ++r) {
       Value e = add(b, tid, index(b, r * threads));
-      Value kk, rr;
-      if (alongK) {
-        kk = arith::RemUIOp::create(b, loc, e, index(b, kTileK));
-        rr = arith::DivUIOp::create(b, loc, e, index(b, kTileK));
-      } else {
-        rr = arith::RemUIOp::create(b, loc, e, index(b, rows));
-        kk = arith::DivUIOp::create(b, loc, e, index(b, rows));
-      }
+      if (alongK)
+        slots.push_back({arith::RemUIOp::create(b, loc, e, index(b, kTileK)),
+                         arith::DivUIOp::create(b, loc, e, index(b, kTileK))});
+      else
+        slots.push_back({arith::DivUIOp::create(b, loc, e, index(b, rows)),
+                         arith::RemUIOp::create(b, loc, e, index(b, rows))});
+    }
+    return slots;
+  }
+
+  /// This thread's elements of input `which`'s tile at (k0, row0), 0 past
+  /// the operand's rows or K.
+  SmallVector<Value> loadTile(OpBuilder &b, unsigned which,
+                              ArrayRef<std::pair<Value, Value>> slots, Value bt, Value row0,
+                              Value k0, int64_t rows) const {
+    OpOperand *operand = op.getDpsInputOperand(which);
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    int64_t rowSize = which == 0 ? sizeM : sizeN;
+    SmallVector<Value> values;
+    for (auto [kk, rr] : slots) {
       Value row = add(b, row0, rr), k = add(b, k0, kk);
       Value valid = both(b, rowSize % rows ? less(b, row, rowSize) : Value(),
                          sizeK % kTileK ? less(b, k, sizeK) : Value());
-      Value v = guarded(b, valid, [&](OpBuilder &nb) {
+      values.push_back(guarded(b, valid, [&](OpBuilder &nb) {
         SmallVector<Value> at = which == 0 ? ivs(nb, bt, row, nullptr, k)
                                            : ivs(nb, bt, nullptr, row, k);
         return loadAt(nb, loc, operand->get(), map, at);
-      });
-      memref::StoreOp::create(b, loc, v, smem, ValueRange{kk, rr});
+      }));
     }
+    return values;
+  }
+
+  /// Stores staged elements into `smem` (its rows padded by one against bank
+  /// conflicts of the transposing stores).
+  void storeTile(OpBuilder &b, Value smem, ArrayRef<std::pair<Value, Value>> slots,
+                 ValueRange values) const {
+    for (auto [slot, v] : llvm::zip(slots, values))
+      memref::StoreOp::create(b, loc, v, smem, ValueRange{slot.first, slot.second});
   }
 
   void build(OpBuilder &b) const {
@@ -193,15 +214,38 @@ struct Builder {
           return memref::LoadOp::create(nb, loc, init->get(), outIndices(nb, i, j));
         }));
     Block &body = op.getRegion().front();
+    // Software pipelined: a step stores the tiles loaded during the one
+    // before into shared memory, then issues the next step's global loads
+    // before its FMAs, so their latency overlaps the arithmetic.
+    SmallVector<std::pair<Value, Value>> slotsA = tileSlots(b, 0, tid, tiling.tileM);
+    SmallVector<std::pair<Value, Value>> slotsB = tileSlots(b, 1, tid, tiling.tileN);
+    auto loadBoth = [&](OpBuilder &nb, Value k) {
+      SmallVector<Value> values = loadTile(nb, 0, slotsA, bt, m0, k, tiling.tileM);
+      llvm::append_range(values, loadTile(nb, 1, slotsB, bt, n0, k, tiling.tileN));
+      return values;
+    };
+    size_t numAccs = accs.size(), numA = slotsA.size();
+    SmallVector<Value> inits = accs;
+    llvm::append_range(inits, loadBoth(b, index(b, 0)));
     auto steps = scf::ForOp::create(
-        b, loc, index(b, 0), index(b, sizeK), index(b, kTileK), accs,
-        [&](OpBuilder &nb, Location, Value k0, ValueRange iters) {
+        b, loc, index(b, 0), index(b, sizeK), index(b, kTileK), inits,
+        [&](OpBuilder &nb, Location, Value k0, ValueRange carried) {
+          ValueRange iters = carried.take_front(numAccs);
+          ValueRange staged = carried.drop_front(numAccs);
           // The previous step's reads of the tiles are done before they are
           // overwritten.
           gpu::BarrierOp::create(nb, loc);
-          loadTile(nb, 0, smemA, tid, bt, m0, k0, tiling.tileM);
-          loadTile(nb, 1, smemB, tid, bt, n0, k0, tiling.tileN);
+          storeTile(nb, smemA, slotsA, staged.take_front(numA));
+          storeTile(nb, smemB, slotsB, staged.drop_front(numA));
           gpu::BarrierOp::create(nb, loc);
+          Value nextK = add(nb, k0, index(nb, kTileK));
+          auto prefetch = scf::IfOp::create(
+              nb, loc, less(nb, nextK, sizeK),
+              [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, loadBoth(tb, nextK)); },
+              [&](OpBuilder &eb, Location) {
+                Value zero = arith::ConstantOp::create(eb, loc, eb.getF32FloatAttr(0));
+                scf::YieldOp::create(eb, loc, SmallVector<Value>(staged.size(), zero));
+              });
           // The last step of a ragged K stops at K: the body may not be
           // neutral on the zeros past it.
           Value count = index(nb, kTileK);
@@ -229,7 +273,9 @@ struct Builder {
                   }
                 scf::YieldOp::create(ib, loc, next);
               });
-          scf::YieldOp::create(nb, loc, inner.getResults());
+          SmallVector<Value> yielded = inner.getResults();
+          llvm::append_range(yielded, prefetch.getResults());
+          scf::YieldOp::create(nb, loc, yielded);
         });
     for (int64_t i = 0; i < tiling.threadTile(); ++i)
       for (int64_t j = 0; j < tiling.threadTile(); ++j) {
@@ -293,23 +339,27 @@ std::optional<ContractionRoles> classifyContraction(linalg::GenericOp op) {
   return roles;
 }
 
-int64_t tiledMatmulBlocks(const ContractionRoles &roles, int64_t tile) {
-  return llvm::divideCeil(roles.sizeM, tile) * llvm::divideCeil(roles.sizeN, tile) *
+int64_t tiledMatmulBlocks(const ContractionRoles &roles, MatmulTile tile) {
+  return llvm::divideCeil(roles.sizeM, tile.tileM) * llvm::divideCeil(roles.sizeN, tile.tileN) *
          roles.batchSize;
 }
 
-int64_t tiledMatmulTile(const ContractionRoles &roles) {
-  if (roles.sizeM < 32 || roles.sizeN < 32 || roles.sizeK < kTileK)
-    return 0;
-  // Large tiles reuse each staged element more; small ones give more blocks.
-  if (tiledMatmulBlocks(roles, 64) >= kGpuSMs)
-    return 64;
+std::optional<MatmulTile> tiledMatmulTile(const ContractionRoles &roles) {
+  if (roles.sizeK < kMinK || std::min(roles.sizeM, roles.sizeN) < 8)
+    return std::nullopt;
+  MatmulTile tile{32, 32};
+  if (roles.sizeM < 32 || roles.sizeN < 32) {
+    // A narrow side (a projection to 24 channels) takes 16-wide tiles.
+    tile = roles.sizeM < 32 ? MatmulTile{16, 64} : MatmulTile{64, 16};
+  } else if (tiledMatmulBlocks(roles, {64, 64}) >= kGpuSMs) {
+    // Large tiles reuse each staged element more; small ones give more blocks.
+    return MatmulTile{64, 64};
+  }
   // Long reductions of few blocks are better split across threads (on
   // tensors nnc-cuda-split-k splits them across blocks first).
-  if (tiledMatmulBlocks(roles, 32) < kGpuSMs / 2 &&
-      (roles.batchSize == 1 || roles.sizeK > kShortK))
-    return 0;
-  return 32;
+  if (tiledMatmulBlocks(roles, tile) < kGpuSMs / 2 && roles.sizeK > kShortK)
+    return std::nullopt;
+  return tile;
 }
 
 LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
@@ -321,10 +371,10 @@ LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) 
   std::optional<Roles> roles = classifyContraction(op);
   if (!roles)
     return rewriter.notifyMatchFailure(op, "not a contraction of two operands");
-  int64_t tile = tiledMatmulTile(*roles);
+  std::optional<MatmulTile> tile = tiledMatmulTile(*roles);
   if (!tile)
     return rewriter.notifyMatchFailure(op, "too small, or too few blocks to fill the GPU");
-  Builder builder{op,          *shape,           *roles,       Tiling{tile, tile},
+  Builder builder{op,          *shape,           *roles,       Tiling{*tile},
                   op.getLoc(), roles->batchSize, roles->sizeM, roles->sizeN,
                   roles->sizeK};
   OpBuilder b(op);
