@@ -125,10 +125,15 @@ nnc_status_t EmulatedDevice::run(void *const *hostInputs, void *const *hostOutpu
     if (function->inputs[i].byte_size)
       std::memcpy(inputs[i], hostInputs[i], function->inputs[i].byte_size);
   launchError.clear();
+  launchCode = 0;
   runInputs = hostInputs;
   int32_t code =
       function->abi->entry(inputs.data(), outputs.data(), workspace.get(), &callContext);
   runInputs = nullptr;
+  // Host code goes on enqueueing after a failed launch: the first failure
+  // fails the run either way.
+  if (code == 0)
+    code = launchCode;
   if (code != 0)
     return makeStatus(NNC_STATUS_INTERNAL,
                       "function '" + std::string(function->abi->name) + "' of module '" +
@@ -147,10 +152,16 @@ int32_t EmulatedDevice::launch(void *opaque, int32_t kernel, uint32_t grid_x, ui
   const nnc_abi_module_t &abi = *self.module->abi;
   // Only the first failure is kept: it is the cause, later ones follow from it.
   auto failed = [&](int32_t code, const std::string &message) {
-    if (self.launchError.empty())
+    if (self.launchCode == 0) {
+      self.launchCode = code;
       self.launchError = message;
+    }
     return code;
   };
+  // After a failed launch the run's results are void: the later launches
+  // would only compute from what the failed one left undone.
+  if (self.launchCode != 0)
+    return self.launchCode;
   if (kernel < 0 || kernel >= abi.num_cuda_kernels)
     return failed(kInvalidValue, "kernel index " + std::to_string(kernel) +
                                      " is out of range (the module has " +

@@ -78,6 +78,8 @@ private:
   nnc_abi_context_t callContext{};
   /// The first launch failure of the current entry call, for its status.
   std::string launchError;
+  /// The first failed launch's code in the current run (0: none).
+  int32_t launchCode = 0;
 };
 
 } // namespace nnc::runtime::emulated

@@ -1429,6 +1429,9 @@ void testCudaLaunches() {
                      "(invalid argument)"},
       {"fail", "function 'fail' of module '" NNC_TEST_MODULE_DIR "/cuda_module.so' failed with "
                "code 7"},
+      {"ignored_failure", "failed with code 1: cuLaunchKernel failed for kernel 'fill' (grid "
+                          "1x1x1, block 2048x1x1, 0 dynamic shared bytes): "
+                          "CUDA_ERROR_INVALID_VALUE (invalid argument)"},
   };
   fake.reset();
   for (const auto &f : failing) {
@@ -1686,7 +1689,7 @@ void testEmulatedRun() {
     CHECK(mine[1] != -1);
   }
   // The same launch errors as on a GPU.
-  for (const char *function : {"bad_kernel", "bad_launch", "fail"}) {
+  for (const char *function : {"bad_kernel", "bad_launch", "fail", "ignored_failure"}) {
     Objects objects;
     REQUIRE_OK(objects.open(function, 1, "cuda_module.so", "cuda-emulated"));
     nnc_status_t status = nnc_session_run(objects.session);
@@ -1697,7 +1700,8 @@ void testEmulatedRun() {
     if (std::strcmp(function, "bad_kernel") == 0)
       CHECK(message.find("failed with code 1: kernel index 4 is out of range (the module has 4 "
                          "kernels)") != std::string::npos);
-    if (std::strcmp(function, "bad_launch") == 0)
+    // The host code ignoring the failed launch changes nothing.
+    if (std::strcmp(function, "bad_launch") == 0 || std::strcmp(function, "ignored_failure") == 0)
       CHECK(message.find("failed with code 1: kernel 'fill' (grid 1x1x1, block 2048x1x1, 0 "
                          "dynamic shared bytes): block 2048x1x1 is outside the launch bounds "
                          "the kernel's code was compiled for (block 1x1x1 to 1024x1024x64)") !=

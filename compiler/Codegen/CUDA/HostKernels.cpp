@@ -14,6 +14,7 @@
 #include "runtime/include/nnc/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/AttributeMask.h"
@@ -315,10 +316,11 @@ Error addThreadArgument(Module &m) {
 
 Value *threadOf(Function *f) { return f->getArg(f->arg_size() - 1); }
 
-/// Shared variables at fixed offsets into the block's shared memory: the
-/// static ones one after the other, the dynamic window (external, sized by
-/// the launch) after them. Returns the static size, rounded to 16.
-Expected<uint32_t> placeSharedVariables(Module &m) {
+/// Shared variables at fixed offsets into the block's shared memory, per
+/// function, as on a GPU, where each kernel has its own: the static ones a
+/// function uses one after the other, the dynamic window (external, sized by
+/// the launch) after them. Returns each function's static size, rounded to 16.
+Expected<DenseMap<Function *, uint32_t>> placeSharedVariables(Module &m) {
   const DataLayout &layout = m.getDataLayout();
   LLVMContext &ctx = m.getContext();
   StructType *thread = threadType(ctx);
@@ -326,31 +328,48 @@ Expected<uint32_t> placeSharedVariables(Module &m) {
   for (GlobalVariable &g : m.globals())
     if (g.getAddressSpace() == kSharedAddressSpace)
       shared.push_back(&g);
-  DenseMap<GlobalVariable *, uint64_t> offsetOf;
-  uint64_t end = 0;
-  for (GlobalVariable *g : shared) {
-    if (!g->hasInitializer())
-      continue;
-    if (!isa<UndefValue>(g->getInitializer()))
-      return failure("shared variable '" + g->getName() + "' has an initializer");
-    Align align = g->getAlign().value_or(layout.getABITypeAlign(g->getValueType()));
-    uint64_t offset = alignTo(end, align);
-    offsetOf[g] = offset;
-    end = offset + layout.getTypeAllocSize(g->getValueType());
-  }
-  uint64_t staticSize = alignTo(end, 16);
-  if (staticSize > UINT32_MAX)
-    return failure("the kernels' static shared variables take " + Twine(staticSize) + " bytes");
-  for (GlobalVariable *g : shared) {
-    if (g->hasInitializer())
-      continue;
-    if (g->getAlign().value_or(Align(1)) > Align(16))
-      return failure("dynamic shared memory '" + g->getName() + "' is aligned to more than 16");
-    offsetOf[g] = staticSize;
-  }
-
   SmallVector<Constant *> constants(shared.begin(), shared.end());
   convertUsersOfConstantsToInstructions(constants);
+  // The static variables each function uses, in the module's order.
+  MapVector<Function *, SmallVector<GlobalVariable *>> usedBy;
+  for (GlobalVariable *g : shared) {
+    for (User *user : g->users()) {
+      auto *inst = dyn_cast<Instruction>(user);
+      if (!inst)
+        return failure("shared variable '" + g->getName() + "' is used outside a function");
+      SmallVector<GlobalVariable *> &vars = usedBy[inst->getFunction()];
+      if (!llvm::is_contained(vars, g))
+        vars.push_back(g);
+    }
+  }
+  DenseMap<std::pair<Function *, GlobalVariable *>, uint64_t> offsetOf;
+  DenseMap<Function *, uint32_t> sizes;
+  for (auto &[f, vars] : usedBy) {
+    uint64_t end = 0;
+    for (GlobalVariable *g : vars) {
+      if (!g->hasInitializer())
+        continue;
+      if (!isa<UndefValue>(g->getInitializer()))
+        return failure("shared variable '" + g->getName() + "' has an initializer");
+      Align align = g->getAlign().value_or(layout.getABITypeAlign(g->getValueType()));
+      uint64_t offset = alignTo(end, align);
+      offsetOf[{f, g}] = offset;
+      end = offset + layout.getTypeAllocSize(g->getValueType());
+    }
+    uint64_t staticSize = alignTo(end, 16);
+    if (staticSize > UINT32_MAX)
+      return failure("the static shared variables of '" + f->getName() + "' take " +
+                     Twine(staticSize) + " bytes");
+    for (GlobalVariable *g : vars) {
+      if (g->hasInitializer())
+        continue;
+      if (g->getAlign().value_or(Align(1)) > Align(16))
+        return failure("dynamic shared memory '" + g->getName() + "' is aligned to more than 16");
+      offsetOf[{f, g}] = staticSize;
+    }
+    sizes[f] = static_cast<uint32_t>(staticSize);
+  }
+
   // One address per (function, variable), computed at the function's entry
   // so that it dominates every use.
   DenseMap<std::pair<Function *, GlobalVariable *>, Value *> addressIn;
@@ -365,14 +384,14 @@ Expected<uint32_t> placeSharedVariables(Module &m) {
         IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
         Value *base = b.CreateLoad(PointerType::get(ctx, 0),
                                    b.CreateStructGEP(thread, threadOf(f), kShared), "shared");
-        Value *at = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, offsetOf[g]);
+        Value *at = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, offsetOf[{f, g}]);
         address = b.CreateAddrSpaceCast(at, g->getType(), g->getName());
       }
       use.set(address);
     }
     g->eraseFromParent();
   }
-  return static_cast<uint32_t>(staticSize);
+  return sizes;
 }
 
 /// Constant data in the GPU's global or constant space becomes ordinary
@@ -593,9 +612,14 @@ Error nnc::rewriteKernelsForHost(Module &m) {
     return error;
   for (KernelInfo &info : kernels)
     info.kernel = m.getFunction(info.name);
-  Expected<uint32_t> sharedSize = placeSharedVariables(m);
-  if (!sharedSize)
-    return sharedSize.takeError();
+  Expected<DenseMap<Function *, uint32_t>> sharedSizes = placeSharedVariables(m);
+  if (!sharedSizes)
+    return sharedSizes.takeError();
+  // Each kernel's shared memory is its own: a variable reached through a
+  // function the kernel calls would need the caller's layout.
+  for (auto &[f, size] : *sharedSizes)
+    if (llvm::none_of(kernels, [&](const KernelInfo &info) { return info.kernel == f; }))
+      return failure("shared memory is used by '" + f->getName() + "', which is no kernel");
   if (Error error = moveGlobalsToHost(m))
     return error;
   if (Error error = rewriteIntrinsics(m))
@@ -621,7 +645,8 @@ Error nnc::rewriteKernelsForHost(Module &m) {
     const Bounds &b = info.bounds;
     Constant *init = ConstantStruct::get(
         infoType, {*entry, ConstantInt::get(i32, info.collectives ? NNC_CUDA_HOST_KERNEL_COLLECTIVES : 0),
-                   ConstantInt::get(i32, *sharedSize), dimsOf(b.blockMin), dimsOf(b.blockMax),
+                   ConstantInt::get(i32, sharedSizes->lookup(info.kernel)), dimsOf(b.blockMin),
+                   dimsOf(b.blockMax),
                    dimsOf(b.gridMin), dimsOf(b.gridMax)});
     new GlobalVariable(m, infoType, true, GlobalValue::ExternalLinkage, init,
                        hostKernelSymbol(info.name));

@@ -354,6 +354,21 @@ static int32_t bad_launch_entry(void *const *inputs, void *const *outputs, void 
   return context->cuda->launch(context->cuda->device, kFill, 1, 1, 1, 2048, 1, 1, 0, params);
 }
 
+/* As nnc's host code: it does not look at what a launch returns and goes on
+ * launching; the first failure must still fail the run. */
+static int32_t ignored_failure_entry(void *const *inputs, void *const *outputs, void *workspace,
+                                     const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)workspace;
+  void *y = outputs[0];
+  uint32_t n = 4;
+  float value = 1;
+  void *params[] = {&y, &n, &value};
+  (void)context->cuda->launch(context->cuda->device, kFill, 1, 1, 1, 2048, 1, 1, 0, params);
+  (void)context->cuda->launch(context->cuda->device, kFill, 1, 1, 1, 32, 1, 1, 0, params);
+  return 0;
+}
+
 static int32_t fail_entry(void *const *inputs, void *const *outputs, void *workspace,
                           const nnc_abi_context_t *context) {
   (void)inputs;
@@ -371,6 +386,7 @@ static const nnc_abi_function_t kFunctions[] = {
     {"bad_kernel", bad_kernel_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
     {"bad_launch", bad_launch_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
     {"fail", fail_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
+    {"ignored_failure", ignored_failure_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
 };
 
 static const nnc_abi_module_t kModule = {NNC_ABI_VERSION,
