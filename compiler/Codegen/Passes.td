@@ -310,7 +310,7 @@ def CUDAMapToGPU : Pass<"nnc-cuda-map-to-gpu", "mlir::func::FuncOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "threads per block of mapped loops">,
   ];
-  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
 }
 

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -175,8 +176,10 @@ struct Builder {
     MLIRContext *ctx = b.getContext();
     auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Type f32 = b.getF32Type();
-    auto typeA = MemRefType::get({kTileK, tiling.tileM + 1}, f32, AffineMap(), workgroup);
-    auto typeB = MemRefType::get({kTileK, tiling.tileN + 1}, f32, AffineMap(), workgroup);
+    // Rows padded by 4 floats: 16-byte aligned for the vector reads, and the
+    // transposing stores spread over 8 banks instead of one.
+    auto typeA = MemRefType::get({kTileK, tiling.tileM + 4}, f32, AffineMap(), workgroup);
+    auto typeB = MemRefType::get({kTileK, tiling.tileN + 4}, f32, AffineMap(), workgroup);
     gpu::LaunchOp launch = createLaunch(
         b, loc, index(b, llvm::divideCeil(sizeN, tiling.tileN)), index(b, tiling.threads()),
         index(b, llvm::divideCeil(sizeM, tiling.tileM)), index(b, batch), {typeA, typeB});
@@ -188,12 +191,16 @@ struct Builder {
     Value n0 = mul(b, launch.getBlockIds().x, tiling.tileN);
     Value tx = arith::RemUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
     Value ty = arith::DivUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
-    // This thread's outputs: rows ty + threadsM * i, columns tx + threadsN * j,
-    // so a warp reads a row of B's tile across and one element of A's.
+    // This thread's outputs: rows ty * T + i, columns tx * T + j (T x T
+    // outputs), so that each step reads its T elements of A's tile and of
+    // B's as one vector; a warp reads a row of B's tile across and one or
+    // two vectors of A's.
+    int64_t t = tiling.threadTile();
+    Value row0 = mul(b, ty, t), col0 = mul(b, tx, t);
     SmallVector<Value> rowsM, colsN;
-    for (int64_t i = 0; i < tiling.threadTile(); ++i) {
-      rowsM.push_back(add(b, ty, index(b, i * tiling.threadsM())));
-      colsN.push_back(add(b, tx, index(b, i * tiling.threadsN())));
+    for (int64_t i = 0; i < t; ++i) {
+      rowsM.push_back(add(b, row0, index(b, i)));
+      colsN.push_back(add(b, col0, index(b, i)));
     }
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
@@ -255,10 +262,17 @@ struct Builder {
           auto inner = scf::ForOp::create(
               nb, loc, index(nb, 0), count, index(nb, 1), iters,
               [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
+                auto vectorType = VectorType::get({t}, f32);
+                auto readVector = [&](Value smem, Value at) {
+                  auto read = vector::LoadOp::create(ib, loc, vectorType, smem, ValueRange{kk, at});
+                  read.setAlignment(uint64_t(t * 4));
+                  return read.getResult();
+                };
+                Value va = readVector(smemA, row0), vc = readVector(smemB, col0);
                 SmallVector<Value> a, c;
-                for (int64_t i = 0; i < tiling.threadTile(); ++i) {
-                  a.push_back(memref::LoadOp::create(ib, loc, smemA, ValueRange{kk, rowsM[i]}));
-                  c.push_back(memref::LoadOp::create(ib, loc, smemB, ValueRange{kk, colsN[i]}));
+                for (int64_t i = 0; i < t; ++i) {
+                  a.push_back(vector::ExtractOp::create(ib, loc, va, i));
+                  c.push_back(vector::ExtractOp::create(ib, loc, vc, i));
                 }
                 SmallVector<Value> next;
                 for (int64_t i = 0; i < tiling.threadTile(); ++i)

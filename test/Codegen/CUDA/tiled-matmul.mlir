@@ -6,11 +6,19 @@
 // stores the tiles loaded before it into shared memory between two barriers,
 // then loads the next step's (when there is one) before its FMAs, so their
 // latency overlaps the arithmetic. A is laid out along K, so consecutive
-// threads read consecutive k; B along N. Accumulators start from the
-// output's previous values and are written back once.
+// threads read consecutive k; B along N. A thread's 4x4 outputs are 4
+// consecutive rows by 4 consecutive columns, so each k reads them from the
+// tiles (rows padded to 68, 16-byte aligned) as two 4-float vectors.
+// Accumulators start from the output's previous values and are written back
+// once.
 // CHECK-LABEL: func.func @batched
 // CHECK-SAME: (%[[A:.*]]: memref<4x1024x64xf32>, %[[B:.*]]: memref<4x64x512xf32>, %[[C:.*]]: memref<4x1024x512xf32>)
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in (%{{.*}} = %c8, %{{.*}} = %c16, %{{.*}} = %c4) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%[[SA:.*]] : memref<32x65xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x65xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in (%{{.*}} = %c8, %{{.*}} = %c16, %{{.*}} = %c4) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%[[SA:.*]] : memref<32x68xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x68xf32, #gpu.address_space<workgroup>>)
+// Its first row (4 x its tile row) and column (4 x its tile column).
+// CHECK-DAG: %[[TCOL:.*]] = arith.remui %[[TX]], %c16
+// CHECK-DAG: %[[TROW:.*]] = arith.divui %[[TX]], %c16
+// CHECK-DAG: %[[ROW0:.*]] = arith.muli %[[TROW]], %c4
+// CHECK-DAG: %[[COL0:.*]] = arith.muli %[[TCOL]], %c4
 // CHECK-COUNT-16: memref.load %[[C]][%[[BZ]],
 // Thread 0..255's k in A's first staged row, and its row.
 // CHECK: %[[KA:.*]] = arith.remui %[[TX]], %c32
@@ -38,7 +46,10 @@
 // CHECK: scf.yield
 // CHECK: } else {
 // CHECK: %{{.*}}:16 = scf.for %[[KK:.*]] = %c0 to %c32 step %c1
-// CHECK-COUNT-8: memref.load %{{.*}}[%[[KK]], %{{.*}}] : memref<32x65xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[VA:.*]] = vector.load %[[SA]][%[[KK]], %[[ROW0]]] {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: %[[VB:.*]] = vector.load %[[SB]][%[[KK]], %[[COL0]]] {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: vector.extract %[[VA]][0]
+// CHECK-NEXT: vector.extract %[[VB]][0]
 // CHECK-COUNT-16: arith.addf
 // CHECK: scf.yield
 // CHECK-COUNT-16: memref.store %{{.*}}, %[[C]][%[[BZ]],
@@ -56,7 +67,7 @@ func.func @batched(%a: memref<4x1024x64xf32>, %b: memref<4x64x512xf32>, %c: memr
 // the body being neutral on zeros.
 // CHECK-LABEL: func.func @ragged
 // CHECK-SAME: (%[[A:.*]]: memref<1000x70xf32>, %[[B:.*]]: memref<70x500xf32>, %[[C:.*]]: memref<1000x500xf32>)
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c32, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c32, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%{{.*}} : memref<32x36xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x36xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[OK:.*]] = arith.andi
 // CHECK: scf.if %[[OK]] -> (f32)
 // CHECK: memref.load %[[C]]
