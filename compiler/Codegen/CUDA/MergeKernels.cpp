@@ -8,6 +8,8 @@
 #include "compiler/Codegen/CUDA/CUDA.h"
 #include "compiler/Codegen/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 #include "mlir/IR/SymbolTable.h"
 
 namespace nnc {
@@ -46,6 +48,12 @@ struct MergeKernels : nnc::impl::CUDAMergeKernelsBase<MergeKernels> {
         std::string name = old.getName().str();
         if (!llvm::hasSingleElement(old.getOps<gpu::GPUFuncOp>()) || !isa<gpu::GPUFuncOp>(op))
           name += "_" + oldName.str();
+        // Every shared-memory buffer 16-byte aligned: the tiled matmul reads
+        // its tiles as 4-float vectors (ld.shared.v4), which need it.
+        if (auto func = dyn_cast<gpu::GPUFuncOp>(op))
+          for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+            func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                             b.getI64IntegerAttr(16));
         op.remove();
         symbol.setName(name);
         mergedSymbols.insert(&op);

@@ -92,12 +92,16 @@ Split chooseSplit(linalg::GenericOp op, const nnc::cuda::ContractionRoles &roles
     for (int64_t parts = 2; parts <= kMaxSplit; parts *= 2)
       if (std::optional<unsigned> d = dimFor(parts); d && blocksWith(tile, parts) >= target)
         return {parts, *d};
-  // Not enough either way: as many parts as the reduction allows.
+  // Not enough either way: as many parts as the reduction allows, if the
+  // partial products are then tiled (else the split only adds a pass).
   Split best;
   for (int64_t parts = 2; parts <= kMaxSplit; parts *= 2)
     if (std::optional<unsigned> d = dimFor(parts))
       best = {parts, *d};
-  return best;
+  ContractionRoles partial = roles;
+  partial.batchSize *= best.parts;
+  partial.sizeK /= best.parts;
+  return tiledMatmulTile(partial) ? best : Split{};
 }
 
 /// `op` as the partial contraction and the combining op; returns the

@@ -28,6 +28,8 @@ namespace {
 constexpr int64_t kTileK = 32;
 /// Shorter reductions are not worth staging.
 constexpr int64_t kMinK = 16;
+/// CUDA's largest grid y and z.
+constexpr int64_t kMaxGridYZ = 65535;
 /// Reductions up to this long stay tiled however few the blocks (a
 /// projection of a late MobileNet stage, attention's per-head products):
 /// split across threads, each output's few terms would cost more to combine
@@ -367,11 +369,14 @@ std::optional<MatmulTile> tiledMatmulTile(const ContractionRoles &roles) {
     tile = roles.sizeM < 32 ? MatmulTile{16, 64} : MatmulTile{64, 16};
   } else if (tiledMatmulBlocks(roles, {64, 64}) >= kGpuSMs) {
     // Large tiles reuse each staged element more; small ones give more blocks.
-    return MatmulTile{64, 64};
+    tile = MatmulTile{64, 64};
   }
   // Long reductions of few blocks are better split across threads (on
   // tensors nnc-cuda-split-k splits them across blocks first).
   if (tiledMatmulBlocks(roles, tile) < kGpuSMs / 2 && roles.sizeK > kShortK)
+    return std::nullopt;
+  // M tiles and the batch go on grid y and z, which CUDA caps at 65535.
+  if (llvm::divideCeil(roles.sizeM, tile.tileM) > kMaxGridYZ || roles.batchSize > kMaxGridYZ)
     return std::nullopt;
   return tile;
 }

@@ -2,14 +2,15 @@
 
 // Outlining made one module per launch, both with a kernel named
 // @main_kernel: they move into @nnc_kernels under their modules' names, and
-// the launches follow.
+// the launches follow. Shared-memory buffers become 16-byte aligned (the
+// tiled matmul reads them as 4-float vectors).
 
 // CHECK-LABEL: func.func @main
 // CHECK:       gpu.launch_func @nnc_kernels::@main_kernel blocks
 // CHECK:       gpu.launch_func @nnc_kernels::@main_kernel_0 blocks
 // CHECK:       gpu.module @nnc_kernels {
 // CHECK-NEXT:    gpu.func @main_kernel(%{{.*}}: memref<4xf32>) kernel
-// CHECK:         gpu.func @main_kernel_0(%{{.*}}: memref<8xf32>) kernel
+// CHECK:         gpu.func @main_kernel_0(%{{.*}}: memref<8xf32>) workgroup(%{{.*}} : memref<16x68xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-NOT:   gpu.module
 module attributes {gpu.container_module} {
   func.func @main(%a: memref<4xf32>, %b: memref<8xf32>) {
@@ -22,6 +23,6 @@ module attributes {gpu.container_module} {
     gpu.func @main_kernel(%a: memref<4xf32>) kernel { gpu.return }
   }
   gpu.module @main_kernel_0 {
-    gpu.func @main_kernel(%b: memref<8xf32>) kernel { gpu.return }
+    gpu.func @main_kernel(%b: memref<8xf32>) workgroup(%tile : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel { gpu.return }
   }
 }

@@ -87,3 +87,14 @@ func.func @unsplit(%a: tensor<1024x256xf32>, %b: tensor<256x1024xf32>, %c: tenso
   } -> tensor<64x64xf32>
   return %r, %s : tensor<1024x1024xf32>, tensor<64x64xf32>
 }
+
+// 32x32 outputs of 2062 terms: only a split in 2 divides (2062 = 2 x 1031),
+// and the halves would still be too few blocks for the tiled schedule, so
+// splitting would only add a pass. It stays whole.
+// CHECK-LABEL: func.func @pointless
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.matmul
+func.func @pointless(%a: tensor<32x2062xf32>, %b: tensor<2062x32xf32>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<32x2062xf32>, tensor<2062x32xf32>) outs(%c : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}

@@ -118,3 +118,15 @@ func.func @long_few(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memr
   linalg.matmul ins(%a, %b : memref<128x1024xf32>, memref<1024x128xf32>) outs(%c : memref<128x128xf32>)
   return
 }
+
+// -----
+
+// A batch over 65535 would not fit grid z, where the tiled schedule puts it
+// (CUDA's limit): one thread per output instead.
+// CHECK-LABEL: func.func @huge_batch
+// CHECK-NOT: workgroup(
+// CHECK: gpu.launch
+func.func @huge_batch(%a: memref<70000x16x16xf32>, %b: memref<70000x16x16xf32>, %c: memref<70000x16x16xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<70000x16x16xf32>, memref<70000x16x16xf32>) outs(%c : memref<70000x16x16xf32>)
+  return
+}
