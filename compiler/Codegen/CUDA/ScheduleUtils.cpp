@@ -93,6 +93,13 @@ Operation *matchCombiner(linalg::GenericOp op) {
   return combiner;
 }
 
+TypedAttr neutralElement(Operation *combiner) {
+  Type type = combiner->getResult(0).getType();
+  if (isa<arith::AddFOp>(combiner))
+    return FloatAttr::get(type, -0.0);
+  return *arith::getNeutralElement(combiner);
+}
+
 int64_t LoopShape::parallelCount() const {
   int64_t n = 1;
   for (int64_t r : parallelRanges())

@@ -45,6 +45,10 @@ mlir::Value cloneBody(mlir::OpBuilder &b, mlir::linalg::GenericOp op, mlir::Valu
 /// when it is an associative and commutative arith op with a neutral
 /// element; null otherwise.
 mlir::Operation *matchCombiner(mlir::linalg::GenericOp op);
+/// Where partial results of `combiner` start: its neutral element, and -0.0
+/// for a float sum, the true neutral element (so that a sum of negative zeros
+/// stays one).
+mlir::TypedAttr neutralElement(mlir::Operation *combiner);
 
 /// A generic whose loops are parallel then reduction (nnc-cuda-map-to-gpu
 /// orders them so), with static loop ranges; null sizes otherwise.

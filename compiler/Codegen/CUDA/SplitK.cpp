@@ -19,7 +19,6 @@
 #include "compiler/Codegen/CUDA/Schedules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -86,8 +85,8 @@ Split chooseSplit(linalg::GenericOp op, const nnc::cuda::ContractionRoles &roles
   auto blocksWith = [&](int64_t tile, int64_t parts) {
     return tiledMatmulBlocks(roles, {tile, tile}) * parts;
   };
-  // Prefer 64 x 64 tiles (256 threads, twice the reuse of 32 x 32); with
-  // 32 x 32 tiles (64 threads) aim for two blocks per SM.
+  // Prefer 64 x 64 tiles (twice the reuse of 32 x 32); with 32 x 32 tiles,
+  // a quarter of the work per block, aim for two blocks per SM.
   for (auto [tile, target] : {std::pair<int64_t, int64_t>{64, kGpuSMs}, {32, 2 * kGpuSMs}})
     for (int64_t parts = 2; parts <= kMaxSplit; parts *= 2)
       if (std::optional<unsigned> d = dimFor(parts); d && blocksWith(tile, parts) >= target)
@@ -145,17 +144,14 @@ Value split(RewriterBase &rewriter, linalg::GenericOp op, Operation *combiner, S
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   iterators.push_back(utils::IteratorType::parallel);
 
-  // The partials start from the combiner's neutral element (-0.0 for a sum,
-  // so that a sum of negative zeros stays one).
+  // The partials start from the combiner's neutral element.
   Value init = op.getDpsInitOperand(0)->get();
   auto initType = cast<RankedTensorType>(init.getType());
   SmallVector<int64_t> partialShape{choice.parts};
   llvm::append_range(partialShape, initType.getShape());
   Type element = initType.getElementType();
-  TypedAttr neutralAttr = isa<arith::AddFOp>(combiner)
-                              ? TypedAttr(rewriter.getFloatAttr(element, -0.0))
-                              : *arith::getNeutralElement(combiner);
-  Value neutral = arith::ConstantOp::create(rewriter, loc, neutralAttr);
+  Value neutral =
+      arith::ConstantOp::create(rewriter, loc, nnc::cuda::neutralElement(combiner));
   Value empty = tensor::EmptyOp::create(rewriter, loc, partialShape, element);
   Value filled = linalg::FillOp::create(rewriter, loc, neutral, empty).getResult(0);
   auto partial = linalg::GenericOp::create(
@@ -181,7 +177,7 @@ Value split(RewriterBase &rewriter, linalg::GenericOp op, Operation *combiner, S
   }
   combineMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   SmallVector<utils::IteratorType> combineIterators(rank, utils::IteratorType::parallel);
-  Value out = op.getDpsInitOperand(0)->get();
+  Value out = init;
   Value constantOut;
   if (auto fill = out.getDefiningOp<linalg::FillOp>())
     if (matchPattern(fill.value(), m_Constant())) {

@@ -113,9 +113,7 @@ struct Builder {
   /// Where every thread's partial starts. A sum starts from -0.0, the true
   /// neutral element, so that a reduction of negative zeros stays one.
   Value neutral(OpBuilder &b) const {
-    if (isa<arith::AddFOp>(combiner))
-      return arith::ConstantOp::create(b, loc, b.getFloatAttr(element, -0.0));
-    return arith::ConstantOp::create(b, loc, *arith::getNeutralElement(combiner));
+    return arith::ConstantOp::create(b, loc, neutralElement(combiner));
   }
 
   Value combine(OpBuilder &b, Value x, Value y) const {

@@ -166,8 +166,7 @@ struct Builder {
     return values;
   }
 
-  /// Stores staged elements into `smem` (its rows padded by one against bank
-  /// conflicts of the transposing stores).
+  /// Stores staged elements into `smem`.
   void storeTile(OpBuilder &b, Value smem, ArrayRef<std::pair<Value, Value>> slots,
                  ValueRange values) const {
     for (auto [slot, v] : llvm::zip(slots, values))
