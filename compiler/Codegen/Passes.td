@@ -332,12 +332,17 @@ def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModul
     the CUDA toolkit ships and which nnc never needs: sqrt, floor, ceil, trunc
     and roundeven become NVVM intrinsics (correctly rounded PTX
     instructions), rsqrt 1 / sqrt, and exp, log, tanh, erf and the like
-    polynomial approximations accurate to a few ulp in f32. A math op left
-    over is an error naming it; `nnc-cuda-lower-launches` still rejects PTX
-    that calls an external function.
+    polynomial approximations accurate to a few ulp in f32. What must stay
+    exact or has no f32 polynomial is expanded exactly (CUDA/ExactMath.h):
+    copysign by bits, the float remainder (`arith.remf`, C's fmod) by a loop
+    of exact subtractions, f64 exp and log to a few ulp, integer powers by
+    squaring. A math op left over is an error naming it;
+    `nnc-cuda-lower-launches` still rejects PTX that calls an external
+    function.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
-                           "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
+                           "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def CUDAEmulationImage : Pass<"nnc-cuda-emulation-image", "mlir::ModuleOp"> {

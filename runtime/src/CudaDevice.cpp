@@ -129,8 +129,9 @@ nnc_status_t CudaDevice::open(int ordinal, const nnc_abi_context_t &host) {
 
   // Chosen before any resource is taken: a module without code for this GPU
   // is the likeliest failure and needs no cleanup.
-  int image = chooseImage(abi, major * 10 + minor);
-  if (image < 0)
+  bool hasKernels = abi.num_cuda_kernels > 0;
+  int image = hasKernels ? chooseImage(abi, major * 10 + minor) : -1;
+  if (hasKernels && image < 0)
     return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
                       "module '" + module->path + "' has no CUDA image for device '" + name +
                           "' ('" + deviceName + "', compute capability " + capability +
@@ -138,8 +139,9 @@ nnc_status_t CudaDevice::open(int ordinal, const nnc_abi_context_t &host) {
                           nameList(abi.num_cuda_images,
                                    [&](int32_t i) { return abi.cuda_images[i].chip; }) +
                           " (recompile it for this GPU's chip)");
-  summary = name + " '" + deviceName + "' (compute capability " + capability + ", image " +
-            abi.cuda_images[image].chip + ", driver " + versionString(driver->version) + ")";
+  summary = name + " '" + deviceName + "' (compute capability " + capability + ", " +
+            (hasKernels ? "image " + std::string(abi.cuda_images[image].chip) : "no kernels") +
+            ", driver " + versionString(driver->version) + ")";
 
   // The primary context is the one the CUDA runtime and other libraries in
   // the process share, so buffers and streams interoperate with theirs.
@@ -156,8 +158,12 @@ nnc_status_t CudaDevice::open(int ordinal, const nnc_abi_context_t &host) {
     stream = nullptr;
     return fail("", "cuStreamCreate", result);
   }
-  if (nnc_status_t status = loadKernels(image))
-    return status;
+  if (hasKernels) {
+    if (nnc_status_t status = loadKernels(image))
+      return status;
+  } else {
+    graphState = Graph::Unsupported; // nothing to record
+  }
 
   // Device memory: the constants (uploaded once), the workspace, and a
   // buffer per input and output. Tensors of no bytes get no buffer (NULL).

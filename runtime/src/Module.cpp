@@ -150,8 +150,11 @@ std::string readCuda(const nnc_abi_module_t &abi) {
   for (int32_t i = 0; i < abi.num_cuda_kernels; ++i)
     if (!abi.cuda_kernels[i])
       return "CUDA kernel " + std::to_string(i) + " has no name";
-  if (abi.num_cuda_images <= 0 || !abi.cuda_images)
-    return "no CUDA image (count " + std::to_string(abi.num_cuda_images) + ")";
+  // A function of only views and copies has no kernel and needs no image.
+  if (abi.num_cuda_images < 0 || (abi.num_cuda_images > 0 && !abi.cuda_images) ||
+      (abi.num_cuda_images == 0 && abi.num_cuda_kernels > 0))
+    return "no CUDA image (count " + std::to_string(abi.num_cuda_images) +
+           ") for its kernels (count " + std::to_string(abi.num_cuda_kernels) + ")";
   for (int32_t i = 0; i < abi.num_cuda_images; ++i) {
     const nnc_abi_cuda_image_t &image = abi.cuda_images[i];
     std::string what = "CUDA image " + std::to_string(i);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/CUDA/ExactMath.h"
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,8 +47,8 @@ struct ToNVVMIntrinsic : OpRewritePattern<MathOp> {
 };
 
 /// `math.<op>` as the LLVM intrinsic op that NVPTX selects an instruction
-/// for (fma.rn, abs, copysign), rather than the libdevice call the NVVM
-/// lowering would make. (Not all are legal there: fabs is not.)
+/// for (fma.rn), rather than the libdevice call the NVVM lowering would
+/// make. (Not all are legal there: fabs and copysign are not.)
 template <typename MathOp, typename LLVMOp>
 struct ToLLVMOp : OpRewritePattern<MathOp> {
   ToLLVMOp(MLIRContext *ctx) : OpRewritePattern<MathOp>(ctx, /*benefit=*/2) {}
@@ -142,8 +143,8 @@ struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
         patterns, [](StringRef name) { return !hasInstruction(name); });
     patterns.add<ExpandRsqrt>(ctx);
     patterns.add<ExpandAbsF>(ctx, /*benefit=*/2);
-    patterns.add<ToLLVMOp<math::FmaOp, LLVM::FMAOp>, ToLLVMOp<math::CopySignOp, LLVM::CopySignOp>>(
-        ctx);
+    patterns.add<ToLLVMOp<math::FmaOp, LLVM::FMAOp>>(ctx);
+    nnc::cuda::populateExactMathPatterns(patterns);
     patterns.add<ToNVVMIntrinsic<math::SqrtOp>>(ctx, "sqrt.rn");
     patterns.add<ToNVVMIntrinsic<math::FloorOp>>(ctx, "floor");
     patterns.add<ToNVVMIntrinsic<math::CeilOp>>(ctx, "ceil");
@@ -155,7 +156,7 @@ struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
     // Anything still a math op would become a libdevice call: say which.
     WalkResult unsupported = getOperation().walk([](Operation *op) {
       if (op->getDialect() && op->getDialect()->getNamespace() == "math" &&
-          !llvm::is_contained({"absi", "ctlz", "cttz", "ctpop", "isnan", "isinf", "isfinite"},
+          !llvm::is_contained({"absi", "isnan", "isinf", "isfinite"},
                               op->getName().stripDialect())) {
         op->emitOpError("has no CUDA lowering without libdevice (type ")
             << op->getResultTypes() << ")";

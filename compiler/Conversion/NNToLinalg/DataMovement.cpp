@@ -630,18 +630,24 @@ struct TriluPattern : OpConversionPattern<nn::TriluOp> {
     Value input = adaptor.getInput();
     auto type = tensorType(input);
     int64_t rank = type.getRank();
-    Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), extractScalar(b, loc, adaptor.getK()));
+    // k is an operand of the generic (every element reads its one value)
+    // rather than a scalar read before it, so a device computes the whole op.
+    Value k = adaptor.getK();
     bool upper = op.getUpper();
     MLIRContext *ctx = b.getContext();
+    auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto kMap = AffineMap::get(rank, 0,
+                               SmallVector<AffineExpr>(tensorType(k).getRank(), getAffineConstantExpr(0, ctx)),
+                               ctx);
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
-        SmallVector<AffineMap>(2, AffineMap::getMultiDimIdentityMap(rank, ctx)),
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        b, loc, TypeRange{type}, ValueRange{input, k}, ValueRange{emptyTensor(b, loc, type)},
+        SmallVector<AffineMap>{identity, kMap, identity}, SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value i = linalg::IndexOp::create(nb, nl, rank - 2), j = linalg::IndexOp::create(nb, nl, rank - 1);
           Value diff = arith::SubIOp::create(nb, nl, j, i); // j - i
+          Value kIndex = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), args[1]);
           Value keep = arith::CmpIOp::create(nb, nl, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
-                                             diff, k);
+                                             diff, kIndex);
           Value zero = scalarConstant(nb, nl, args[0].getType(), 0);
           linalg::YieldOp::create(nb, nl, ValueRange{arith::SelectOp::create(nb, nl, keep, args[0], zero)});
         });

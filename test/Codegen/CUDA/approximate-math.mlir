@@ -50,3 +50,38 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// What must stay exact is expanded exactly: copysign by bits, the float
+// remainder by a loop of exact subtractions (C's fmod), f64 exp and log as
+// f64 series, integer powers by squaring, bit counts as LLVM intrinsics.
+// (Their numerics: test/Integration/edge-numerics.test.)
+
+// CHECK-LABEL: gpu.func @exact
+// CHECK-NOT:   math.
+// CHECK-NOT:   arith.remf
+// CHECK:       arith.ori %{{.*}}, %{{.*}} : i32
+// CHECK:       scf.while
+// CHECK:         "llvm.intr.ctlz"(%{{.*}}) <{is_zero_poison = false}> : (i32) -> i32
+// CHECK:       scf.for
+// CHECK:         arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK:       llvm.intr.ctpop(%{{.*}}) : (i64) -> i64
+// CHECK-NOT:   math.
+gpu.module @exact_module {
+  gpu.func @exact(%x: f32, %y: f32, %d: f64, %n: i64, %o: memref<2xf32>, %od: memref<2xf64>, %oi: memref<2xi64>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %s = math.copysign %x, %y : f32
+    memref.store %s, %o[%c0] : memref<2xf32>
+    %r = arith.remf %x, %y : f32
+    memref.store %r, %o[%c1] : memref<2xf32>
+    %e = math.exp %d : f64
+    memref.store %e, %od[%c0] : memref<2xf64>
+    %l = math.log %d : f64
+    memref.store %l, %od[%c1] : memref<2xf64>
+    %p = math.ipowi %n, %n : i64
+    memref.store %p, %oi[%c0] : memref<2xi64>
+    %b = math.ctpop %n : i64
+    memref.store %b, %oi[%c1] : memref<2xi64>
+    gpu.return
+  }
+}

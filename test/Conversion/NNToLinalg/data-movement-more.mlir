@@ -528,27 +528,27 @@ func.func @resize_cubic(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
 // -----
 
 // Trilu keeps j - i >= k (upper) or j - i <= k (lower) over the last two dims;
-// k is read at run time.
+// k is read at run time, as an operand of the generic (so a GPU kernel reads
+// it, not the host).
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1, d2) -> ()>
 // CHECK-LABEL: func.func @trilu
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[KT:.*]]: tensor<i64>)
-// CHECK: %[[KV:.*]] = tensor.extract %[[KT]][] : tensor<i64>
-// CHECK: %[[K:.*]] = arith.index_cast %[[KV]] : i64 to index
-// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<2x3x4xf32>)
-// CHECK: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32):
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[SCALAR]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[KT]] : tensor<2x3x4xf32>, tensor<i64>)
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[KV:.*]]: i64, %{{.*}}: f32):
 // CHECK-NEXT: %[[I:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[J:.*]] = linalg.index 2 : index
 // CHECK-NEXT: %[[D:.*]] = arith.subi %[[J]], %[[I]] : index
+// CHECK-NEXT: %[[K:.*]] = arith.index_cast %[[KV]] : i64 to index
 // CHECK-NEXT: %[[KEEP:.*]] = arith.cmpi sge, %[[D]], %[[K]] : index
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[R:.*]] = arith.select %[[KEEP]], %[[V]], %[[Z]] : f32
 // CHECK-NEXT: linalg.yield %[[R]] : f32
-// CHECK: %[[KV2:.*]] = tensor.extract %[[KT]][] : tensor<i64>
-// CHECK: %[[K2:.*]] = arith.index_cast %[[KV2]] : i64 to index
-// CHECK: ^bb0(%[[V2:.*]]: f32, %{{.*}}: f32):
+// CHECK: ^bb0(%[[V2:.*]]: f32, %[[KV2:.*]]: i64, %{{.*}}: f32):
 // CHECK-NEXT: %[[I2:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[J2:.*]] = linalg.index 2 : index
 // CHECK-NEXT: %[[D2:.*]] = arith.subi %[[J2]], %[[I2]] : index
+// CHECK-NEXT: %[[K2:.*]] = arith.index_cast %[[KV2]] : i64 to index
 // CHECK-NEXT: %[[KEEP2:.*]] = arith.cmpi sle, %[[D2]], %[[K2]] : index
 func.func @trilu(%x: tensor<2x3x4xf32>, %k: tensor<i64>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
   %0 = nn.trilu %x, %k {upper = true} : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>

@@ -8,8 +8,8 @@ computed here with numpy (the stable formulations, rounded once to float32).
         [--target cuda --device cuda-emulated]
 
 Each case is an ONNX model with one test data set (ONNX's layout);
-nnc-run --test-data compares with atol 1e-5 + rtol 1e-4, NaN only matching
-NaN and an infinity only the same infinity. Prints PASS/FAIL per case and a
+nnc-run --test-data compares with atol 1e-5 + rtol 1e-4 (or the case's own
+tolerance), NaN only matching NaN and an infinity only the same infinity. Prints PASS/FAIL per case and a
 summary line.
 """
 
@@ -28,10 +28,10 @@ INF, NAN = np.inf, np.nan
 DENORMALS = np.array([1e-39, -3e-40, 1.4e-45, 5e-42], dtype=np.float32)
 
 
-def model(nodes, inputs, outputs, opset=17, initializers=()):
+def model(nodes, inputs, outputs, opset=17, initializers=(), elem=F32):
     graph = helper.make_graph(
         nodes, "edge",
-        [helper.make_tensor_value_info(n, F32, list(a.shape)) for n, a in inputs],
+        [helper.make_tensor_value_info(n, elem, list(a.shape)) for n, a in inputs],
         [helper.make_tensor_value_info(n, t, list(a.shape)) for n, t, a in outputs],
         list(initializers))
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -168,6 +168,41 @@ def cases():
                  argmax, argmin, np.where(np.isnan(a), a, np.maximum(a, 0)),
                  np.where(np.isnan(a), a, np.clip(a, -1, 1))])
 
+    # Math that has to be exact or double precision on every target (CUDA
+    # kernels expand it without libdevice): fmod (Mod with fmod=1) over
+    # magnitudes far apart, signs, zeros, infinities and denormals, exactly;
+    # exp and log in f64 over their whole range, to 1e-14 relative.
+    pairs = [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-0.0, 3.0), (5.0, INF), (INF, 2.0),
+             (3.0, 0.0), (NAN, 1.0), (1.0, NAN), (3e38, 1.1), (1e38, 1.4e-45), (1e-40, 3e-41),
+             (-2.5e-39, 7e-45), (1.0, 3.0), (6.0, 3.0), (16777217.0, 3.0), (0.1, 0.01),
+             (3.4e38, 3.3e38), (1e-45, 3.0)]
+    for name, dtype, tensor in (("fmod_f32", np.float32, F32),
+                                ("fmod_f64", np.float64, TensorProto.DOUBLE)):
+        x = np.array([p[0] for p in pairs], dtype=dtype)
+        y = np.array([p[1] for p in pairs], dtype=dtype)
+        if dtype == np.float64:
+            x = np.concatenate([x, [1e308, -1.7e308, 1e-310]])
+            y = np.concatenate([y, [5e-324, 3.3e-321, 4.9e-324]])
+        with np.errstate(invalid="ignore"):
+            out[name] = (
+                model([helper.make_node("Mod", ["x", "y"], ["z"], fmod=1)],
+                      [("x", x), ("y", y)], [("z", tensor, x)], elem=tensor),
+                [x, y], [np.fmod(x, y)], (0.0, 0.0))
+    ex = np.concatenate([[-800.0, -745.2, -744.0, -720.0, -708.5, -708.3, -20.5, -1e-300, 0.0,
+                          1e-10, 0.34657359, 1.0, 709.7, 709.79, 710.0, INF, -INF, NAN],
+                         np.linspace(-707.0, 709.0, 997)])
+    lx = np.concatenate([[0.0, -0.0, -1.0, 5e-324, 1e-310, 2.2250738585072014e-308, 0.5,
+                          1.0 - 2.0 ** -53, 1.0, 1.0 + 2.0 ** -52, 1.4142135623730951, 2.0,
+                          1.7976931348623157e308, INF, -INF, NAN],
+                         np.logspace(-307.0, 308.0, 999)])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out["exp_log_f64"] = (
+            model([helper.make_node("Exp", ["x"], ["e"]), helper.make_node("Log", ["l"], ["g"])],
+                  [("x", ex), ("l", lx)],
+                  [("e", TensorProto.DOUBLE, ex), ("g", TensorProto.DOUBLE, lx)],
+                  elem=TensorProto.DOUBLE),
+            [ex, lx], [np.exp(ex), np.log(lx)], (1e-14, 1e-300))
+
     # Zero-size tensors: elementwise ops, a matmul with an empty batch and one
     # with an empty contraction (zeros), reductions over an empty axis (the
     # identity: 0 for a sum, 1 for a product), a concat with an empty input.
@@ -197,7 +232,7 @@ def cases():
 
 
 def write(out_dir):
-    for name, (proto, inputs, outputs) in cases().items():
+    for name, (proto, inputs, outputs, *_) in cases().items():
         case = out_dir / name
         data = case / "test_data_set_0"
         data.mkdir(parents=True, exist_ok=True)
@@ -213,13 +248,18 @@ def write(out_dir):
 
 def check(out_dir, nnc, nnc_run, target, device):
     failed = 0
-    names = list(cases())
+    all_cases = cases()
+    names = list(all_cases)
     for name in names:
         case = out_dir / name
         library = str(case / f"{target}.so")
+        tolerance = []
+        if len(all_cases[name]) > 3:
+            rtol, atol = all_cases[name][3]
+            tolerance = ["--rtol", str(rtol), "--atol", str(atol)]
         steps = [[nnc, str(case / "model.onnx"), f"-target={target}", "-o", library],
                  [nnc_run, library, f"--device={device}", "--test-data",
-                  str(case / "test_data_set_0")]]
+                  str(case / "test_data_set_0")] + tolerance]
         for step in steps:
             result = subprocess.run(step, capture_output=True, text=True)
             if result.returncode != 0:

@@ -76,6 +76,9 @@ static const nnc_abi_function_t kFunctions[] = {{"main",
 #endif
 };
 
+#if defined(BAD_CUDA_CHIP) || defined(BAD_CUDA_NO_IMAGE)
+static const char *const kKernelNames[] = {"kernel"};
+#endif
 #if defined(BAD_CUDA_CHIP)
 static const nnc_abi_cuda_image_t kImages[] = {{"compute_90", ".version 8.0\n", 13}};
 #endif
@@ -104,6 +107,9 @@ static const nnc_abi_module_t kModule = {
 #if defined(BAD_CUDA_CHIP)
     /* A virtual architecture's name, not a chip's. */
     NULL, 0, NULL, 1, kImages,
+#elif defined(BAD_CUDA_NO_IMAGE)
+    /* A kernel, but no image to take it from. */
+    NULL, 1, kKernelNames, 0, NULL,
 #endif
 };
 
