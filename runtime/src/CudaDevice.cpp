@@ -187,6 +187,10 @@ nnc_status_t CudaDevice::open(int ordinal, const nnc_abi_context_t &host) {
       addresses[i] = reinterpret_cast<void *>(static_cast<uintptr_t>(address));
     }
   }
+  ownInputs = inputs;
+  ownOutputs = outputs;
+  inputOnDevice.assign(inputs.size(), false);
+  outputOnDevice.assign(outputs.size(), false);
   if (abi.constants_size) {
     if (CUresult result =
             driver->cuMemcpyHtoDAsync_v2(constants, abi.constants, abi.constants_size, stream))
@@ -288,10 +292,26 @@ nnc_status_t CudaDevice::run(void *const *hostInputs, void *const *hostOutputs) 
   return status;
 }
 
+void CudaDevice::bindDeviceMemory(bool isInput, size_t index, void *address) {
+  std::vector<void *> &addresses = isInput ? inputs : outputs;
+  void *next = address ? address : (isInput ? ownInputs : ownOutputs)[index];
+  (isInput ? inputOnDevice : outputOnDevice)[index] = address != nullptr;
+  if (addresses[index] == next)
+    return;
+  addresses[index] = next;
+  if (graphState == Graph::Replay) {
+    // The launches were good; the next run records them with the new address.
+    ContextScope scope(*driver, context);
+    driver->cuGraphExecDestroy(graph);
+    graph = nullptr;
+    graphState = Graph::Capture;
+  }
+}
+
 nnc_status_t CudaDevice::enqueue(void *const *hostInputs, void *const *hostOutputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const nnc_tensor_info_t &info = function->inputs[i];
-    if (info.byte_size == 0)
+    if (info.byte_size == 0 || inputOnDevice[i])
       continue;
     if (CUresult result = driver->cuMemcpyHtoDAsync_v2(
             reinterpret_cast<uintptr_t>(inputs[i]), hostInputs[i], info.byte_size, stream))
@@ -301,7 +321,7 @@ nnc_status_t CudaDevice::enqueue(void *const *hostInputs, void *const *hostOutpu
     return status;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const nnc_tensor_info_t &info = function->outputs[i];
-    if (info.byte_size == 0)
+    if (info.byte_size == 0 || outputOnDevice[i])
       continue;
     if (CUresult result = driver->cuMemcpyDtoHAsync_v2(
             hostOutputs[i], reinterpret_cast<uintptr_t>(outputs[i]), info.byte_size, stream))

@@ -45,6 +45,11 @@ public:
   /// where the driver supports capture.
   nnc_status_t run(void *const *hostInputs, void *const *hostOutputs) override;
 
+  /// `address` is a device address in the session's context. A new address
+  /// drops the recorded graph (its launches hold the old one); the next run
+  /// records a new one.
+  void bindDeviceMemory(bool isInput, size_t index, void *address) override;
+
   /// "cuda:0 'NVIDIA H100 80GB HBM3' (compute capability 9.0, image sm_90a,
   /// driver 13.0)".
   const std::string &description() const override { return summary; }
@@ -86,6 +91,8 @@ private:
   std::vector<CUdeviceptr> allocations; // everything cuMemAlloc gave, freed at release
   CUdeviceptr constants = 0, workspace = 0;
   std::vector<void *> inputs, outputs; // device addresses, as the entry receives them
+  std::vector<void *> ownInputs, ownOutputs; // the session's buffers among them
+  std::vector<bool> inputOnDevice, outputOnDevice; // bound to the caller's device memory
 
   nnc_abi_cuda_t cuda{}; // callContext.cuda
   nnc_abi_context_t callContext{}; // what the entry function receives

@@ -3,7 +3,8 @@
 // A session of a CUDA module holds one device: a GPU through the driver
 // (CudaDevice) or the host CPU emulating one (EmulatedDevice). Both keep
 // every buffer a run needs from creation on and copy inputs in and outputs
-// out, so the module's host code and the session behave the same on each.
+// out (except those bound to the caller's device memory), so the module's
+// host code and the session behave the same on each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,11 @@ public:
   /// Copies the inputs from the host buffers, runs the function's kernels
   /// and copies the outputs to the host buffers.
   virtual nnc_status_t run(void *const *hostInputs, void *const *hostOutputs) = 0;
+  /// Makes runs use `address`, in the device's memory, as input (or output)
+  /// `index` directly, with no copy from (or to) the host; a null address
+  /// returns the tensor to the device's own buffer and its copy. The session
+  /// has checked the index and the view.
+  virtual void bindDeviceMemory(bool isInput, size_t index, void *address) = 0;
 
   /// For nnc_session_device.
   virtual const std::string &description() const = 0;

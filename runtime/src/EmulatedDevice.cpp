@@ -4,8 +4,8 @@
 // copied once, workspace, one buffer per input and output), a run copies the
 // inputs in, calls the module's host code, whose launches execute here on
 // the CPU as they come, and copies the outputs out. Inputs are copies, so a
-// kernel writing one cannot touch the caller's buffer; the checking mode
-// reports it.
+// kernel writing one cannot touch the caller's buffer (except one bound as
+// device memory, which is host memory here); the checking mode reports it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,6 +100,10 @@ nnc_status_t EmulatedDevice::create(const nnc_module &module, const nnc_function
       self->buffers.push_back(std::move(buffer));
     }
   }
+  self->ownInputs = self->inputs;
+  self->ownOutputs = self->outputs;
+  self->inputOnDevice.assign(self->inputs.size(), false);
+  self->outputOnDevice.assign(self->outputs.size(), false);
   if (self->checking) {
     size_t total = 0;
     for (const Region &region : self->writable)
@@ -120,10 +124,27 @@ nnc_status_t EmulatedDevice::create(const nnc_module &module, const nnc_function
   return nullptr;
 }
 
+void EmulatedDevice::bindDeviceMemory(bool isInput, size_t index, void *address) {
+  std::vector<void *> &addresses = isInput ? inputs : outputs;
+  void *next = address ? address : (isInput ? ownInputs : ownOutputs)[index];
+  (isInput ? inputOnDevice : outputOnDevice)[index] = address != nullptr;
+  // The checking mode watches what kernels write wherever it is.
+  for (Region &region : writable)
+    if (!isInput && region.data == addresses[index])
+      region.data = static_cast<char *>(next);
+  addresses[index] = next;
+}
+
 nnc_status_t EmulatedDevice::run(void *const *hostInputs, void *const *hostOutputs) {
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (function->inputs[i].byte_size)
-      std::memcpy(inputs[i], hostInputs[i], function->inputs[i].byte_size);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    size_t bytes = function->inputs[i].byte_size;
+    // An input in the caller's device memory is read in place; the checking
+    // mode keeps a copy in the session's own buffer to find writes to it.
+    if (bytes && !inputOnDevice[i])
+      std::memcpy(inputs[i], hostInputs[i], bytes);
+    else if (bytes && checking)
+      std::memcpy(ownInputs[i], inputs[i], bytes);
+  }
   launchError.clear();
   launchCode = 0;
   runInputs = hostInputs;
@@ -140,7 +161,7 @@ nnc_status_t EmulatedDevice::run(void *const *hostInputs, void *const *hostOutpu
                           module->path + "' failed with code " + std::to_string(code) +
                           (launchError.empty() ? "" : ": " + launchError));
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (function->outputs[i].byte_size)
+    if (function->outputs[i].byte_size && !outputOnDevice[i])
       std::memcpy(hostOutputs[i], outputs[i], function->outputs[i].byte_size);
   return nullptr;
 }
@@ -225,7 +246,8 @@ std::string EmulatedDevice::runChecked(const Launch &launch) {
   // Kernels only read the inputs and the constants.
   for (size_t i = 0; i < inputs.size(); ++i)
     if (function->inputs[i].byte_size &&
-        std::memcmp(inputs[i], runInputs[i], function->inputs[i].byte_size) != 0)
+        std::memcmp(inputs[i], inputOnDevice[i] ? ownInputs[i] : runInputs[i],
+                    function->inputs[i].byte_size) != 0)
       return "wrote " + quote("input", function->inputs[i]) + ", which kernels only read";
   const nnc_abi_module_t &abi = *module->abi;
   if (abi.constants_size && std::memcmp(constants.get(), abi.constants, abi.constants_size) != 0)

@@ -35,6 +35,8 @@ public:
                              std::unique_ptr<EmulatedDevice> &out);
 
   nnc_status_t run(void *const *hostInputs, void *const *hostOutputs) override;
+  /// Device memory is host memory here: `address` is any host buffer.
+  void bindDeviceMemory(bool isInput, size_t index, void *address) override;
   const std::string &description() const override { return summary; }
 
 private:
@@ -63,6 +65,8 @@ private:
   Buffer constants, workspace;
   std::vector<Buffer> buffers; // the inputs', then the outputs'
   std::vector<void *> inputs, outputs; // as the entry receives them
+  std::vector<void *> ownInputs, ownOutputs; // the buffers above, before any binding
+  std::vector<bool> inputOnDevice, outputOnDevice; // bound to the caller's device memory
   /// Checking mode: what a launch may write (workspace and outputs), with a
   /// name for messages, and room for two copies of it.
   struct Region {

@@ -227,12 +227,14 @@ nnc_status_t checkView(const char *kind, const nnc_tensor_info_t &info,
   return nullptr;
 }
 
+/// Binds the caller's buffer, in host memory or (onDevice) in the session's
+/// device memory, as input or output index.
 nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t *view,
-                  bool isInput) {
+                  bool isInput, bool onDevice = false) {
   const char *kind = isInput ? "input" : "output";
+  std::string api = std::string("nnc_session_bind_") + (onDevice ? "device_" : "") + kind;
   if (!session)
-    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
-                      std::string("nnc_session_bind_") + kind + ": session is NULL");
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, api + ": session is NULL");
   const std::vector<nnc_tensor_info_t> &infos =
       isInput ? session->function->inputs : session->function->outputs;
   if (index < 0 || static_cast<size_t>(index) >= infos.size())
@@ -240,8 +242,22 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
                       std::string(kind) + " index " + std::to_string(index) +
                           " is out of range (function '" + session->function->abi->name +
                           "' has " + std::to_string(infos.size()) + " " + kind + "s)");
+  if (onDevice && !session->device)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                      api + ": device memory binds only in a session on a CUDA device; this "
+                            "one runs on '" + session->deviceName + "'");
+  // A NULL device input view unbinds the input.
+  if (isInput && onDevice && !view) {
+    session->inputBound[index] = false;
+    session->inputs[index] = nullptr;
+    session->inputBytes[index] = 0;
+    session->device->bindDeviceMemory(true, index, nullptr);
+    return nullptr;
+  }
   // A NULL output view returns the output to the session's own buffer.
   if (!isInput && !view) {
+    if (session->device)
+      session->device->bindDeviceMemory(false, index, nullptr);
     session->outputBound[index] = false;
     session->outputs[index] = session->ownedOutputs[index].get();
     if (!session->function->abi->prepare)
@@ -252,6 +268,9 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
   size_t bytes;
   if (nnc_status_t status = checkView(kind, infos[index], view, bytes))
     return status;
+  // A host buffer takes the tensor back from device memory bound before.
+  if (session->device)
+    session->device->bindDeviceMemory(isInput, index, onDevice ? view->data : nullptr);
   // assign() reuses the vectors' storage: rebinding the same rank allocates
   // nothing.
   if (isInput) {
@@ -478,6 +497,16 @@ const char *nnc_session_device(const nnc_session_t *session) {
 nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
                                     const nnc_tensor_view_t *view) {
   return bind(session, index, view, /*isInput=*/true);
+}
+
+nnc_status_t nnc_session_bind_device_input(nnc_session_t *session, int32_t index,
+                                           const nnc_tensor_view_t *view) {
+  return bind(session, index, view, /*isInput=*/true, /*onDevice=*/true);
+}
+
+nnc_status_t nnc_session_bind_device_output(nnc_session_t *session, int32_t index,
+                                            const nnc_tensor_view_t *view) {
+  return bind(session, index, view, /*isInput=*/false, /*onDevice=*/true);
 }
 
 nnc_status_t nnc_session_bind_input_by_name(nnc_session_t *session, const char *name,

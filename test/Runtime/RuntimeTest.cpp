@@ -954,6 +954,12 @@ struct FakeCuda {
       resetLog();
   }
   std::string log() const { return readLog ? readLog() : ""; }
+  /// A driver entry point of the fake library, for the test's own calls.
+  template <typename F> F symbol(const char *name) const {
+    void *address = handle ? dlsym(handle, name) : nullptr;
+    CHECK(address != nullptr);
+    return reinterpret_cast<F>(address);
+  }
   long calls(const char *call) const { return countCalls ? countCalls(call) : -1; }
   long live(const char *kind) const { return countLive ? countLive(kind) : -1; }
   /// True when every driver object the runtime made has been released.
@@ -1114,6 +1120,136 @@ void testCudaRun() {
           release.find("cuStreamDestroy_v2") < release.find("cuDevicePrimaryCtxRelease_v2"));
   }
   CHECK(fake.released());
+}
+
+/// Device memory from the fake driver, as an application's own CUDA
+/// allocations are: in the device's primary context. (The fake driver's
+/// device memory is host memory, so the test reads and writes it directly.)
+struct FakeDeviceMemory {
+  // The driver API's types, as the fake library declares them.
+  using CUresult = int;
+  using CUcontext = void *;
+  using CUdeviceptr = unsigned long long;
+  using Retain = CUresult (*)(CUcontext *, int);
+  using Release = CUresult (*)(int);
+  using Push = CUresult (*)(CUcontext);
+  using Pop = CUresult (*)(CUcontext *);
+  using Alloc = CUresult (*)(CUdeviceptr *, size_t);
+  using Free = CUresult (*)(CUdeviceptr);
+  explicit FakeDeviceMemory(const FakeCuda &fake) : fake(fake) {
+    retained = fake.symbol<Retain>("cuDevicePrimaryCtxRetain")(&context, 0) == 0;
+    CHECK(retained);
+  }
+  ~FakeDeviceMemory() {
+    for (CUdeviceptr address : allocations)
+      inContext([&] { fake.symbol<Free>("cuMemFree_v2")(address); });
+    if (retained)
+      fake.symbol<Release>("cuDevicePrimaryCtxRelease_v2")(0);
+  }
+  template <typename F> void inContext(F &&f) {
+    fake.symbol<Push>("cuCtxPushCurrent_v2")(context);
+    f();
+    CUcontext popped;
+    fake.symbol<Pop>("cuCtxPopCurrent_v2")(&popped);
+  }
+  float *allocate(size_t count) {
+    CUdeviceptr address = 0;
+    inContext([&] { CHECK(fake.symbol<Alloc>("cuMemAlloc_v2")(&address, count * 4) == 0); });
+    allocations.push_back(address);
+    return reinterpret_cast<float *>(static_cast<uintptr_t>(address));
+  }
+  const FakeCuda &fake;
+  CUcontext context = nullptr;
+  bool retained = false;
+  std::vector<CUdeviceptr> allocations;
+};
+
+/// Inputs and outputs bound to device memory run without copies; a new
+/// address records the graph again; host bindings and NULL views undo them.
+void testCudaDeviceMemory() {
+  FakeCuda fake;
+  {
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 1, "cuda_module.so", "cuda"));
+    CudaMain main;
+    if (!main.bind(objects))
+      return;
+    FakeDeviceMemory memory(fake);
+    float *x = memory.allocate(kCudaN), *y = memory.allocate(kCudaN);
+    std::copy(main.x.begin(), main.x.end(), x);
+    nnc_tensor_view_t viewX = viewOf(objects.input(0), x), viewY = viewOf(objects.output(0), y);
+    REQUIRE_OK(nnc_session_bind_device_input(objects.session, 0, &viewX));
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 0, &viewY));
+    std::vector<float> expected;
+    int32_t positives;
+    cudaMainReference(main.x, main.scale, expected, positives);
+    for (int run = 0; run < 3; ++run) {
+      fake.reset();
+      std::fill(y, y + kCudaN, -7.0f);
+      REQUIRE_OK(nnc_session_run(objects.session));
+      // Only the scale goes in and the count comes out; y is written in
+      // place, and the session describes it there.
+      CHECK(fake.lines("cuMemcpyHtoDAsync_v2 4000") == 0 &&
+            fake.lines("cuMemcpyHtoDAsync_v2 4 -> 0") == 1);
+      CHECK(fake.calls("cuMemcpyDtoHAsync_v2") == 1);
+      CHECK(std::equal(expected.begin(), expected.end(), y));
+      nnc_tensor_view_t outY, outCount;
+      REQUIRE_OK(nnc_session_output(objects.session, 0, &outY));
+      REQUIRE_OK(nnc_session_output(objects.session, 1, &outCount));
+      CHECK(outY.data == y && *static_cast<int32_t *>(outCount.data) == positives);
+    }
+    CHECK(fake.calls("cuGraphLaunch") == 1); // the third run replayed
+
+    // Another input address: the graph is recorded again, with it.
+    float *x2 = memory.allocate(kCudaN);
+    for (int i = 0; i < kCudaN; ++i)
+      x2[i] = main.x[i] * -2.0f + 1.0f;
+    std::vector<float> x2Host(x2, x2 + kCudaN);
+    cudaMainReference(x2Host, main.scale, expected, positives);
+    viewX.data = x2;
+    fake.reset();
+    REQUIRE_OK(nnc_session_bind_device_input(objects.session, 0, &viewX));
+    CHECK(fake.calls("cuGraphExecDestroy") == 1);
+    REQUIRE_OK(nnc_session_run(objects.session));
+    CHECK(fake.calls("cuStreamBeginCapture_v2") == 1 && fake.calls("cuGraphLaunch") == 1);
+    CHECK(std::equal(expected.begin(), expected.end(), y));
+    fake.reset();
+    REQUIRE_OK(nnc_session_run(objects.session)); // replays the new graph
+    CHECK(fake.calls("cuGraphLaunch") == 1 && fake.calls("cuStreamBeginCapture_v2") == 0);
+    CHECK(std::equal(expected.begin(), expected.end(), y));
+
+    // Host buffers again: the copies come back, and so does the session's
+    // own output buffer.
+    nnc_tensor_view_t hostX = viewOf(objects.input(0), main.x.data());
+    REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &hostX));
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 0, nullptr));
+    fake.reset();
+    std::fill(y, y + kCudaN, -7.0f);
+    REQUIRE_OK(nnc_session_run(objects.session));
+    CHECK(fake.lines("cuMemcpyHtoDAsync_v2 4000 -> 0") == 1 &&
+          fake.calls("cuMemcpyDtoHAsync_v2") == 2);
+    main.matches(objects);
+    CHECK(y[0] == -7.0f);
+
+    // A NULL device input view unbinds the input.
+    REQUIRE_OK(nnc_session_bind_device_input(objects.session, 0, nullptr));
+    EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_FAILED_PRECONDITION,
+                  "is not bound");
+    // The view is checked as for host memory.
+    nnc_tensor_view_t wrong = viewOf(objects.input(1), x);
+    EXPECT_STATUS(nnc_session_bind_device_input(objects.session, 0, &wrong),
+                  NNC_STATUS_INVALID_ARGUMENT, "expected shape");
+  }
+  CHECK(fake.released());
+  // On the CPU there is no device memory to bind.
+  Objects cpu;
+  REQUIRE_OK(cpu.open("main", 1));
+  std::vector<float> data(16);
+  nnc_tensor_view_t view = viewOf(cpu.input(0), data.data());
+  EXPECT_STATUS(nnc_session_bind_device_input(cpu.session, 0, &view),
+                NNC_STATUS_INVALID_ARGUMENT,
+                "nnc_session_bind_device_input: device memory binds only in a session on a CUDA "
+                "device; this one runs on 'cpu'");
 }
 
 void testCudaImageChoice() {
@@ -1715,6 +1851,50 @@ void testEmulatedRun() {
                 NNC_STATUS_FAILED_PRECONDITION,
                 "cuda_no_host_image.so' has no host image of its kernels, which device "
                 "'cuda-emulated' runs");
+}
+
+/// Device memory is host memory on cuda-emulated: bound buffers are read and
+/// written in place, in the checking mode too.
+void testEmulatedDeviceMemory() {
+  Environment environment;
+  for (const char *checking : {"0", "1"}) {
+    environment.set("NNC_CUDA_EMULATED_CHECK", checking);
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 2, "cuda_module.so", "cuda-emulated"));
+    CudaMain main;
+    if (!main.bind(objects))
+      return;
+    std::vector<float> x = main.x, y(kCudaN, -7.0f);
+    nnc_tensor_view_t viewX = viewOf(objects.input(0), x.data());
+    nnc_tensor_view_t viewY = viewOf(objects.output(0), y.data());
+    REQUIRE_OK(nnc_session_bind_device_input(objects.session, 0, &viewX));
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 0, &viewY));
+    std::vector<float> expected;
+    int32_t positives;
+    cudaMainReference(x, main.scale, expected, positives);
+    REQUIRE_OK(nnc_session_run(objects.session));
+    CHECK(y == expected && x == main.x);
+    nnc_tensor_view_t outY;
+    REQUIRE_OK(nnc_session_output(objects.session, 0, &outY));
+    CHECK(outY.data == y.data());
+    // Back to the session's buffer: the same values arrive there.
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 0, nullptr));
+    std::fill(y.begin(), y.end(), -7.0f);
+    REQUIRE_OK(nnc_session_run(objects.session));
+    main.matches(objects);
+    CHECK(y[0] == -7.0f);
+  }
+  // The checking mode watches a device-bound output: it finds the race.
+  Objects racy;
+  REQUIRE_OK(racy.open("racy_shift", 2, "emulated_module.so", "cuda-emulated"));
+  std::vector<float> x(64), y(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = static_cast<float>(i);
+  nnc_tensor_view_t viewX = viewOf(racy.input(0), x.data()), viewY = viewOf(racy.output(0), y.data());
+  REQUIRE_OK(nnc_session_bind_device_input(racy.session, 0, &viewX));
+  REQUIRE_OK(nnc_session_bind_device_output(racy.session, 0, &viewY));
+  EXPECT_STATUS(nnc_session_run(racy.session), NNC_STATUS_INTERNAL,
+                "the results depend on the order the threads run in: output 'y' differs");
 }
 
 void testEmulatedCollectives() {
@@ -2479,6 +2659,7 @@ const Test kTests[] = {
     {"release-order", testReleaseOrder},
     {"concurrent-sessions", testConcurrentSessions},
     {"cuda-run", testCudaRun},
+    {"cuda-device-memory", testCudaDeviceMemory},
     {"cuda-image-choice", testCudaImageChoice},
     {"cuda-unavailable", testCudaUnavailable},
     {"cuda-device-mismatch", testCudaDeviceMismatch},
@@ -2489,6 +2670,7 @@ const Test kTests[] = {
     {"cuda-concurrent-sessions", testCudaConcurrentSessions},
     {"cuda-real-driver", testCudaRealDriver},
     {"emulated-run", testEmulatedRun},
+    {"emulated-device-memory", testEmulatedDeviceMemory},
     {"emulated-collectives", testEmulatedCollectives},
     {"emulated-errors", testEmulatedErrors},
     {"emulated-check", testEmulatedCheck},

@@ -363,6 +363,29 @@ NNC_API nnc_status_t nnc_session_bind_output(nnc_session_t *session, int32_t ind
 NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char *name,
                                                      const nnc_tensor_view_t *view);
 
+/* Binds a buffer in the session's device memory as input (output) index, so
+ * that runs read (write) it there, with no copy through the host: on "cuda",
+ * view->data is a device address (a CUdeviceptr cast to a pointer) valid in
+ * the session's context, the GPU's primary context, which the CUDA runtime
+ * and frameworks such as PyTorch use too (so their allocations qualify); on
+ * "cuda-emulated", where device memory is host memory, any host buffer. The
+ * view is checked as by nnc_session_bind_input/output; the session cannot
+ * check that the address is device memory of that size, and a wrong one fails
+ * a run (or corrupts device memory), as a wrong host pointer would on the
+ * CPU. The buffer must not change during a run, and a run returns only when
+ * the GPU has finished it, so the caller finishes its own writes to an input
+ * (and waits for them) before calling nnc_session_run. A new address makes
+ * the next run record its CUDA graph again. nnc_session_output describes a
+ * device-bound output with its device address. A NULL view unbinds a device
+ * input (bind it again before the next run) and returns a device output to
+ * the session's own host buffer; binding a host buffer with
+ * nnc_session_bind_input/output ends a device binding too. In a session on
+ * "cpu": NNC_STATUS_INVALID_ARGUMENT. Not thread-safe. */
+NNC_API nnc_status_t nnc_session_bind_device_input(nnc_session_t *session, int32_t index,
+                                                   const nnc_tensor_view_t *view);
+NNC_API nnc_status_t nnc_session_bind_device_output(nnc_session_t *session, int32_t index,
+                                                    const nnc_tensor_view_t *view);
+
 /* Runs the function once. Every input must be bound. Parallel loops use the
  * runtime's threads; while another session holds them, this run's loops execute
  * on the calling thread instead (same results, no deadlock).
@@ -374,7 +397,8 @@ NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, con
  * dims again allocate nothing.
  * On a CUDA device a run copies the bound inputs to the device, enqueues the
  * function's kernels, copies the outputs back into the host buffers and waits
- * for the GPU, so results are read exactly as on the CPU. The first successful
+ * for the GPU, so results are read exactly as on the CPU (tensors bound to
+ * device memory are not copied). The first successful
  * run launches the kernels one by one; the next captures them into a CUDA
  * graph, which later runs replay (where the driver cannot capture, runs keep
  * launching one by one). Not thread-safe. */

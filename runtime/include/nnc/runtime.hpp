@@ -209,6 +209,14 @@ public:
   Status unbindOutput(int32_t index) {
     return Status(nnc_session_bind_output(get(), index, nullptr));
   }
+  /// Device memory (nnc_session_bind_device_input/output): view.data is a
+  /// device address on "cuda", a host pointer on "cuda-emulated".
+  Status bindDeviceInput(int32_t index, const nnc_tensor_view_t &view) {
+    return Status(nnc_session_bind_device_input(get(), index, &view));
+  }
+  Status bindDeviceOutput(int32_t index, const nnc_tensor_view_t &view) {
+    return Status(nnc_session_bind_device_output(get(), index, &view));
+  }
   Status run() { return Status(nnc_session_run(get())); }
   Result<nnc_tensor_view_t> output(int32_t index) const {
     nnc_tensor_view_t view{};
