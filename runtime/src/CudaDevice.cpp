@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/CudaDevice.h"
+
+#include <algorithm>
 #include "runtime/src/Status.h"
 
 #include <cstdint>
@@ -87,7 +89,7 @@ nnc_status_t CudaDevice::fail(const std::string &what, const char *call, CUresul
 
 nnc_status_t CudaDevice::create(const std::string &device, int ordinal, const nnc_module &module,
                                 const nnc_function &function, const nnc_abi_context_t &host,
-                                std::unique_ptr<CudaDevice> &out) {
+                                bool profile, std::unique_ptr<CudaDevice> &out) {
   // Built up step by step: on a failure the destructor releases what exists.
   std::unique_ptr<CudaDevice> self(new CudaDevice());
   self->name = device;
@@ -97,6 +99,9 @@ nnc_status_t CudaDevice::create(const std::string &device, int ordinal, const nn
     return status;
   if (nnc_status_t status = self->open(ordinal, host))
     return status;
+  if (profile)
+    if (nnc_status_t status = self->startProfiling())
+      return status;
   out = std::move(self);
   return nullptr;
 }
@@ -266,6 +271,8 @@ CudaDevice::~CudaDevice() {
     // must run regardless.
     if (graph)
       driver->cuGraphExecDestroy(graph);
+    for (CUevent event : events)
+      driver->cuEventDestroy_v2(event);
     if (kernelModule)
       driver->cuModuleUnload(kernelModule);
     for (CUdeviceptr allocation : allocations)
@@ -289,7 +296,66 @@ nnc_status_t CudaDevice::run(void *const *hostInputs, void *const *hostOutputs) 
                   synced);
   if (!status && graphState == Graph::Eager)
     graphState = driver->hasGraphs() ? Graph::Capture : Graph::Unsupported;
+  if (!status && !events.empty())
+    status = readProfile();
   return status;
+}
+
+nnc_status_t CudaDevice::startProfiling() {
+  std::string what = "profiling function '" + std::string(function->abi->name) + "'";
+  if (!driver->hasEvents())
+    return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                      "device '" + name + "': " + what + ": the driver " + driver->path +
+                          " lacks the event calls that time kernels");
+  ContextScope scope(*driver, context);
+  if (CUresult result = scope.result())
+    return fail(what, "cuCtxPushCurrent_v2", result);
+  // One event per kernel start, and one for the end of the last kernel.
+  for (size_t k = 0; k <= function->kernels.size(); ++k) {
+    CUevent event = nullptr;
+    if (CUresult result = driver->cuEventCreate(&event, 0))
+      return fail(what, "cuEventCreate", result);
+    events.push_back(event);
+  }
+  marked.assign(events.size(), false);
+  callContext.profile = &CudaDevice::mark;
+  callContext.profile_state = this;
+  // Event records between the launches time each one; a replayed graph
+  // would hide them, so a profiled session launches one by one.
+  graphState = Graph::Unsupported;
+  return nullptr;
+}
+
+void CudaDevice::mark(void *state, int32_t kernel) {
+  CudaDevice &self = *static_cast<CudaDevice *>(state);
+  if (kernel < 0 || static_cast<size_t>(kernel) >= self.events.size() || self.marked[kernel])
+    return; // the run's check reports the marks that are missing
+  CUresult result = self.driver->cuEventRecord(self.events[kernel], self.stream);
+  self.marked[kernel] = result == CUDA_SUCCESS;
+  if (result && !self.profileResult)
+    self.profileResult = result;
+}
+
+nnc_status_t CudaDevice::readProfile() {
+  std::string what = "profiling function '" + std::string(function->abi->name) + "'";
+  bool complete = std::all_of(marked.begin(), marked.end(), [](bool m) { return m; });
+  std::fill(marked.begin(), marked.end(), false);
+  CUresult recorded = profileResult;
+  profileResult = CUDA_SUCCESS;
+  if (recorded)
+    return fail(what, "cuEventRecord", recorded);
+  if (!complete)
+    return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function->abi->name) +
+                                               "' of module '" + module->path +
+                                               "' did not mark every kernel it describes");
+  seconds.resize(events.size() - 1);
+  for (size_t k = 0; k + 1 < events.size(); ++k) {
+    float milliseconds = 0;
+    if (CUresult result = driver->elapsedTime(&milliseconds, events[k], events[k + 1]))
+      return fail(what, "cuEventElapsedTime", result);
+    seconds[k] = milliseconds * 1e-3;
+  }
+  return nullptr;
 }
 
 void CudaDevice::bindDeviceMemory(bool isInput, size_t index, void *address) {

@@ -32,9 +32,11 @@ public:
   /// constants, and allocates the workspace and a device buffer per input and
   /// output. `device` is the session option's text, for messages; `host` is
   /// what the runtime offers compiled code on the CPU (its thread pool).
+  /// With `profile`, each kernel the function marks (nnc --profile) is timed
+  /// by events on the stream, and runs launch one by one.
   static nnc_status_t create(const std::string &device, int ordinal, const nnc_module &module,
                              const nnc_function &function, const nnc_abi_context_t &host,
-                             std::unique_ptr<CudaDevice> &out);
+                             bool profile, std::unique_ptr<CudaDevice> &out);
 
   /// Frees everything create made, in reverse dependency order.
   ~CudaDevice() override;
@@ -53,6 +55,9 @@ public:
   /// "cuda:0 'NVIDIA H100 80GB HBM3' (compute capability 9.0, image sm_90a,
   /// driver 13.0)".
   const std::string &description() const override { return summary; }
+  const std::vector<double> *kernelSeconds() const override {
+    return events.empty() ? nullptr : &seconds;
+  }
 
 private:
   CudaDevice() = default;
@@ -69,6 +74,11 @@ private:
   int32_t callEntry();
   nnc_status_t entryFailure(int32_t code) const;
   nnc_status_t fail(const std::string &what, const char *call, CUresult result) const;
+  nnc_status_t startProfiling();
+  /// The profile hook: records kernel k's start event.
+  static void mark(void *state, int32_t kernel);
+  /// The finished run's kernel times, from its events.
+  nnc_status_t readProfile();
 
   static int32_t launch(void *device, int32_t kernel, uint32_t grid_x, uint32_t grid_y,
                         uint32_t grid_z, uint32_t block_x, uint32_t block_y, uint32_t block_z,
@@ -101,6 +111,13 @@ private:
   /// entry's launches into a graph that later runs replay.
   enum class Graph { Eager, Capture, Replay, Unsupported } graphState = Graph::Eager;
   CUgraphExec graph = nullptr;
+
+  /// Profiling: an event per mark, which of them this run recorded, the
+  /// first failed record, and the last run's kernel times.
+  std::vector<CUevent> events;
+  std::vector<bool> marked;
+  CUresult profileResult = CUDA_SUCCESS;
+  std::vector<double> seconds;
 
   /// The first launch failure of the current entry call, for its status.
   std::string launchError;

@@ -18,6 +18,16 @@ bool Driver::hasGraphs() const {
          cuGraphLaunch && cuGraphExecDestroy && cuGraphDestroy;
 }
 
+bool Driver::hasEvents() const {
+  return cuEventCreate && cuEventDestroy_v2 && cuEventRecord &&
+         (cuEventElapsedTime_v2 || cuEventElapsedTime);
+}
+
+CUresult Driver::elapsedTime(float *milliseconds, CUevent start, CUevent end) const {
+  return cuEventElapsedTime_v2 ? cuEventElapsedTime_v2(milliseconds, start, end)
+                               : cuEventElapsedTime(milliseconds, start, end);
+}
+
 std::string Driver::errorText(CUresult result) const {
   // Both calls leave the string NULL for a code the driver does not know.
   const char *name = nullptr, *description = nullptr;

@@ -28,6 +28,7 @@ using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
+using CUevent = struct CUevent_st *;
 
 // Enums are int-sized in the C ABI; only the values used are listed.
 enum CUresultValue : int {
@@ -79,8 +80,9 @@ enum CUstreamFlags : unsigned {
 // cuda.h maps the plain name to them (64-bit sizes, the primary context
 // release that keeps the context's state). Every one returns CUresult.
 // REQUIRED(name, parameter types...) must resolve or the driver is refused;
-// OPTIONAL ones (CUDA graphs) may be missing from an old driver, and are then
-// NULL and their feature is skipped.
+// OPTIONAL ones (CUDA graphs, events) may be missing from an old driver, and
+// are then NULL and their feature is skipped or refused. (cuda.h 13 maps
+// cuEventElapsedTime to _v2; older drivers export the plain name only.)
 #define NNC_CUDA_DRIVER_SYMBOLS(REQUIRED, OPTIONAL)                                          \
   REQUIRED(cuInit, unsigned)                                                                  \
   REQUIRED(cuDriverGetVersion, int *)                                                         \
@@ -112,7 +114,12 @@ enum CUstreamFlags : unsigned {
   OPTIONAL(cuGraphInstantiateWithFlags, CUgraphExec *, CUgraph, unsigned long long)           \
   OPTIONAL(cuGraphLaunch, CUgraphExec, CUstream)                                              \
   OPTIONAL(cuGraphExecDestroy, CUgraphExec)                                                   \
-  OPTIONAL(cuGraphDestroy, CUgraph)
+  OPTIONAL(cuGraphDestroy, CUgraph)                                                           \
+  OPTIONAL(cuEventCreate, CUevent *, unsigned)                                                \
+  OPTIONAL(cuEventDestroy_v2, CUevent)                                                        \
+  OPTIONAL(cuEventRecord, CUevent, CUstream)                                                  \
+  OPTIONAL(cuEventElapsedTime_v2, float *, CUevent, CUevent)                                  \
+  OPTIONAL(cuEventElapsedTime, float *, CUevent, CUevent)
 
 /// A loaded driver: the library and its entry points. Loaded once per path
 /// and process and never unloaded (the driver keeps threads and state for
@@ -127,6 +134,10 @@ struct Driver {
 
   /// True when every symbol CUDA graphs need was found.
   bool hasGraphs() const;
+  /// True when events can time work on a stream.
+  bool hasEvents() const;
+  /// cuEventElapsedTime_v2, or the plain one of an older driver.
+  CUresult elapsedTime(float *milliseconds, CUevent start, CUevent end) const;
 
   /// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)", or the number when the
   /// driver does not know the code.

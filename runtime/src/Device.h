@@ -14,6 +14,7 @@
 #include "nnc/runtime.h"
 
 #include <string>
+#include <vector>
 
 namespace nnc::runtime {
 
@@ -30,6 +31,9 @@ public:
   /// has checked the index and the view.
   virtual void bindDeviceMemory(bool isInput, size_t index, void *address) = 0;
 
+  /// The last run's kernel times where the device measures them itself (a
+  /// GPU's events); null where the session's host clock does.
+  virtual const std::vector<double> *kernelSeconds() const { return nullptr; }
   /// For nnc_session_device.
   virtual const std::string &description() const = 0;
 };

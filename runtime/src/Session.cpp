@@ -376,8 +376,9 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                       "function '" + std::string(function->abi->name) +
                           "' has dynamic dims, which run on the CPU only");
 
-  // Kernel timing needs the marks of nnc --profile, and host clocks that
-  // see a kernel end: not the asynchronous launches of a GPU.
+  // Kernel timing needs the marks of nnc --profile: host clocks read at each
+  // on the CPU and cuda-emulated (where a launch ends before the host goes
+  // on), events recorded on the stream on a GPU.
   std::unique_ptr<Profile> profile;
   nnc_abi_context_t context = runtime->context;
   if (options->profile) {
@@ -386,11 +387,6 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                         "function '" + std::string(function->abi->name) + "' of module '" +
                             module->path +
                             "' was compiled without kernel marks (compile it with nnc --profile)");
-    if (device.target == "cuda" && !device.emulated)
-      return makeStatus(NNC_STATUS_UNIMPLEMENTED,
-                        "profiling on device '" + deviceName +
-                            "': kernels run asynchronously there (time them with the CUDA "
-                            "tools, or profile on cuda-emulated)");
     profile = std::make_unique<Profile>();
     profile->marks.assign(function->kernels.size() + 1, -1.0);
     context.profile = &Profile::mark;
@@ -431,7 +427,8 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
   } else if (device.target == "cuda") {
     std::unique_ptr<nnc::runtime::cuda::CudaDevice> gpu;
     if (nnc_status_t status = nnc::runtime::cuda::CudaDevice::create(
-            deviceName, device.ordinal, *module, *function, runtime->context, gpu))
+            deviceName, device.ordinal, *module, *function, runtime->context,
+            /*profile=*/profile != nullptr, gpu))
       return status;
     cuda = std::move(gpu);
   } else {
@@ -683,7 +680,12 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
                                                  "' of module '" + session->module->path +
                                                  "' failed with code " + std::to_string(result));
   }
-  if (session->profile && !session->profile->finish())
+  // A GPU times its kernels with its own events; elsewhere the host's marks do.
+  const std::vector<double> *deviceSeconds =
+      session->device ? session->device->kernelSeconds() : nullptr;
+  if (session->profile && deviceSeconds)
+    session->profile->seconds = *deviceSeconds;
+  else if (session->profile && !session->profile->finish())
     return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
                                                "' of module '" + session->module->path +
                                                "' did not mark every kernel it describes, in order");

@@ -49,7 +49,8 @@ Runs one function of a module compiled by nnc and checks or times it.
   --bench N             time N runs and print the median and minimum latency
   --profile N           time each kernel over N runs and print the median per
                         kernel beside nnc's estimate (a module compiled with
-                        nnc --profile; cpu and cuda-emulated)
+                        nnc --profile; on cuda timed by CUDA events, with
+                        the kernels launched one by one)
   --warmup W            untimed runs before the timed ones (default 3)
   --threads T           threads of the runtime (default 0: one per core)
   --device D            where the function runs: cpu (default) for modules

@@ -102,8 +102,8 @@ static cl::opt<double> peakGBps("peak-gbps",
                                          "CUDA the H100's, CPU measured by nnc-peak)"),
                                 cl::init(0), cl::cat(inspectCategory));
 static cl::opt<bool> profile(
-    "profile", cl::desc("mark each kernel's start so that nnc-run --profile can time it (CPU "
-                        "and cuda-emulated); embeds the kernels of --report, with estimates "
+    "profile", cl::desc("mark each kernel's start so that nnc-run --profile can time it (on "
+                        "every device); embeds the kernels of --report, with estimates "
                         "for given or published peak rates"),
     cl::cat(inspectCategory));
 static cl::opt<bool> quiet("q", cl::desc("no progress lines (printed per stage when stderr is "

@@ -288,9 +288,12 @@ typedef struct nnc_session_options {
   const char *device;
   /* Nonzero: time each kernel of every run (nnc_session_kernel_seconds). The
    * function must have been compiled with nnc --profile (else
-   * NNC_STATUS_FAILED_PRECONDITION), on "cpu" or "cuda-emulated"; on "cuda"
-   * it is NNC_STATUS_UNIMPLEMENTED (kernels run asynchronously there, so
-   * host clocks cannot time them). Default 0: the marks in a profiled
+   * NNC_STATUS_FAILED_PRECONDITION). On "cpu" and "cuda-emulated" the host's
+   * clock times the kernels; on "cuda" events recorded on the session's
+   * stream at each kernel's start do (NNC_STATUS_UNIMPLEMENTED with a driver
+   * that lacks them), and runs launch the kernels one by one rather than
+   * replaying a CUDA graph, so a kernel shorter than a launch's host
+   * overhead counts that overhead too. Default 0: the marks in a profiled
    * function then cost a call, a load and a branch each. */
   int32_t profile;
 } nnc_session_options_t;

@@ -103,7 +103,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int initialized;
 static struct CUctx_st contexts[MAX_DEVICES];
 static Allocation *allocations;
-static long live_allocations, live_streams, live_modules, live_graphs, live_graph_execs;
+static long live_allocations, live_streams, live_modules, live_graphs, live_graph_execs,
+    live_events;
+/* The fake GPU's clock, in milliseconds: each kernel run takes one
+ * microsecond per block, so event timings are known to the tests. */
+static double gpu_clock_ms;
 static char *log_text;
 static size_t log_size, log_capacity;
 
@@ -279,6 +283,7 @@ EXPORT long nnc_fake_cuda_live(const char *kind) {
                : strcmp(kind, "contexts") == 0    ? contexts_alive
                : strcmp(kind, "graphs") == 0      ? live_graphs
                : strcmp(kind, "graph_execs") == 0 ? live_graph_execs
+               : strcmp(kind, "events") == 0      ? live_events
                                                   : -1;
   pthread_mutex_unlock(&lock);
   return value;
@@ -705,6 +710,71 @@ EXPORT CUresult cuFuncSetAttribute(CUfunction function, int attribute, int value
                 attribute, value);
 }
 
+/*===- events ------------------------------------------------------------===*/
+
+/* Left out with the graphs too: that build stands for a driver missing its
+ * optional calls. */
+#ifndef NNC_FAKE_CUDA_NO_GRAPHS
+
+typedef struct CUevent_st {
+  int recorded;
+  double time_ms; /* the fake GPU's clock when recorded */
+} *CUevent;
+
+EXPORT CUresult cuEventCreate(CUevent *event, unsigned flags) {
+  CUresult result = begin("cuEventCreate");
+  if (!result)
+    result = require_context();
+  if (!result && (!event || flags != 0))
+    result = CUDA_ERROR_INVALID_VALUE; /* only timing events are expected */
+  if (!result) {
+    *event = calloc(1, sizeof(**event));
+    ++live_events;
+  }
+  return finish("cuEventCreate", result, "flags=%u", flags);
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent event) {
+  CUresult result = begin("cuEventDestroy_v2");
+  if (!result && !event)
+    result = CUDA_ERROR_INVALID_HANDLE;
+  if (!result) {
+    free(event);
+    --live_events;
+  }
+  return finish("cuEventDestroy_v2", result, NULL);
+}
+
+EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
+  CUresult result = begin("cuEventRecord");
+  if (!result)
+    result = require_context();
+  if (!result && !event)
+    result = CUDA_ERROR_INVALID_HANDLE;
+  if (!result && stream && stream->capture)
+    result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* not expected while capturing */
+  if (!result) {
+    event->recorded = 1;
+    event->time_ms = gpu_clock_ms; /* the stream runs launches as they come */
+  }
+  return finish("cuEventRecord", result, NULL);
+}
+
+/* Only the _v2 name, as CUDA 13's driver maps it. */
+EXPORT CUresult cuEventElapsedTime_v2(float *milliseconds, CUevent start, CUevent end) {
+  CUresult result = begin("cuEventElapsedTime_v2");
+  if (!result)
+    result = require_context();
+  if (!result && (!start || !end || !start->recorded || !end->recorded))
+    result = CUDA_ERROR_INVALID_HANDLE;
+  if (!result && !milliseconds)
+    result = CUDA_ERROR_INVALID_VALUE;
+  if (!result)
+    *milliseconds = (float)(end->time_ms - start->time_ms);
+  return finish("cuEventElapsedTime_v2", result, NULL);
+}
+#endif
+
 /*===- launches and graphs -----------------------------------------------===*/
 
 static void run(Launch *launch) {
@@ -713,6 +783,8 @@ static void run(Launch *launch) {
     params[i] = launch->values[i];
   if (launch->function->host)
     launch->function->host(&launch->shape, params);
+  const unsigned *grid = launch->shape.grid;
+  gpu_clock_ms += 1e-3 * (double)grid[0] * grid[1] * grid[2];
 }
 
 EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned grid_x, unsigned grid_y,

@@ -4,7 +4,8 @@
  * host memory, so the runtime's CUDA device is tested without a GPU (point
  * NNC_CUDA_DRIVER at it). "Device" addresses are host addresses; a kernel
  * launch runs a host function standing in for the kernel, if one is provided;
- * every call is recorded.
+ * every call is recorded. Events time on a fake GPU clock on which each kernel
+ * takes one microsecond per block.
  *
  * Configured by the environment, read at each call:
  *   NNC_FAKE_CUDA_DEVICES   number of GPUs (default 1; 0: none)
@@ -53,7 +54,8 @@ const char *nnc_fake_cuda_log(void);
 long nnc_fake_cuda_calls(const char *call);
 
 /* Objects alive now: "allocations", "streams", "modules", "contexts" (primary
- * context references), "graphs", "graph_execs"; -1 for another name. */
+ * context references), "graphs", "graph_execs", "events"; -1 for another
+ * name. */
 long nnc_fake_cuda_live(const char *kind);
 
 #ifdef __cplusplus
