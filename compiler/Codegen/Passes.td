@@ -320,7 +320,9 @@ def CUDAMergeKernels : Pass<"nnc-cuda-merge-kernels", "mlir::ModuleOp"> {
     Outlining makes one `gpu.module` per launch, whose kernels may share a
     name. The artifact holds one PTX image per chip with all kernels, so this
     pass moves them into one `gpu.module @nnc_kernels`, each kernel renamed to
-    its former module's (unique) name, and updates the launches.
+    its former module's (unique) name, and updates the launches. Shared-memory
+    buffers get 16-byte alignment, and each launch records its kernel's shared
+    memory (`nnc.static_shared_bytes`) for `nnc --report`.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

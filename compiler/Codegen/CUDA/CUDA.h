@@ -16,6 +16,9 @@ inline constexpr char kCUDAKernelsAttr[] = "nnc.cuda_kernels";
 /// On the module: the kernels rewritten for the host, as LLVM bitcode
 /// (compiler/Codegen/CUDA/HostKernels.h), for the cuda-emulated device.
 inline constexpr char kCUDAHostImageAttr[] = "nnc.cuda_host_image";
+/// On a gpu.launch_func: bytes of shared memory the kernel declares (its
+/// workgroup buffers, each 16-byte aligned), for the report.
+inline constexpr char kStaticSharedAttr[] = "nnc.static_shared_bytes";
 /// The gpu.module (then gpu.binary) holding every kernel.
 inline constexpr char kKernelModule[] = "nnc_kernels";
 

@@ -35,6 +35,7 @@ struct MergeKernels : nnc::impl::CUDAMergeKernelsBase<MergeKernels> {
     SymbolTable mergedSymbols(merged);
     // Kernel (old module, old name) -> new name.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
+    llvm::DenseMap<StringAttr, int64_t> shared; // new name -> static shared bytes
     for (gpu::GPUModuleOp old : outlined) {
       for (Operation &op : llvm::make_early_inc_range(old.getBody()->getOperations())) {
         auto symbol = dyn_cast<SymbolOpInterface>(op);
@@ -50,14 +51,22 @@ struct MergeKernels : nnc::impl::CUDAMergeKernelsBase<MergeKernels> {
           name += "_" + oldName.str();
         // Every shared-memory buffer 16-byte aligned: the tiled matmul reads
         // its tiles as 4-float vectors (ld.shared.v4), which need it.
-        if (auto func = dyn_cast<gpu::GPUFuncOp>(op))
-          for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+        int64_t sharedBytes = 0;
+        if (auto func = dyn_cast<gpu::GPUFuncOp>(op)) {
+          for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i) {
             func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                                              b.getI64IntegerAttr(16));
+            auto type = cast<MemRefType>(func.getWorkgroupAttributions()[i].getType());
+            int64_t bytes = type.getNumElements() *
+                            llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+            sharedBytes = llvm::alignTo(sharedBytes, 16) + bytes;
+          }
+        }
         op.remove();
         symbol.setName(name);
         mergedSymbols.insert(&op);
         renamed[{old.getNameAttr(), oldName}] = symbol.getNameAttr();
+        shared[symbol.getNameAttr()] = sharedBytes;
       }
       old.erase();
     }
@@ -70,6 +79,7 @@ struct MergeKernels : nnc::impl::CUDAMergeKernelsBase<MergeKernels> {
       }
       launch.setKernelAttr(SymbolRefAttr::get(merged.getNameAttr(),
                                               {FlatSymbolRefAttr::get(name)}));
+      launch->setAttr(nnc::kStaticSharedAttr, b.getI64IntegerAttr(shared.lookup(name)));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

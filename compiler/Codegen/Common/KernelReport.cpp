@@ -1,6 +1,7 @@
 //===- KernelReport.cpp - the kernels a model became (nnc --report) -------===//
 
 #include "compiler/Codegen/Common/KernelReport.h"
+#include "compiler/Codegen/CUDA/CUDA.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -332,6 +333,8 @@ void nnc::attachCUDALaunches(ModuleOp module, std::vector<KernelReport> &kernels
       kernel->block = dims(launch.getBlockSizeOperandValues());
       if (Value shared = launch.getDynamicSharedMemorySize())
         kernel->sharedBytes = getConstantIntValue(shared).value_or(0);
+      if (auto bytes = launch->getAttrOfType<IntegerAttr>(kStaticSharedAttr))
+        kernel->staticSharedBytes = bytes.getInt();
     }
   });
 }
@@ -433,7 +436,7 @@ void nnc::printKernelTable(llvm::raw_ostream &os, StringRef model, StringRef tar
       os << llvm::format("  %4s  %-16s %9s %9s %9s %10s %-8s", "#", "kernel", "FLOP", "read B",
                          "write B", "est. us", "bound");
       if (cuda)
-        os << llvm::format(" %-16s %-12s", "grid", "block");
+        os << llvm::format(" %-16s %-12s %7s", "grid", "block", "smem B");
       os << "  nodes\n";
     }
     std::optional<double> estimate = estimateSeconds(kernel, peak);
@@ -448,7 +451,8 @@ void nnc::printKernelTable(llvm::raw_ostream &os, StringRef model, StringRef tar
                        std::to_string((*d)[2])
                  : std::string("-");
       };
-      os << llvm::format(" %-16s %-12s", dim3(kernel.grid).c_str(), dim3(kernel.block).c_str());
+      os << llvm::format(" %-16s %-12s %7s", dim3(kernel.grid).c_str(), dim3(kernel.block).c_str(),
+                         scaled(double(kernel.staticSharedBytes + kernel.sharedBytes)).c_str());
     }
     os << "  " << joinNodes(kernel.nodes, 60) << "\n";
     flops += kernel.flops;
@@ -483,8 +487,10 @@ void nnc::printKernelJSON(llvm::raw_ostream &os, StringRef model, StringRef targ
     if (kernel.block)
       entry["block"] =
           llvm::json::Array{(*kernel.block)[0], (*kernel.block)[1], (*kernel.block)[2]};
-    if (kernel.grid)
+    if (kernel.grid) {
       entry["dynamic_shared_bytes"] = kernel.sharedBytes;
+      entry["static_shared_bytes"] = kernel.staticSharedBytes;
+    }
     list.push_back(std::move(entry));
   }
   llvm::json::Object peakObject;

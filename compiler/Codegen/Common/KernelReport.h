@@ -36,7 +36,8 @@ struct KernelReport {
   // CUDA: the launch, when it was matched to the kernel.
   std::string launchName;
   std::optional<std::array<int64_t, 3>> grid, block;
-  int64_t sharedBytes = 0;
+  int64_t sharedBytes = 0;       // dynamic shared memory of the launch
+  int64_t staticSharedBytes = 0; // shared memory the kernel declares
 };
 
 /// The peak rates estimates are made against.
@@ -60,7 +61,7 @@ std::vector<KernelReport> collectKernels(mlir::ModuleOp module,
 
 /// Matches the CUDA launches of each function (after the kernel pipeline:
 /// gpu.launch_func ops) to the kernels, in order, and records grid, block and
-/// shared memory. Leaves kernels unmatched when the counts differ.
+/// shared memory (static and dynamic). Leaves kernels unmatched when the counts differ.
 void attachCUDALaunches(mlir::ModuleOp module, std::vector<KernelReport> &kernels);
 
 /// A roofline estimate: the longer of compute at peak and traffic at peak

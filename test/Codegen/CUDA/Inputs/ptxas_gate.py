@@ -12,6 +12,7 @@ registers, most shared memory) and a summary; exits 1 on any failure.
 
 import argparse
 import re
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -60,11 +61,15 @@ def main():
         name, _, variant = model.partition("+")
         extra = ["--train", "--loss=mse", "--optimizer=adam"] if variant == "train" else []
         r = subprocess.run([args.nnc, str(args.models / name / "model.onnx"), "-target=cuda",
-                            *extra, "--emit=ptx", "-o", str(out)], capture_output=True, text=True)
+                            *extra, "--emit=ptx", "-o", str(out), "--report=json"],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             print(f"FAIL {model}: nnc exited {r.returncode}: {r.stderr.strip()}")
             failures += 1
             continue
+        # The shared memory nnc --report gives each launch's kernel.
+        reported = {k["launch"]: k["static_shared_bytes"] + k["dynamic_shared_bytes"]
+                    for k in json.loads(r.stdout)["kernels"] if "launch" in k}
         for ptx in sorted(out.glob("*.ptx")):
             chip = ptx.stem
             r = subprocess.run([args.ptxas, f"-arch={chip}", *FLAGS, str(ptx), "-o", "/dev/null"],
@@ -88,6 +93,17 @@ def main():
             for kernel, regs, smem in over:
                 print(f"  over budget: {kernel}: {regs} registers, {smem} bytes shared")
             failures += bool(over)
+            # Kernels launched with reported shared memory must agree with
+            # what ptxas allocates for them.
+            wrong = [(k, smem, reported[k]) for k, _, smem in usage
+                     if k in reported and reported[k] != smem]
+            for kernel, smem, said in wrong:
+                print(f"FAIL {model} {chip}: {kernel}: nnc --report says {said} bytes shared, "
+                      f"ptxas {smem}")
+            if not wrong and reported:
+                print(f"ok {model} {chip}: --report's shared memory matches ptxas for "
+                      f"{sum(1 for k, _, _ in usage if k in reported)} kernels")
+            failures += bool(wrong)
     print(f"ptxas gate: {checked} kernels assembled, {failures} failures")
     sys.exit(1 if failures or not checked else 0)
 
