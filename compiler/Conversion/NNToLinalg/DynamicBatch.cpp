@@ -22,12 +22,14 @@ bool staticType(Type type) {
   return !tensor || tensor.hasStaticShape();
 }
 
-/// Dynamic in its leading dim only.
+/// Dynamic in its leading dim only, and not empty whatever the batch (a
+/// sample of no elements has no slice to take: its offsets are out of
+/// bounds).
 bool batchedType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || tensor.getRank() == 0 || !tensor.isDynamicDim(0))
     return false;
-  return llvm::none_of(tensor.getShape().drop_front(), ShapedType::isDynamic);
+  return llvm::all_of(tensor.getShape().drop_front(), [](int64_t d) { return d > 0; });
 }
 
 /// Whether the op computes each index of its first operand's leading dim

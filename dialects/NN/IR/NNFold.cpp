@@ -122,6 +122,25 @@ OpFoldResult foldReshapeLike(Operation *op, Attribute input) {
 }
 } // namespace
 
+OpFoldResult nnc::nn::foldUnary(Operation *op, Attribute operand) {
+  auto type = foldableType(op->getResult(0));
+  auto input = asInts(operand);
+  if (!type || !input)
+    return {};
+  StringRef name = op->getName().stripDialect();
+  auto fn = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+    int64_t a = v[0];
+    // Negation wraps, as in the compiled code.
+    if (name == "neg") return (int64_t)(0 - (uint64_t)a);
+    if (name == "abs") return a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
+    if (name == "sign") return (a > 0) - (a < 0);
+    if (name == "relu") return std::max<int64_t>(a, 0);
+    if (name == "not") return !a;
+    return std::nullopt;
+  };
+  return foldElementwise(type, {*input}, fn);
+}
+
 OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
   auto type = foldableType(op->getResult(0));
   auto lhs = asInts(operands[0]), rhs = asInts(operands[1]);

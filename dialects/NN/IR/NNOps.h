@@ -54,6 +54,9 @@ std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
 
 /// Folds a binary elementwise op whose operands are small integer constants.
 mlir::OpFoldResult foldBinary(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands);
+/// Folds a unary elementwise op (neg, abs, sign, relu, not) of a small
+/// integer constant.
+mlir::OpFoldResult foldUnary(mlir::Operation *op, mlir::Attribute operand);
 
 /// The most static type compatible with both, or null when they conflict.
 mlir::Type refineType(mlir::Type current, mlir::Type inferred);

@@ -82,14 +82,17 @@ def NN_Tensor : RankedTensorOf<[AnyType]>;
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+// `integerFolder`: small integer constants fold (shape arithmetic such as
+// the negated axes of an expanded LayerNormalization).
 class NN_UnaryOp<string mnemonic, string what, Type type = NN_FloatTensor,
-                 list<Trait> traits = []>
+                 list<Trait> traits = [], bit integerFolder = 0>
     : NN_Op<mnemonic, traits> {
   let summary = what;
   let description = "Applies `" # what # "` to each element. Example:\n\n"
     # "```mlir\n%y = nn." # mnemonic # " %x : (tensor<4xf32>) -> tensor<4xf32>\n```";
   let arguments = (ins type:$input);
   let results = (outs type:$result);
+  let hasFolder = integerFolder;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
         std::optional<::mlir::Location>, Adaptor adaptor,
@@ -97,7 +100,11 @@ class NN_UnaryOp<string mnemonic, string what, Type type = NN_FloatTensor,
       types.push_back(adaptor.getInput().getType());
       return ::mlir::success();
     }
-  }];
+  }] # !if(integerFolder, [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::nnc::nn::foldUnary(getOperation(), adaptor.getInput());
+    }
+  }], "");
 }
 
 def NN_SqrtOp : NN_UnaryOp<"sqrt", "square root">;
@@ -124,11 +131,11 @@ def NN_AsinhOp : NN_UnaryOp<"asinh", "inverse hyperbolic sine">;
 def NN_AcoshOp : NN_UnaryOp<"acosh", "inverse hyperbolic cosine">;
 def NN_AtanhOp : NN_UnaryOp<"atanh", "inverse hyperbolic tangent">;
 def NN_SoftsignOp : NN_UnaryOp<"softsign", "softsign x / (1 + |x|)">;
-def NN_NegOp : NN_UnaryOp<"neg", "negation", NN_NumericTensor>;
-def NN_AbsOp : NN_UnaryOp<"abs", "absolute value", NN_NumericTensor>;
-def NN_SignOp : NN_UnaryOp<"sign", "sign (-1, 0 or 1)", NN_NumericTensor>;
-def NN_ReluOp : NN_UnaryOp<"relu", "rectified linear unit max(x, 0)", NN_NumericTensor>;
-def NN_NotOp : NN_UnaryOp<"not", "logical negation", NN_BoolTensor>;
+def NN_NegOp : NN_UnaryOp<"neg", "negation", NN_NumericTensor, [], 1>;
+def NN_AbsOp : NN_UnaryOp<"abs", "absolute value", NN_NumericTensor, [], 1>;
+def NN_SignOp : NN_UnaryOp<"sign", "sign (-1, 0 or 1)", NN_NumericTensor, [], 1>;
+def NN_ReluOp : NN_UnaryOp<"relu", "rectified linear unit max(x, 0)", NN_NumericTensor, [], 1>;
+def NN_NotOp : NN_UnaryOp<"not", "logical negation", NN_BoolTensor, [], 1>;
 
 def NN_DropoutOp : NN_UnaryOp<"dropout", "dropout"> {
   let description = [{

@@ -84,6 +84,34 @@ func.func @int64_edges() -> (tensor<i64>, tensor<i64>, tensor<i64>) {
 
 // -----
 
+// Unary integer ops fold too (an expanded LayerNormalization negates its
+// axis to size a ConstantOfShape): negation wraps, not of a bool; floats
+// stay.
+// CHECK-LABEL: func.func @unary_int
+// CHECK-DAG: dense<[2, -3, -9223372036854775808]> : tensor<3xi64>
+// CHECK-DAG: dense<[2, 3, -9223372036854775808]> : tensor<3xi64>
+// CHECK-DAG: dense<[-1, 1, -1]> : tensor<3xi64>
+// CHECK-DAG: dense<[0, 3, 0]> : tensor<3xi64>
+// CHECK-DAG: dense<[false, true]> : tensor<2xi1>
+// CHECK-DAG: nn.neg %{{.*}} : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NOT: nn.abs
+// CHECK-NOT: nn.sign
+// CHECK-NOT: nn.not
+func.func @unary_int() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>, tensor<2xf32>) {
+  %a = nn.constant {value = dense<[-2, 3, -9223372036854775808]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %n = nn.neg %a : (tensor<3xi64>) -> tensor<3xi64>
+  %abs = nn.abs %a : (tensor<3xi64>) -> tensor<3xi64>
+  %s = nn.sign %a : (tensor<3xi64>) -> tensor<3xi64>
+  %r = nn.relu %a : (tensor<3xi64>) -> tensor<3xi64>
+  %t = nn.constant {value = dense<[true, false]> : tensor<2xi1>} : () -> tensor<2xi1>
+  %nt = nn.not %t : (tensor<2xi1>) -> tensor<2xi1>
+  %f = nn.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %nf = nn.neg %f : (tensor<2xf32>) -> tensor<2xf32>
+  return %n, %abs, %s, %r, %nt, %nf : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>, tensor<2xf32>
+}
+
+// -----
+
 // Float math is not folded: numerics stay in the compiled code.
 // CHECK-LABEL: func.func @no_float_folding
 // CHECK: nn.add

@@ -1,0 +1,20 @@
+// RUN: nnc-opt %s --nnc-convert-nn-to-linalg | FileCheck %s
+
+// A per-sample op over a dynamic batch becomes a loop over its samples, but
+// not when a sample is empty (a static dim of 0): there is no slice to take
+// (its offsets would be out of bounds), and nothing to compute per sample.
+// CHECK-LABEL: func.func @softmax_empty_rows
+// CHECK-NOT:   scf.for
+// CHECK:       return %{{.*}} : tensor<?x0xf32>
+func.func @softmax_empty_rows(%x: tensor<?x0xf32>) -> tensor<?x0xf32> {
+  %0 = nn.softmax %x {axis = 1 : i64} : (tensor<?x0xf32>) -> tensor<?x0xf32>
+  return %0 : tensor<?x0xf32>
+}
+
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK:       scf.for
+// CHECK:       } {nnc.batch_loop}
+func.func @softmax_rows(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = nn.softmax %x {axis = 1 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
