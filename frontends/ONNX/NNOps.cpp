@@ -248,6 +248,63 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
   return success();
 }
 
+/// MaxUnpool: the values of X written at their indices I into zeros of the
+/// output's shape. I holds positions in the whole output flattened (as
+/// MaxPool's Indices output gives them), so this is a 1-D scatter.
+LogicalResult importMaxUnpool(NodeImporter &n) {
+  Value x = n.input(0), indices = n.input(1);
+  std::optional<SmallVector<int64_t>> kernel = n.attrInts("kernel_shape");
+  if (!kernel)
+    return n.fail("expected attribute 'kernel_shape'");
+  FailureOr<Window> win = readWindow(n, x, *kernel);
+  if (failed(win))
+    return failure();
+  RankedTensorType type = NodeImporter::type(x);
+  if (!type.hasStaticShape() || NodeImporter::type(indices).getShape() != type.getShape())
+    return n.fail("expected X of static shape and indices of the same shape");
+  int64_t spatial = type.getRank() - 2;
+  SmallVector<int64_t> shape(type.getShape().take_front(2));
+  if (n.input(2)) {
+    std::optional<SmallVector<int64_t>> given = n.constInts(2);
+    if (!given)
+      return n.fail("needs dynamic shapes: output_shape is a run-time input");
+    if ((int64_t)given->size() != type.getRank() || (*given)[0] != shape[0] ||
+        (*given)[1] != shape[1])
+      return n.fail("output_shape '" + listString(*given) + "' does not keep X's batch and channels");
+    shape = *given;
+  } else {
+    // Each spatial dim as MaxPool would have shrunk it: (in - 1) * stride -
+    // pads + kernel.
+    for (int64_t i = 0; i < spatial; ++i) {
+      FailureOr<int64_t> out = n.checked(
+          (CheckedInt(type.getDimSize(i + 2)) - 1) * win->strides[i] - win->pads[i] -
+              win->pads[i + spatial] + win->kernel[i],
+          "the output size");
+      if (failed(out))
+        return failure();
+      if (*out <= 0)
+        return n.fail("the output's spatial dim " + Twine(i) + " would be " + Twine(*out));
+      shape.push_back(*out);
+    }
+  }
+  CheckedInt count(1);
+  for (int64_t d : shape)
+    count = count * d;
+  FailureOr<int64_t> total = n.checked(count, "the output's element count");
+  if (failed(total))
+    return failure();
+  auto &b = n.builder;
+  Type element = type.getElementType();
+  Value zeros = n.create<nn::ConstantOp>(n.scalarAttr(element, 0.0, {*total}));
+  Value flatX = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), b.getBoolAttr(false));
+  Value flatI = n.create<nn::ReshapeOp>(n.toI64(indices), n.constI64({type.getNumElements()}),
+                                        b.getBoolAttr(false));
+  Value scattered = n.create<nn::ScatterElementsOp>(zeros, flatI, flatX, b.getStringAttr("none"),
+                                                    b.getI64IntegerAttr(0));
+  n.setOutputs(n.create<nn::ReshapeOp>(scattered, n.constI64(shape), b.getBoolAttr(false)));
+  return success();
+}
+
 template <typename Op> LogicalResult importGlobalPool(NodeImporter &n) {
   Value x = n.input(0);
   int64_t rank = NodeImporter::rank(x);
@@ -469,6 +526,7 @@ void nnc::onnx_frontend::addNNHandlers(std::vector<HandlerEntry> &t) {
       {"ConvTranspose", 1, M, importConvTranspose},
       {"MaxPool", 1, M, importPool<true>},
       {"AveragePool", 7, M, importPool<false>},
+      {"MaxUnpool", 9, M, importMaxUnpool},
       {"GlobalAveragePool", 1, M, importGlobalPool<nn::ReduceMeanOp>},
       {"GlobalMaxPool", 1, M, importGlobalPool<nn::ReduceMaxOp>},
       {"BatchNormalization", 7, M, importBatchNorm},
