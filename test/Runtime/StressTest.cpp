@@ -1,6 +1,7 @@
 //===- StressTest.cpp - many sessions on one module, and memory over runs --===//
 //
 //   nnc-stress MODULE [--function F] [--device D] [--threads T] [--runs N]
+//              [--sizes S1,S2,...]
 //
 // 1. Concurrency: T threads, each with its own session of F on one shared
 //    module and runtime, run N times each on the same inputs; every run's
@@ -11,6 +12,10 @@
 //    has one thread: a pool thread that first takes part late (on a loaded
 //    machine) first touches its stack pages (and cuda-emulated's fiber
 //    stacks) late, which is no leak but looked like one.
+// A function with dynamic dims runs at each of --sizes in turn (every
+// dynamic dim of the inputs takes the size), in both checks: each run must
+// match the lone run at its size, and memory must not grow once every size
+// has run (the session keeps buffers for the largest).
 // Inputs are reproducible: floats k/64 in [-1, 1], integers in [0, 9].
 // Prints one line per check; exits 1 on the first failure.
 //
@@ -20,6 +25,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -60,11 +66,24 @@ long residentBytes() {
   return kilobytes * 1024;
 }
 
-/// Reproducible values of the input's dtype.
-std::vector<unsigned char> makeInput(const nnc_tensor_info_t &info, std::mt19937_64 &rng) {
-  std::vector<unsigned char> bytes(info.byte_size);
+/// An input's shape with its dynamic dims at `dynamic`.
+std::vector<int64_t> shapeAt(const nnc_tensor_info_t &info, int64_t dynamic) {
+  std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+  for (int64_t &d : shape)
+    if (d < 0)
+      d = dynamic;
+  return shape;
+}
+
+/// Reproducible values of the input's dtype and `shape`.
+std::vector<unsigned char> makeInput(const nnc_tensor_info_t &info,
+                                     const std::vector<int64_t> &shape, std::mt19937_64 &rng) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
   size_t size = nnc_dtype_size(info.dtype);
-  for (int64_t i = 0; i < info.element_count; ++i) {
+  std::vector<unsigned char> bytes(count * size);
+  for (int64_t i = 0; i < count; ++i) {
     int k = static_cast<int>(rng() % 129) - 64;
     unsigned char *at = bytes.data() + i * size;
     switch (info.dtype) {
@@ -80,36 +99,50 @@ std::vector<unsigned char> makeInput(const nnc_tensor_info_t &info, std::mt19937
 struct Options {
   const char *module = nullptr, *function = "main", *device = "cpu";
   int threads = 8, runs = 200;
+  std::vector<int64_t> sizes{1}; // for dynamic dims
 };
 
-/// One session of the function, its inputs bound; outputs read after runs.
+/// The inputs at one size of the dynamic dims, and a lone run's outputs.
+struct Case {
+  std::vector<std::vector<unsigned char>> inputs;
+  std::vector<std::vector<int64_t>> shapes;
+  std::string reference;
+};
+
+/// One session of the function; outputs read after runs.
 struct Runner {
   nnc_session_t *session = nullptr;
-  Runner(nnc_runtime_t *runtime, nnc_module_t *module, const Options &options,
-         std::vector<std::vector<unsigned char>> &inputs) {
+  Runner(nnc_runtime_t *runtime, nnc_module_t *module, const Options &options) {
     nnc_session_options_t sessionOptions;
     nnc_session_options_initialize(&sessionOptions);
     sessionOptions.function = options.function;
     sessionOptions.device = options.device;
     require(nnc_session_create(runtime, module, &sessionOptions, &session), "session");
+  }
+  ~Runner() { nnc_session_release(session); }
+  /// Binds a case's inputs (binding allocates nothing).
+  void bind(Case &c) {
     const nnc_function_t *function = nnc_session_function(session);
     for (int32_t i = 0; i < nnc_function_input_count(function); ++i) {
       const nnc_tensor_info_t *info = nnc_function_input(function, i);
-      nnc_tensor_view_t view = {inputs[i].data(), inputs[i].size(), info->dtype, info->rank,
-                                info->shape};
+      nnc_tensor_view_t view = {c.inputs[i].data(), c.inputs[i].size(), info->dtype, info->rank,
+                                c.shapes[i].data()};
       require(nnc_session_bind_input(session, i, &view), "bind");
     }
   }
-  ~Runner() { nnc_session_release(session); }
   /// Runs once; the outputs' bytes, concatenated.
   std::string run() {
     std::string bytes;
     runAndCompare(nullptr, &bytes);
     return bytes;
   }
-  /// Runs once and whether the outputs' bytes equal `expected`, allocating
-  /// nothing (the memory check measures the runtime, not this program).
-  bool runMatches(const std::string &expected) { return runAndCompare(&expected, nullptr); }
+  /// Runs a case and whether the outputs' bytes equal its reference,
+  /// allocating nothing (the memory check measures the runtime, not this
+  /// program).
+  bool runMatches(Case &c) {
+    bind(c);
+    return runAndCompare(&c.reference, nullptr);
+  }
 
 private:
   bool runAndCompare(const std::string *expected, std::string *bytes) {
@@ -165,13 +198,33 @@ int main(int argc, char **argv) {
       options.threads = std::atoi(value());
     else if (arg == "--runs")
       options.runs = std::atoi(value());
+    else if (arg == "--sizes") {
+      options.sizes.clear();
+      std::string list = value();
+      for (size_t start = 0; start <= list.size();) {
+        size_t end = std::min(list.find(',', start), list.size());
+        std::string item = list.substr(start, end - start);
+        char *rest = nullptr;
+        long long size = std::strtoll(item.c_str(), &rest, 10);
+        if (item.empty() || *rest)
+          fail("--sizes expects sizes separated by commas (got '" + list + "')");
+        options.sizes.push_back(size);
+        start = end + 1;
+      }
+      for (int64_t size : options.sizes)
+        if (size < 0)
+          fail("--sizes takes sizes >= 0");
+      if (options.sizes.empty())
+        fail("--sizes needs at least one size");
+    }
     else if (!options.module && arg[0] != '-')
       options.module = argv[i];
     else
       fail("unknown argument '" + arg + "'");
   }
   if (!options.module || options.threads < 1 || options.runs < 1)
-    fail("usage: nnc-stress MODULE [--function F] [--device D] [--threads T] [--runs N]");
+    fail("usage: nnc-stress MODULE [--function F] [--device D] [--threads T] [--runs N] "
+         "[--sizes S1,S2,...]");
 
   nnc_runtime_t *runtime = nullptr;
   require(nnc_runtime_create(nullptr, &runtime), "runtime");
@@ -180,24 +233,29 @@ int main(int argc, char **argv) {
   const nnc_function_t *function = nullptr;
   require(nnc_module_find_function(module, options.function, &function), "function");
   std::mt19937_64 rng(1);
-  std::vector<std::vector<unsigned char>> inputs;
-  for (int32_t i = 0; i < nnc_function_input_count(function); ++i)
-    inputs.push_back(makeInput(*nnc_function_input(function, i), rng));
-
-  std::string reference;
+  std::vector<Case> cases(options.sizes.size());
   {
-    Runner alone(runtime, module, options, inputs);
-    reference = alone.run();
+    Runner alone(runtime, module, options);
+    for (size_t k = 0; k < cases.size(); ++k) {
+      for (int32_t i = 0; i < nnc_function_input_count(function); ++i) {
+        const nnc_tensor_info_t &info = *nnc_function_input(function, i);
+        cases[k].shapes.push_back(shapeAt(info, options.sizes[k]));
+        cases[k].inputs.push_back(makeInput(info, cases[k].shapes.back(), rng));
+      }
+      alone.bind(cases[k]);
+      cases[k].reference = alone.run();
+    }
   }
 
-  // Each thread checks every one of its runs against the lone run's bytes.
+  // Each thread checks every one of its runs against the lone run's bytes,
+  // the sizes in turn (each thread starting at another).
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < options.threads; ++t)
-    threads.emplace_back([&] {
-      Runner runner(runtime, module, options, inputs);
+    threads.emplace_back([&, t] {
+      Runner runner(runtime, module, options);
       for (int r = 0; r < options.runs; ++r)
-        if (!runner.runMatches(reference))
+        if (!runner.runMatches(cases[(t + r) % cases.size()]))
           ++mismatches;
     });
   for (std::thread &thread : threads)
@@ -206,8 +264,11 @@ int main(int argc, char **argv) {
     fail(std::to_string(mismatches.load()) + " of " +
          std::to_string(options.threads * options.runs) +
          " concurrent runs differ from a run made alone");
-  std::printf("concurrency: %d threads x %d runs of '%s' match a run made alone\n",
-              options.threads, options.runs, options.function);
+  std::printf("concurrency: %d threads x %d runs of '%s' match a run made alone", options.threads,
+              options.runs, options.function);
+  if (cases.size() > 1)
+    std::printf(" (%zu sizes of the dynamic dims)", cases.size());
+  std::printf("\n");
 
   if (kSanitized) {
     std::printf("memory: not measured under a sanitizer\n");
@@ -217,14 +278,17 @@ int main(int argc, char **argv) {
     serial.num_threads = 1;
     nnc_runtime_t *single = nullptr;
     require(nnc_runtime_create(&serial, &single), "runtime of one thread");
-    Runner runner(single, module, options, inputs);
-    for (int r = 0; r < 10; ++r)
-      if (!runner.runMatches(reference))
-        fail("a run differs from the first");
+    Runner runner(single, module, options);
+    // Every size runs before the first measurement: the session's buffers
+    // then hold the largest.
+    int warmup = std::max<int>(10, cases.size());
+    for (int r = 0; r < warmup; ++r)
+      if (!runner.runMatches(cases[r % cases.size()]))
+        fail("a run differs from the lone run at its size");
     long after10 = residentBytes();
-    for (int r = 10; r < 1000; ++r)
-      if (!runner.runMatches(reference))
-        fail("a run differs from the first");
+    for (int r = warmup; r < 1000; ++r)
+      if (!runner.runMatches(cases[r % cases.size()]))
+        fail("a run differs from the lone run at its size");
     long after1000 = residentBytes();
     // Slack for the allocator's and the C library's own pages, not per run.
     long slack = 16 * sysconf(_SC_PAGESIZE);

@@ -307,18 +307,23 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     for (auto loop : body.getOps<scf::ForOp>())
       blocks.push_back({loop, loop.getBody()});
     // The row chunks of a dynamic matrix product (the cases of a switch and
-    // the branches in them): their buffers move before the outermost op.
+    // the branches in them, the schedule's own branches for a chunk larger
+    // than the batch among them): their buffers move before the outermost
+    // op. (Left inside, each would be a malloc per run, never freed.) Only
+    // branches are entered, never a parallel loop, whose iterations would
+    // then share a buffer.
     std::function<void(Operation *, Operation &)> collectRegions = [&](Operation *top, Operation &op) {
       for (Region &region : op.getRegions())
         for (Block &block : region) {
           blocks.push_back({top, &block});
           for (Operation &nested : block)
-            if (nested.hasAttr("nnc.batch_loop"))
+            if (nested.hasAttr("nnc.batch_loop") || isa<scf::IfOp, scf::IndexSwitchOp>(nested))
               collectRegions(top, nested);
         }
     };
     for (Operation &op : body)
-      if (op.hasAttr("nnc.batch_loop") && !isa<scf::ForOp>(op))
+      if ((op.hasAttr("nnc.batch_loop") && !isa<scf::ForOp>(op)) ||
+          isa<scf::IfOp, scf::IndexSwitchOp>(op))
         collectRegions(&op, op);
     for (auto [loop, block] : blocks) {
       for (auto alloc : llvm::make_early_inc_range(block->getOps<memref::AllocOp>())) {
