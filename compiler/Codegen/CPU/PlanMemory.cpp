@@ -92,6 +92,16 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       auto shapes = func->getAttrOfType<FlatSymbolRefAttr>("nnc.shape_function");
       if (failed(shapes ? planDynamic(func, module.lookupSymbol<func::FuncOp>(shapes)) : plan(func)))
         return signalPassFailure();
+      // Nothing may be left to allocate at run time: a buffer the plan did
+      // not place would be a malloc on every run, never freed.
+      WalkResult unplanned = func.walk([](memref::AllocOp alloc) {
+        alloc.emitError("nnc: a buffer inside a loop or branch of type ")
+            << alloc.getType()
+            << " is not in the workspace plan (it would be allocated on every run)";
+        return WalkResult::interrupt();
+      });
+      if (unplanned.wasInterrupted())
+        return signalPassFailure();
     }
   }
 
