@@ -95,8 +95,12 @@ nnc_status_t EmulatedDevice::create(const nnc_module &module, const nnc_function
                                                quote(isInput ? "input" : "output", info), buffer))
         return status;
       addresses.push_back(buffer.get());
-      if (!isInput && info.byte_size)
+      if (!isInput && info.byte_size) {
+        self->outputRegion.push_back(self->writable.size());
         self->writable.push_back({buffer.get(), info.byte_size, quote("output", info)});
+      } else if (!isInput) {
+        self->outputRegion.push_back(-1);
+      }
       self->buffers.push_back(std::move(buffer));
     }
   }
@@ -129,9 +133,8 @@ void EmulatedDevice::bindDeviceMemory(bool isInput, size_t index, void *address)
   void *next = address ? address : (isInput ? ownInputs : ownOutputs)[index];
   (isInput ? inputOnDevice : outputOnDevice)[index] = address != nullptr;
   // The checking mode watches what kernels write wherever it is.
-  for (Region &region : writable)
-    if (!isInput && region.data == addresses[index])
-      region.data = static_cast<char *>(next);
+  if (!isInput && outputRegion[index] >= 0)
+    writable[outputRegion[index]].data = static_cast<char *>(next);
   addresses[index] = next;
 }
 

@@ -75,6 +75,7 @@ private:
     std::string name;
   };
   std::vector<Region> writable;
+  std::vector<int> outputRegion; // each output's index in writable; -1 for none
   Buffer before, after;
   void *const *runInputs = nullptr; // the caller's inputs during a run
 

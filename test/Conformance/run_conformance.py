@@ -96,7 +96,7 @@ def run_test(test_dir, nnc, nnc_run, cache, compiler_key, target):
     name = test_key(test_dir).replace("/", "--")
     so = cache / (name + ".so")
     key_file = cache / (name + ".key")
-    key = compiler_key + file_digest(test_dir / "model.onnx")
+    key = f"{compiler_key}{target}:" + file_digest(test_dir / "model.onnx")
     cached_error = cache / (name + ".error")
     if key_file.exists() and key_file.read_text() == key:
         if cached_error.exists():

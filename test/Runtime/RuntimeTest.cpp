@@ -1884,6 +1884,29 @@ void testEmulatedDeviceMemory() {
     main.matches(objects);
     CHECK(y[0] == -7.0f);
   }
+  // Rebinding one output moves only its own watched region, even when two
+  // outputs were bound to one address in between (allowed until a run).
+  {
+    environment.set("NNC_CUDA_EMULATED_CHECK", "1");
+    Objects objects;
+    REQUIRE_OK(objects.open("main", 2, "cuda_module.so", "cuda-emulated"));
+    CudaMain main;
+    if (!main.bind(objects))
+      return;
+    std::vector<float> y(kCudaN, -7.0f);
+    int32_t count = -1;
+    nnc_tensor_view_t viewY = viewOf(objects.output(0), y.data());
+    nnc_tensor_view_t sameY = viewOf(objects.output(1), y.data());
+    nnc_tensor_view_t viewCount = viewOf(objects.output(1), &count);
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 0, &viewY));
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 1, &sameY));
+    REQUIRE_OK(nnc_session_bind_device_output(objects.session, 1, &viewCount));
+    REQUIRE_OK(nnc_session_run(objects.session));
+    std::vector<float> expected;
+    int32_t positives;
+    cudaMainReference(main.x, main.scale, expected, positives);
+    CHECK(y == expected && count == positives);
+  }
   // The checking mode watches a device-bound output: it finds the race.
   Objects racy;
   REQUIRE_OK(racy.open("racy_shift", 2, "emulated_module.so", "cuda-emulated"));

@@ -259,7 +259,8 @@ struct ExpandLogF64 : OpRewritePattern<math::LogOp> {
 
 /// b^p for integers by squaring, one step per bit of p. A negative p gives
 /// what the CPU's lowering (MLIR's math-to-funcs) gives: 1 for b = 1, +-1
-/// for b = -1, 0 otherwise (there, b = 0 divides by zero; here it is 0).
+/// for b = -1, 0 otherwise, except for b = 0, where that lowering divides by
+/// zero (undefined; ONNX and numpy give no value either) and this gives 0.
 struct ExpandIPowI : OpRewritePattern<math::IPowIOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::IPowIOp op, PatternRewriter &rewriter) const override {
