@@ -133,11 +133,11 @@ struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
     MLIRContext *ctx = &getContext();
     scaleDenormalLogs(getOperation());
     RewritePatternSet patterns(ctx);
-    // Expansions in terms of other math ops (tanh and sinh via exp, powf via
-    // exp and log, round via trunc), then polynomials for what remains; f16
+    // Expansions in terms of other math ops (tanh and sinh via exp, round via
+    // trunc; powf in ExactMath), then polynomials for what remains; f16
     // math is computed in f32.
     math::populateExpansionPatterns(patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                                               "powf", "fpowi", "round", "exp2", "ceil"});
+                                               "fpowi", "round", "exp2", "ceil"});
     populateMathF32ExpansionPatterns(patterns, [](StringRef name) { return !hasInstruction(name); });
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) { return !hasInstruction(name); });

@@ -4,7 +4,9 @@
 // that a polynomial of f32 precision would get wrong: copysign (NVVM marks
 // the LLVM intrinsic illegal), the float remainder (ONNX Mod with fmod=1:
 // exact, as C's fmod), f64 exp and log (MLIR's polynomials are f32 only),
-// integer powers and bit counts. Used by nnc-cuda-approximate-math.
+// powers (MLIR's expansion gives NaN for a negative base), sinh, asinh and
+// atanh near 0 (the expansions cancel there), integer powers and bit counts.
+// Used by nnc-cuda-approximate-math.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
+#include <vector>
 
 using namespace mlir;
 
@@ -257,6 +260,118 @@ struct ExpandLogF64 : OpRewritePattern<math::LogOp> {
   }
 };
 
+/// x^y as C's pow: exp(y log |x|) in f64 (the f64 exp and log above; f16
+/// and f32 round once at the end, f64 keeps about 13 digits for results far
+/// from 1), negative for a negative x and an odd integer y, NaN for a
+/// negative finite x and a finite non-integer y, and 1 for y = 0, x = 1 and
+/// |x| = 1 with an infinite y. Zeros and infinities come out of exp and log
+/// (exp(+-inf) is inf or 0). MLIR's expansion takes the log of x itself: NaN
+/// for every negative x.
+struct ExpandPowF : OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::PowFOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type || type.getWidth() > 64)
+      return rewriter.notifyMatchFailure(op, "not a float scalar of at most 64 bits");
+    Location loc = op.getLoc();
+    Type f64 = rewriter.getF64Type();
+    Value x = op.getLhs(), y = op.getRhs();
+    if (type != f64) {
+      x = arith::ExtFOp::create(rewriter, loc, f64, x);
+      y = arith::ExtFOp::create(rewriter, loc, f64, y);
+    }
+    Builder m{rewriter, loc, f64};
+    using P = arith::CmpFPredicate;
+    auto both = [&](Value a, Value b) { return arith::AndIOp::create(rewriter, loc, a, b); };
+    auto either = [&](Value a, Value b) { return arith::OrIOp::create(rewriter, loc, a, b); };
+    Value ax = math::AbsFOp::create(rewriter, loc, x);
+    Value ay = math::AbsFOp::create(rewriter, loc, y);
+    Value magnitude =
+        math::ExpOp::create(rewriter, loc, m.mul(y, math::LogOp::create(rewriter, loc, ax)));
+    Value yFinite = m.cmp(P::OLT, ay, m.f(INFINITY));
+    Value yInteger = both(yFinite, m.cmp(P::OEQ, math::TruncOp::create(rewriter, loc, y), y));
+    Value half = m.mul(y, m.f(0.5));
+    Value yOdd = both(yInteger, m.cmp(P::ONE, math::TruncOp::create(rewriter, loc, half), half));
+    // The sign bit: -0 and -inf count as negative.
+    Value xNegative = m.icmp(arith::CmpIPredicate::slt, m.toBits(x), m.i(0));
+    Value result = m.select(both(xNegative, yOdd), arith::NegFOp::create(rewriter, loc, magnitude),
+                            magnitude);
+    Value negativeFinite = both(m.cmp(P::OLT, x, m.f(0)), m.cmp(P::OGT, x, m.f(-INFINITY)));
+    Value noValue = both(negativeFinite, both(yFinite, arith::XOrIOp::create(
+                                                           rewriter, loc, yInteger,
+                                                           arith::ConstantIntOp::create(
+                                                               rewriter, loc, 1, 1))));
+    result = m.select(noValue, m.f(NAN), result);
+    Value one = either(either(m.cmp(P::OEQ, y, m.f(0)), m.cmp(P::OEQ, x, m.f(1))),
+                       both(m.cmp(P::OEQ, ax, m.f(1)), m.cmp(P::OEQ, ay, m.f(INFINITY))));
+    result = m.select(one, m.f(1), result);
+    if (type != f64)
+      result = arith::TruncFOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// sinh, asinh and atanh near 0 by their odd Taylor series: the expansions
+/// (exp(x) - exp(-x)) / 2, log(x + sqrt(x^2 + 1)) and log((1 + x) / (1 - x)) / 2
+/// cancel there (sinh(1e-8) came out 0). Beyond `limit` the op stays, marked,
+/// for the expansion.
+template <typename MathOp> struct SmallArgumentSeries : OpRewritePattern<MathOp> {
+  SmallArgumentSeries(MLIRContext *ctx, double limit, std::vector<double> coefficients)
+      : OpRewritePattern<MathOp>(ctx, /*benefit=*/3), limit(limit),
+        coefficients(std::move(coefficients)) {}
+  static constexpr char kMarked[] = "nnc.series_done";
+
+  LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type || op->hasAttr(kMarked))
+      return rewriter.notifyMatchFailure(op, "not a float scalar, or done");
+    Location loc = op.getLoc();
+    Builder m{rewriter, loc, type};
+    Value x = op.getOperand();
+    // x (c0 + c1 x^2 + c2 x^4 + ...), in Horner form.
+    Value square = m.mul(x, x);
+    Value sum = m.f(coefficients.back());
+    for (size_t k = coefficients.size() - 1; k-- > 0;)
+      sum = m.fma(sum, square, m.f(coefficients[k]));
+    Value series = m.mul(x, sum);
+    auto expanded = cast<MathOp>(rewriter.clone(*op));
+    expanded->setAttr(kMarked, rewriter.getUnitAttr());
+    Value small = m.cmp(arith::CmpFPredicate::OLT, math::AbsFOp::create(rewriter, loc, x), m.f(limit));
+    rewriter.replaceOp(op, m.select(small, series, expanded.getResult()));
+    return success();
+  }
+  double limit;
+  std::vector<double> coefficients;
+};
+
+/// Coefficients of x^(2k+1) for k = 0..n-1.
+std::vector<double> sinhSeries(int n) {
+  std::vector<double> c;
+  double factorial = 1;
+  for (int k = 0; k < n; ++k) {
+    c.push_back(1 / factorial);
+    factorial *= (2 * k + 2) * (2 * k + 3);
+  }
+  return c;
+}
+std::vector<double> asinhSeries(int n) {
+  // (-1)^k (2k)! / (4^k (k!)^2 (2k + 1))
+  std::vector<double> c;
+  double central = 1; // (2k)! / (4^k (k!)^2)
+  for (int k = 0; k < n; ++k) {
+    c.push_back((k % 2 ? -central : central) / (2 * k + 1));
+    central *= double(2 * k + 1) / double(2 * k + 2);
+  }
+  return c;
+}
+std::vector<double> atanhSeries(int n) {
+  std::vector<double> c;
+  for (int k = 0; k < n; ++k)
+    c.push_back(1.0 / (2 * k + 1));
+  return c;
+}
+
 /// b^p for integers by squaring, one step per bit of p. A negative p gives
 /// what the CPU's lowering (MLIR's math-to-funcs) gives: 1 for b = 1, +-1
 /// for b = -1, 0 otherwise, except for b = 0, where that lowering divides by
@@ -306,9 +421,14 @@ struct ExpandIPowI : OpRewritePattern<math::IPowIOp> {
 } // namespace
 
 void nnc::cuda::populateExactMathPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  // Below these limits the series' next term is under 1e-17 of the sum.
+  patterns.add<SmallArgumentSeries<math::SinhOp>>(ctx, 0.5, sinhSeries(9));
+  patterns.add<SmallArgumentSeries<math::AsinhOp>>(ctx, 0.125, asinhSeries(10));
+  patterns.add<SmallArgumentSeries<math::AtanhOp>>(ctx, 0.125, atanhSeries(10));
   // Above MLIR's expansions (benefit 1), which would take exp and log of f64
   // to libdevice-only forms.
-  patterns.add<ExpandCopySign, ExpandRemF, ExpandExpF64, ExpandLogF64, ExpandIPowI,
+  patterns.add<ExpandCopySign, ExpandRemF, ExpandExpF64, ExpandLogF64, ExpandPowF, ExpandIPowI,
                ToCountIntrinsic<math::CountLeadingZerosOp, LLVM::CountLeadingZerosOp>,
                ToCountIntrinsic<math::CountTrailingZerosOp, LLVM::CountTrailingZerosOp>,
                ToCountIntrinsic<math::CtPopOp, LLVM::CtPopOp>>(patterns.getContext(),

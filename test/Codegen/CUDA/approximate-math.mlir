@@ -53,11 +53,13 @@ gpu.module @k {
 
 // What must stay exact is expanded exactly: copysign by bits, the float
 // remainder by a loop of exact subtractions (C's fmod), f64 exp and log as
-// f64 series, integer powers by squaring, bit counts as LLVM intrinsics.
+// f64 series, powers in f64 with C's signs and special cases, integer powers
+// by squaring, bit counts as LLVM intrinsics.
 // (Their numerics: test/Integration/edge-numerics.test.)
 
 // CHECK-LABEL: gpu.func @exact
 // CHECK-NOT:   math.
+// CHECK:       arith.extf %{{.*}} : f32 to f64
 // CHECK-NOT:   arith.remf
 // CHECK:       arith.ori %{{.*}}, %{{.*}} : i32
 // CHECK:       scf.while
@@ -67,13 +69,16 @@ gpu.module @k {
 // CHECK:       llvm.intr.ctpop(%{{.*}}) : (i64) -> i64
 // CHECK-NOT:   math.
 gpu.module @exact_module {
-  gpu.func @exact(%x: f32, %y: f32, %d: f64, %n: i64, %o: memref<2xf32>, %od: memref<2xf64>, %oi: memref<2xi64>) kernel {
+  gpu.func @exact(%x: f32, %y: f32, %d: f64, %n: i64, %o: memref<3xf32>, %od: memref<2xf64>, %oi: memref<2xi64>) kernel {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %pw = math.powf %x, %y : f32
+    memref.store %pw, %o[%c2] : memref<3xf32>
     %s = math.copysign %x, %y : f32
-    memref.store %s, %o[%c0] : memref<2xf32>
+    memref.store %s, %o[%c0] : memref<3xf32>
     %r = arith.remf %x, %y : f32
-    memref.store %r, %o[%c1] : memref<2xf32>
+    memref.store %r, %o[%c1] : memref<3xf32>
     %e = math.exp %d : f64
     memref.store %e, %od[%c0] : memref<2xf64>
     %l = math.log %d : f64

@@ -203,6 +203,35 @@ def cases():
                   elem=TensorProto.DOUBLE),
             [ex, lx], [np.exp(ex), np.log(lx)], (1e-14, 1e-300))
 
+    # Pow as C's pow: negative bases with integer exponents, NaN for a
+    # fractional one, zeros and infinities, x^0 = 1 and 1^y = 1 even for NaN;
+    # sinh, asinh and atanh near 0, where their textbook formulas cancel.
+    bases = [-2.0, -2.0, -3.0, -1.0, -1.0, -0.0, -0.0, 0.0, -0.0, -INF, -INF, INF, 2.0, 0.5,
+             0.5, -0.5, NAN, 1.0, -8.0, 1e-3, 10.0, -1.5, -2.0]
+    exponents = [3.0, 2.0, 0.5, INF, -INF, -1.0, 3.0, -2.0, 2.0, 3.0, -2.0, -0.5, INF, INF,
+                 -INF, INF, 0.0, NAN, 1.0 / 3.0, 4.5, -30.0, 41.0, -1075.0]
+    small = [1e-30, -1e-20, 1e-8, -3e-6, 1e-3, -0.05, 0.12, 0.3, -0.45, 0.7, 0.0, -0.0]
+    for suffix, dtype, tensor, tolerance in (("f32", np.float32, F32, (1e-6, 0.0)),
+                                            ("f64", np.float64, TensorProto.DOUBLE, (1e-13, 0.0))):
+        b = np.array(bases, dtype=dtype)
+        e = np.array(exponents, dtype=dtype)
+        x = np.array(small, dtype=dtype)
+        x64 = x.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            out["pow_sinh_asinh_atanh_" + suffix] = (
+                model([helper.make_node("Pow", ["b", "e"], ["p"]),
+                       helper.make_node("Sinh", ["x"], ["s"]),
+                       helper.make_node("Asinh", ["x"], ["a"]),
+                       helper.make_node("Atanh", ["x"], ["t"])],
+                      [("b", b), ("e", e), ("x", x)],
+                      [("p", tensor, b), ("s", tensor, x), ("a", tensor, x), ("t", tensor, x)],
+                      elem=tensor),
+                [b, e, x],
+                [np.power(b.astype(np.float64), e.astype(np.float64)).astype(dtype),
+                 np.sinh(x64).astype(dtype), np.arcsinh(x64).astype(dtype),
+                 np.arctanh(x64).astype(dtype)],
+                tolerance)
+
     # Zero-size tensors: elementwise ops, a matmul with an empty batch and one
     # with an empty contraction (zeros), reductions over an empty axis (the
     # identity: 0 for a sum, 1 for a product), a concat with an empty input.
