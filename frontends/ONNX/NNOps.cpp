@@ -222,12 +222,17 @@ LogicalResult importConvTranspose(NodeImporter &n) {
   return success();
 }
 
-template <bool isMax> LogicalResult importPool(NodeImporter &n) {
-  Value x = n.input(0);
+/// A pooling op's window, from its required kernel_shape.
+FailureOr<Window> readPoolWindow(NodeImporter &n, Value input) {
   std::optional<SmallVector<int64_t>> kernel = n.attrInts("kernel_shape");
   if (!kernel)
     return n.fail("expected attribute 'kernel_shape'");
-  FailureOr<Window> win = readWindow(n, x, *kernel);
+  return readWindow(n, input, *kernel);
+}
+
+template <bool isMax> LogicalResult importPool(NodeImporter &n) {
+  Value x = n.input(0);
+  FailureOr<Window> win = readPoolWindow(n, x);
   if (failed(win))
     return failure();
   auto &b = n.builder;
@@ -253,10 +258,7 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
 /// MaxPool's Indices output gives them), so this is a 1-D scatter.
 LogicalResult importMaxUnpool(NodeImporter &n) {
   Value x = n.input(0), indices = n.input(1);
-  std::optional<SmallVector<int64_t>> kernel = n.attrInts("kernel_shape");
-  if (!kernel)
-    return n.fail("expected attribute 'kernel_shape'");
-  FailureOr<Window> win = readWindow(n, x, *kernel);
+  FailureOr<Window> win = readPoolWindow(n, x);
   if (failed(win))
     return failure();
   RankedTensorType type = NodeImporter::type(x);

@@ -287,6 +287,9 @@ nnc_status_t CudaDevice::run(void *const *hostInputs, void *const *hostOutputs) 
   ContextScope scope(*driver, context);
   if (CUresult result = scope.result())
     return fail("", "cuCtxPushCurrent_v2", result);
+  // Each run records its own events: a failed run's marks do not count.
+  std::fill(marked.begin(), marked.end(), false);
+  profileResult = CUDA_SUCCESS;
   nnc_status_t status = enqueue(hostInputs, hostOutputs);
   // Drained even after a failure, so that no copy into the caller's buffers
   // is still pending when the run returns.
@@ -339,11 +342,8 @@ void CudaDevice::mark(void *state, int32_t kernel) {
 nnc_status_t CudaDevice::readProfile() {
   std::string what = "profiling function '" + std::string(function->abi->name) + "'";
   bool complete = std::all_of(marked.begin(), marked.end(), [](bool m) { return m; });
-  std::fill(marked.begin(), marked.end(), false);
-  CUresult recorded = profileResult;
-  profileResult = CUDA_SUCCESS;
-  if (recorded)
-    return fail(what, "cuEventRecord", recorded);
+  if (profileResult)
+    return fail(what, "cuEventRecord", profileResult);
   if (!complete)
     return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function->abi->name) +
                                                "' of module '" + module->path +

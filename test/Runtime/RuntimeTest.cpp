@@ -965,7 +965,7 @@ struct FakeCuda {
   /// True when every driver object the runtime made has been released.
   bool released() const {
     for (const char *kind :
-         {"allocations", "streams", "modules", "contexts", "graphs", "graph_execs"})
+         {"allocations", "streams", "modules", "contexts", "graphs", "graph_execs", "events"})
       if (live(kind) != 0)
         return false;
     return true;
@@ -1250,6 +1250,54 @@ void testCudaDeviceMemory() {
                 NNC_STATUS_INVALID_ARGUMENT,
                 "nnc_session_bind_device_input: device memory binds only in a session on a CUDA "
                 "device; this one runs on 'cpu'");
+}
+
+/// Profiling on a GPU: events at each kernel's start time the kernels (the
+/// fake GPU takes a microsecond per block), runs launch one by one, and a
+/// failed run leaves nothing behind for the next.
+void testCudaProfile() {
+  FakeCuda fake;
+  {
+    Objects objects;
+    REQUIRE_OK(objects.open("profiled", 1, "cuda_module.so", "cuda", /*profile=*/true));
+    CHECK(fake.live("events") == 4);
+    CudaMain main;
+    if (!main.bind(objects))
+      return;
+    auto timesAreRight = [&] {
+      double seconds[3] = {-1, -1, -1};
+      if (!EXPECT_OK(nnc_session_kernel_seconds(objects.session, seconds, 3)))
+        return false;
+      // zero_count: 1 block; affine and relu_count: 8 blocks.
+      const double expected[3] = {1e-6, 8e-6, 8e-6};
+      bool right = true;
+      for (int k = 0; k < 3; ++k)
+        right = right && std::fabs(seconds[k] - expected[k]) < 1e-9;
+      return right;
+    };
+    for (int run = 0; run < 3; ++run) {
+      REQUIRE_OK(nnc_session_run(objects.session));
+      main.matches(objects);
+      CHECK(timesAreRight());
+    }
+    CHECK(fake.calls("cuStreamBeginCapture_v2") == 0 && fake.calls("cuGraphLaunch") == 0);
+    // A run failing after its first marks, then a good one: the good one
+    // records all of its own events.
+    fake.reset();
+    fake.set("NNC_FAKE_CUDA_FAIL", "cuLaunchKernel:700@2");
+    EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL, "cuLaunchKernel failed");
+    fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+    REQUIRE_OK(nnc_session_run(objects.session));
+    CHECK(timesAreRight());
+    // A failed event record fails its run only.
+    fake.reset();
+    fake.set("NNC_FAKE_CUDA_FAIL", "cuEventRecord:700@1");
+    EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INTERNAL, "cuEventRecord failed");
+    fake.set("NNC_FAKE_CUDA_FAIL", nullptr);
+    REQUIRE_OK(nnc_session_run(objects.session));
+    CHECK(timesAreRight());
+  }
+  CHECK(fake.released() && fake.live("events") == 0);
 }
 
 void testCudaImageChoice() {
@@ -2683,6 +2731,7 @@ const Test kTests[] = {
     {"concurrent-sessions", testConcurrentSessions},
     {"cuda-run", testCudaRun},
     {"cuda-device-memory", testCudaDeviceMemory},
+    {"cuda-profile", testCudaProfile},
     {"cuda-image-choice", testCudaImageChoice},
     {"cuda-unavailable", testCudaUnavailable},
     {"cuda-device-mismatch", testCudaDeviceMismatch},

@@ -314,8 +314,6 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
   /// stays.
   static void hoistFromLoops(Block &body) {
     SmallVector<std::pair<Operation *, Block *>> blocks;
-    for (auto loop : body.getOps<scf::ForOp>())
-      blocks.push_back({loop, loop.getBody()});
     // The row chunks of a dynamic matrix product (the cases of a switch and
     // the branches in them, the schedule's own branches for a chunk larger
     // than the batch among them): their buffers move before the outermost
@@ -331,10 +329,17 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
               collectRegions(top, nested);
         }
     };
-    for (Operation &op : body)
-      if ((op.hasAttr("nnc.batch_loop") && !isa<scf::ForOp>(op)) ||
-          isa<scf::IfOp, scf::IndexSwitchOp>(op))
+    for (Operation &op : body) {
+      // A sequential loop's body, and the branches in it.
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        blocks.push_back({loop, loop.getBody()});
+        for (Operation &nested : *loop.getBody())
+          if (isa<scf::IfOp, scf::IndexSwitchOp>(nested))
+            collectRegions(loop, nested);
+      } else if (op.hasAttr("nnc.batch_loop") || isa<scf::IfOp, scf::IndexSwitchOp>(op)) {
         collectRegions(&op, op);
+      }
+    }
     for (auto [loop, block] : blocks) {
       for (auto alloc : llvm::make_early_inc_range(block->getOps<memref::AllocOp>())) {
         if (!alloc.getDynamicSizes().empty())

@@ -80,6 +80,25 @@ struct Builder {
   }
 };
 
+/// Replaces a binary float op (of at most 64 bits) by what `compute` builds
+/// from its operands extended to `wide` (when narrower), rounded back once.
+LogicalResult replaceWidened(PatternRewriter &rewriter, Operation *op, Type wide,
+                             function_ref<Value(Builder &, Value, Value)> compute) {
+  auto type = cast<FloatType>(op->getResult(0).getType());
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0), y = op->getOperand(1);
+  if (wide != type) {
+    x = arith::ExtFOp::create(rewriter, loc, wide, x);
+    y = arith::ExtFOp::create(rewriter, loc, wide, y);
+  }
+  Builder m{rewriter, loc, wide};
+  Value result = compute(m, x, y);
+  if (wide != type)
+    result = arith::TruncFOp::create(rewriter, loc, type, result);
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 /// Bit counts as the LLVM intrinsics (PTX clz, popc, ...), which nothing
 /// else in the kernels' lowering provides; a zero input is defined (the
 /// width).
@@ -135,47 +154,38 @@ struct ExpandRemF : OpRewritePattern<arith::RemFOp> {
     auto type = dyn_cast<FloatType>(op.getType());
     if (!type || type.getWidth() > 64)
       return rewriter.notifyMatchFailure(op, "not a float scalar of at most 64 bits");
-    Location loc = op.getLoc();
     Type wide = type.getWidth() < 32 ? rewriter.getF32Type() : type;
-    Value x = op.getLhs(), y = op.getRhs();
-    if (wide != type) {
-      x = arith::ExtFOp::create(rewriter, loc, wide, x);
-      y = arith::ExtFOp::create(rewriter, loc, wide, y);
-    }
-    Builder m{rewriter, loc, wide};
-    using P = arith::CmpFPredicate;
-    Value a = math::AbsFOp::create(rewriter, loc, x), d = math::AbsFOp::create(rewriter, loc, y);
-    // NaN for a NaN operand, an infinite x or a zero y; x itself when
-    // |x| < |y| (y infinite included). Otherwise both are finite, d > 0.
-    Value invalid = arith::OrIOp::create(
-        rewriter, loc,
-        arith::OrIOp::create(rewriter, loc, m.isNaN(x), m.isNaN(y)),
-        arith::OrIOp::create(rewriter, loc, m.cmp(P::OEQ, a, m.f(INFINITY)),
-                             m.cmp(P::OEQ, d, m.f(0))));
-    // An invalid case starts below d (even d = 0), so the loop does not run.
-    Value start = m.select(invalid, m.f(-1), a);
-    auto loop = scf::WhileOp::create(
-        rewriter, loc, TypeRange{wide}, ValueRange{start},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Builder in{b, l, wide};
-          scf::ConditionOp::create(b, l, in.cmp(P::OGE, args[0], d), args);
-        },
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Builder in{b, l, wide};
-          Value r = args[0];
-          Value k = arith::SubIOp::create(b, l, in.ilogb(r), in.ilogb(d));
-          Value t = in.scale(d, k);
-          // d * 2^k has r's exponent but may exceed r; then half of it.
-          t = in.select(in.cmp(P::OGT, t, r), in.mul(t, in.f(0.5)), t);
-          scf::YieldOp::create(b, l, ValueRange{in.sub(r, t)});
-        });
-    Value remainder = math::CopySignOp::create(rewriter, loc, loop.getResult(0), x);
-    Value nan = m.f(NAN);
-    Value result = m.select(invalid, nan, remainder);
-    if (wide != type)
-      result = arith::TruncFOp::create(rewriter, loc, type, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWidened(rewriter, op, wide, [&](Builder &m, Value x, Value y) {
+      Location loc = m.loc;
+      using P = arith::CmpFPredicate;
+      Value a = math::AbsFOp::create(rewriter, loc, x), d = math::AbsFOp::create(rewriter, loc, y);
+      // NaN for a NaN operand, an infinite x or a zero y; x itself when
+      // |x| < |y| (y infinite included). Otherwise both are finite, d > 0.
+      Value invalid = arith::OrIOp::create(
+          rewriter, loc,
+          arith::OrIOp::create(rewriter, loc, m.isNaN(x), m.isNaN(y)),
+          arith::OrIOp::create(rewriter, loc, m.cmp(P::OEQ, a, m.f(INFINITY)),
+                               m.cmp(P::OEQ, d, m.f(0))));
+      // An invalid case starts below d (even d = 0), so the loop does not run.
+      Value start = m.select(invalid, m.f(-1), a);
+      auto loop = scf::WhileOp::create(
+          rewriter, loc, TypeRange{wide}, ValueRange{start},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Builder in{b, l, wide};
+            scf::ConditionOp::create(b, l, in.cmp(P::OGE, args[0], d), args);
+          },
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Builder in{b, l, wide};
+            Value r = args[0];
+            Value k = arith::SubIOp::create(b, l, in.ilogb(r), in.ilogb(d));
+            Value t = in.scale(d, k);
+            // d * 2^k has r's exponent but may exceed r; then half of it.
+            t = in.select(in.cmp(P::OGT, t, r), in.mul(t, in.f(0.5)), t);
+            scf::YieldOp::create(b, l, ValueRange{in.sub(r, t)});
+          });
+      Value remainder = math::CopySignOp::create(rewriter, loc, loop.getResult(0), x);
+      return m.select(invalid, m.f(NAN), remainder);
+    });
   }
 };
 
@@ -273,42 +283,31 @@ struct ExpandPowF : OpRewritePattern<math::PowFOp> {
     auto type = dyn_cast<FloatType>(op.getType());
     if (!type || type.getWidth() > 64)
       return rewriter.notifyMatchFailure(op, "not a float scalar of at most 64 bits");
-    Location loc = op.getLoc();
-    Type f64 = rewriter.getF64Type();
-    Value x = op.getLhs(), y = op.getRhs();
-    if (type != f64) {
-      x = arith::ExtFOp::create(rewriter, loc, f64, x);
-      y = arith::ExtFOp::create(rewriter, loc, f64, y);
-    }
-    Builder m{rewriter, loc, f64};
-    using P = arith::CmpFPredicate;
-    auto both = [&](Value a, Value b) { return arith::AndIOp::create(rewriter, loc, a, b); };
-    auto either = [&](Value a, Value b) { return arith::OrIOp::create(rewriter, loc, a, b); };
-    Value ax = math::AbsFOp::create(rewriter, loc, x);
-    Value ay = math::AbsFOp::create(rewriter, loc, y);
-    Value magnitude =
-        math::ExpOp::create(rewriter, loc, m.mul(y, math::LogOp::create(rewriter, loc, ax)));
-    Value yFinite = m.cmp(P::OLT, ay, m.f(INFINITY));
-    Value yInteger = both(yFinite, m.cmp(P::OEQ, math::TruncOp::create(rewriter, loc, y), y));
-    Value half = m.mul(y, m.f(0.5));
-    Value yOdd = both(yInteger, m.cmp(P::ONE, math::TruncOp::create(rewriter, loc, half), half));
-    // The sign bit: -0 and -inf count as negative.
-    Value xNegative = m.icmp(arith::CmpIPredicate::slt, m.toBits(x), m.i(0));
-    Value result = m.select(both(xNegative, yOdd), arith::NegFOp::create(rewriter, loc, magnitude),
-                            magnitude);
-    Value negativeFinite = both(m.cmp(P::OLT, x, m.f(0)), m.cmp(P::OGT, x, m.f(-INFINITY)));
-    Value noValue = both(negativeFinite, both(yFinite, arith::XOrIOp::create(
-                                                           rewriter, loc, yInteger,
-                                                           arith::ConstantIntOp::create(
-                                                               rewriter, loc, 1, 1))));
-    result = m.select(noValue, m.f(NAN), result);
-    Value one = either(either(m.cmp(P::OEQ, y, m.f(0)), m.cmp(P::OEQ, x, m.f(1))),
-                       both(m.cmp(P::OEQ, ax, m.f(1)), m.cmp(P::OEQ, ay, m.f(INFINITY))));
-    result = m.select(one, m.f(1), result);
-    if (type != f64)
-      result = arith::TruncFOp::create(rewriter, loc, type, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWidened(rewriter, op, rewriter.getF64Type(), [&](Builder &m, Value x, Value y) {
+      Location loc = m.loc;
+      using P = arith::CmpFPredicate;
+      auto both = [&](Value a, Value b) { return arith::AndIOp::create(rewriter, loc, a, b); };
+      auto either = [&](Value a, Value b) { return arith::OrIOp::create(rewriter, loc, a, b); };
+      Value ax = math::AbsFOp::create(rewriter, loc, x);
+      Value ay = math::AbsFOp::create(rewriter, loc, y);
+      Value magnitude =
+          math::ExpOp::create(rewriter, loc, m.mul(y, math::LogOp::create(rewriter, loc, ax)));
+      Value yFinite = m.cmp(P::OLT, ay, m.f(INFINITY));
+      Value yInteger = both(yFinite, m.cmp(P::OEQ, math::TruncOp::create(rewriter, loc, y), y));
+      Value half = m.mul(y, m.f(0.5));
+      Value yOdd = both(yInteger, m.cmp(P::ONE, math::TruncOp::create(rewriter, loc, half), half));
+      // The sign bit: -0 and -inf count as negative.
+      Value xNegative = m.icmp(arith::CmpIPredicate::slt, m.toBits(x), m.i(0));
+      Value negated = arith::NegFOp::create(rewriter, loc, magnitude);
+      Value result = m.select(both(xNegative, yOdd), negated, magnitude);
+      Value negativeFinite = both(m.cmp(P::OLT, x, m.f(0)), m.cmp(P::OGT, x, m.f(-INFINITY)));
+      Value yFraction = both(yFinite, m.cmp(P::ONE, math::TruncOp::create(rewriter, loc, y), y));
+      Value noValue = both(negativeFinite, yFraction);
+      result = m.select(noValue, m.f(NAN), result);
+      Value one = either(either(m.cmp(P::OEQ, y, m.f(0)), m.cmp(P::OEQ, x, m.f(1))),
+                         both(m.cmp(P::OEQ, ax, m.f(1)), m.cmp(P::OEQ, ay, m.f(INFINITY))));
+      return m.select(one, m.f(1), result);
+    });
   }
 };
 
@@ -337,7 +336,8 @@ template <typename MathOp> struct SmallArgumentSeries : OpRewritePattern<MathOp>
     Value series = m.mul(x, sum);
     auto expanded = cast<MathOp>(rewriter.clone(*op));
     expanded->setAttr(kMarked, rewriter.getUnitAttr());
-    Value small = m.cmp(arith::CmpFPredicate::OLT, math::AbsFOp::create(rewriter, loc, x), m.f(limit));
+    Value magnitude = math::AbsFOp::create(rewriter, loc, x);
+    Value small = m.cmp(arith::CmpFPredicate::OLT, magnitude, m.f(limit));
     rewriter.replaceOp(op, m.select(small, series, expanded.getResult()));
     return success();
   }

@@ -128,13 +128,17 @@ OpFoldResult nnc::nn::foldUnary(Operation *op, Attribute operand) {
   if (!type || !input)
     return {};
   StringRef name = op->getName().stripDialect();
+  // Unsigned values arrive zero-extended, the largest as negative int64s:
+  // nothing of them is negative.
+  bool isUnsigned = getElementTypeOrSelf(op->getOperand(0).getType()).isUnsignedInteger();
   auto fn = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
     int64_t a = v[0];
+    bool negative = !isUnsigned && a < 0;
     // Negation wraps, as in the compiled code.
     if (name == "neg") return (int64_t)(0 - (uint64_t)a);
-    if (name == "abs") return a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
-    if (name == "sign") return (a > 0) - (a < 0);
-    if (name == "relu") return std::max<int64_t>(a, 0);
+    if (name == "abs") return negative ? (int64_t)(0 - (uint64_t)a) : a;
+    if (name == "sign") return negative ? -1 : a != 0;
+    if (name == "relu") return negative ? 0 : a;
     if (name == "not") return !a;
     return std::nullopt;
   };
@@ -162,16 +166,19 @@ OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
         return std::nullopt;
       return isUnsigned ? (int64_t)((uint64_t)a / (uint64_t)b) : a / b;
     }
-    if (name == "max") return std::max(a, b);
-    if (name == "min") return std::min(a, b);
+    // Unsigned values arrive zero-extended: the largest compare as unsigned.
+    bool less = isUnsigned ? (uint64_t)a < (uint64_t)b : a < b;
+    bool greater = isUnsigned ? (uint64_t)a > (uint64_t)b : a > b;
+    if (name == "max") return greater ? a : b;
+    if (name == "min") return less ? a : b;
     if (name == "and") return a && b;
     if (name == "or") return a || b;
     if (name == "xor") return (a != 0) != (b != 0);
     if (name == "equal") return a == b;
-    if (name == "less") return a < b;
-    if (name == "less_equal") return a <= b;
-    if (name == "greater") return a > b;
-    if (name == "greater_equal") return a >= b;
+    if (name == "less") return less;
+    if (name == "less_equal") return !greater;
+    if (name == "greater") return greater;
+    if (name == "greater_equal") return !less;
     return std::nullopt; // pow and friends are not shape arithmetic
   };
   return foldElementwise(type, {*lhs, *rhs}, fn);

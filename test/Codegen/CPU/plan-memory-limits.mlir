@@ -30,3 +30,23 @@ func.func @main(%out: memref<4xf32>) {
   memref.store %z, %out[%c0] : memref<4xf32>
   return
 }
+
+// -----
+
+// A buffer the plan cannot place (here: inside a parallel loop, whose
+// iterations must not share it) is an error, not a malloc on every run.
+
+func.func @main(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    // expected-error @+1 {{a buffer inside a loop or branch of type 'memref<4xf32>' is not in the workspace plan (it would be allocated on every run)}}
+    %a = memref.alloc() : memref<4xf32>
+    linalg.copy ins(%in : memref<4xf32>) outs(%a : memref<4xf32>)
+    %v = memref.load %a[%i] : memref<4xf32>
+    memref.store %v, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}

@@ -45,3 +45,35 @@ func.func @main(%in: memref<4xf32>, %out: memref<4xf32>) {
   memref.copy %c, %out : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// Static buffers in a top-level branch, and in a branch of a sequential
+// loop's body, move before it into the workspace: left inside, each would be
+// a malloc per run, never freed.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %[[WS3:[a-z0-9]+]]: memref<{{[0-9]+}}xi8>
+// CHECK-NOT: memref.alloc
+// CHECK: memref.view %[[WS3]]
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: scf.if
+func.func @main(%c: i1, %in: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.if %c {
+    %a = memref.alloc() : memref<4xf32>
+    linalg.copy ins(%in : memref<4xf32>) outs(%a : memref<4xf32>)
+    linalg.copy ins(%a : memref<4xf32>) outs(%out : memref<4xf32>)
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.if %c {
+      %b = memref.alloc() : memref<4xf32>
+      linalg.copy ins(%in : memref<4xf32>) outs(%b : memref<4xf32>)
+      %v = memref.load %b[%i] : memref<4xf32>
+      memref.store %v, %out[%i] : memref<4xf32>
+    }
+  }
+  return
+}

@@ -112,6 +112,28 @@ func.func @unary_int() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3
 
 // -----
 
+// Unsigned values at and above 2^63 are large, not negative: abs and relu
+// keep them, sign is 1, and comparisons, max and min are unsigned.
+// CHECK-LABEL: func.func @unsigned_large
+// CHECK-DAG: dense<[9223372036854775809, 5]> : tensor<2xui64>
+// CHECK-DAG: dense<1> : tensor<2xui64>
+// CHECK-DAG: dense<[true, false]> : tensor<2xi1>
+// CHECK-NOT: nn.abs
+// CHECK-NOT: nn.sign
+// CHECK-NOT: nn.max
+// CHECK-NOT: nn.less
+func.func @unsigned_large() -> (tensor<2xui64>, tensor<2xui64>, tensor<2xui64>, tensor<2xi1>) {
+  %a = nn.constant {value = dense<[9223372036854775809, 5]> : tensor<2xui64>} : () -> tensor<2xui64>
+  %five = nn.constant {value = dense<5> : tensor<ui64>} : () -> tensor<ui64>
+  %abs = nn.abs %a : (tensor<2xui64>) -> tensor<2xui64>
+  %sign = nn.sign %a : (tensor<2xui64>) -> tensor<2xui64>
+  %max = nn.max %a, %five : (tensor<2xui64>, tensor<ui64>) -> tensor<2xui64>
+  %less = nn.less %five, %a : (tensor<ui64>, tensor<2xui64>) -> tensor<2xi1>
+  return %abs, %sign, %max, %less : tensor<2xui64>, tensor<2xui64>, tensor<2xui64>, tensor<2xi1>
+}
+
+// -----
+
 // Float math is not folded: numerics stay in the compiled code.
 // CHECK-LABEL: func.func @no_float_folding
 // CHECK: nn.add

@@ -313,6 +313,38 @@ static int32_t main_entry(void *const *inputs, void *const *outputs, void *works
   return cuda->launch(cuda->device, kReluCount, blocks, 1, 1, 128, 1, 1, 0, reluParams);
 }
 
+/* main with nnc --profile's marks: one per launch, then the end. */
+static int32_t profiled_entry(void *const *inputs, void *const *outputs, void *workspace,
+                              const nnc_abi_context_t *context) {
+  const nnc_abi_cuda_t *cuda = context->cuda;
+  void *x = inputs[0], *scale = inputs[1], *y = outputs[0], *positives = outputs[1];
+  const float *w = cuda->constants, *b = w + N;
+  float *t = workspace;
+  uint32_t n = N, blocks = (N + 127) / 128;
+  void *zeroParams[] = {&positives};
+  void *affineParams[] = {&x, &scale, &w, &b, &t, &n};
+  void *reluParams[] = {&t, &y, &positives, &n};
+  int32_t result;
+  if (context->profile)
+    context->profile(context->profile_state, 0);
+  if ((result = cuda->launch(cuda->device, kZeroCount, 1, 1, 1, 1, 1, 1, 0, zeroParams)))
+    return result;
+  if (context->profile)
+    context->profile(context->profile_state, 1);
+  if ((result = cuda->launch(cuda->device, kAffine, blocks, 1, 1, 128, 1, 1, 0, affineParams)))
+    return result;
+  if (context->profile)
+    context->profile(context->profile_state, 2);
+  result = cuda->launch(cuda->device, kReluCount, blocks, 1, 1, 128, 1, 1, 0, reluParams);
+  if (context->profile)
+    context->profile(context->profile_state, 3);
+  return result;
+}
+
+static const nnc_abi_kernel_t kProfiledKernels[] = {{"zero", "", 0, 0, 4, 0},
+                                                    {"affine", "", 0, 0, 0, 0},
+                                                    {"relu", "", 0, 0, 0, 0}};
+
 /*===- shared: y = 2.5 by a kernel asking for 64 KiB of shared memory ----===*/
 
 static const int64_t kShape4[] = {4};
@@ -380,6 +412,8 @@ static const nnc_abi_function_t kFunctions[] = {
     {"bad_launch", bad_launch_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
     {"fail", fail_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
     {"ignored_failure", ignored_failure_entry, 0, 1, NULL, kSharedOutputs, 0, 0},
+    {"profiled", profiled_entry, 2, 2, kMainInputs, kMainOutputs, N * sizeof(float), 512,
+     COUNT(kProfiledKernels), kProfiledKernels},
 };
 
 static const nnc_abi_module_t kModule = {NNC_ABI_VERSION,
