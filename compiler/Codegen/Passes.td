@@ -338,7 +338,8 @@ def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModul
     exact or has no f32 polynomial is expanded exactly (CUDA/ExactMath.h):
     copysign by bits, the float remainder (`arith.remf`, C's fmod) by a loop
     of exact subtractions, f64 exp and log to a few ulp, powf in f64 with C's
-    signs and special cases, sinh, asinh and atanh near 0 by their series,
+    signs and special cases, sinh, asinh and atanh near 0 by their series
+    (sinh, cosh and asinh elsewhere without early overflow or cancellation),
     integer powers by squaring. A math op left over is an error naming it;
     `nnc-cuda-lower-launches` still rejects PTX that calls an external
     function.

@@ -133,11 +133,11 @@ struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
     MLIRContext *ctx = &getContext();
     scaleDenormalLogs(getOperation());
     RewritePatternSet patterns(ctx);
-    // Expansions in terms of other math ops (tanh and sinh via exp, round via
-    // trunc; powf in ExactMath), then polynomials for what remains; f16
-    // math is computed in f32.
-    math::populateExpansionPatterns(patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                                               "fpowi", "round", "exp2", "ceil"});
+    // Expansions in terms of other math ops (tan via sin and cos, round via
+    // trunc; powf and the hyperbolic functions in ExactMath), then
+    // polynomials for what remains; f16 math is computed in f32.
+    math::populateExpansionPatterns(patterns, {"tan", "acosh", "atanh", "fpowi", "round", "exp2",
+                                               "ceil"});
     populateMathF32ExpansionPatterns(patterns, [](StringRef name) { return !hasInstruction(name); });
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) { return !hasInstruction(name); });

@@ -4,8 +4,9 @@
 // that a polynomial of f32 precision would get wrong: copysign (NVVM marks
 // the LLVM intrinsic illegal), the float remainder (ONNX Mod with fmod=1:
 // exact, as C's fmod), f64 exp and log (MLIR's polynomials are f32 only),
-// powers (MLIR's expansion gives NaN for a negative base), sinh, asinh and
-// atanh near 0 (the expansions cancel there), integer powers and bit counts.
+// powers (MLIR's expansion gives NaN for a negative base), sinh, cosh, asinh
+// and atanh (the expansions cancel near 0, overflow early or cancel for
+// negative x), integer powers and bit counts.
 // Used by nnc-cuda-approximate-math.
 //
 //===----------------------------------------------------------------------===//
@@ -19,13 +20,14 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
+#include <functional>
 #include <vector>
 
 using namespace mlir;
 
 namespace {
 /// Scalar IR building at one location, for the expansions below.
-struct Builder {
+struct Scalars {
   OpBuilder &b;
   Location loc;
   Type type; // the float type computed in
@@ -83,7 +85,7 @@ struct Builder {
 /// Replaces a binary float op (of at most 64 bits) by what `compute` builds
 /// from its operands extended to `wide` (when narrower), rounded back once.
 LogicalResult replaceWidened(PatternRewriter &rewriter, Operation *op, Type wide,
-                             function_ref<Value(Builder &, Value, Value)> compute) {
+                             function_ref<Value(Scalars &, Value, Value)> compute) {
   auto type = cast<FloatType>(op->getResult(0).getType());
   Location loc = op->getLoc();
   Value x = op->getOperand(0), y = op->getOperand(1);
@@ -91,7 +93,7 @@ LogicalResult replaceWidened(PatternRewriter &rewriter, Operation *op, Type wide
     x = arith::ExtFOp::create(rewriter, loc, wide, x);
     y = arith::ExtFOp::create(rewriter, loc, wide, y);
   }
-  Builder m{rewriter, loc, wide};
+  Scalars m{rewriter, loc, wide};
   Value result = compute(m, x, y);
   if (wide != type)
     result = arith::TruncFOp::create(rewriter, loc, type, result);
@@ -155,7 +157,7 @@ struct ExpandRemF : OpRewritePattern<arith::RemFOp> {
     if (!type || type.getWidth() > 64)
       return rewriter.notifyMatchFailure(op, "not a float scalar of at most 64 bits");
     Type wide = type.getWidth() < 32 ? rewriter.getF32Type() : type;
-    return replaceWidened(rewriter, op, wide, [&](Builder &m, Value x, Value y) {
+    return replaceWidened(rewriter, op, wide, [&](Scalars &m, Value x, Value y) {
       Location loc = m.loc;
       using P = arith::CmpFPredicate;
       Value a = math::AbsFOp::create(rewriter, loc, x), d = math::AbsFOp::create(rewriter, loc, y);
@@ -171,11 +173,11 @@ struct ExpandRemF : OpRewritePattern<arith::RemFOp> {
       auto loop = scf::WhileOp::create(
           rewriter, loc, TypeRange{wide}, ValueRange{start},
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Builder in{b, l, wide};
+            Scalars in{b, l, wide};
             scf::ConditionOp::create(b, l, in.cmp(P::OGE, args[0], d), args);
           },
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Builder in{b, l, wide};
+            Scalars in{b, l, wide};
             Value r = args[0];
             Value k = arith::SubIOp::create(b, l, in.ilogb(r), in.ilogb(d));
             Value t = in.scale(d, k);
@@ -198,7 +200,7 @@ struct ExpandExpF64 : OpRewritePattern<math::ExpOp> {
     if (!op.getType().isF64())
       return rewriter.notifyMatchFailure(op, "not an f64 scalar");
     Location loc = op.getLoc();
-    Builder m{rewriter, loc, op.getType()};
+    Scalars m{rewriter, loc, op.getType()};
     using P = arith::CmpFPredicate;
     Value x = op.getOperand();
     // Beyond these, the result is inf or 0 whatever the clamp; a NaN is
@@ -236,7 +238,7 @@ struct ExpandLogF64 : OpRewritePattern<math::LogOp> {
     if (!op.getType().isF64())
       return rewriter.notifyMatchFailure(op, "not an f64 scalar");
     Location loc = op.getLoc();
-    Builder m{rewriter, loc, op.getType()};
+    Scalars m{rewriter, loc, op.getType()};
     using P = arith::CmpFPredicate;
     using I = arith::CmpIPredicate;
     Value x = op.getOperand();
@@ -283,7 +285,7 @@ struct ExpandPowF : OpRewritePattern<math::PowFOp> {
     auto type = dyn_cast<FloatType>(op.getType());
     if (!type || type.getWidth() > 64)
       return rewriter.notifyMatchFailure(op, "not a float scalar of at most 64 bits");
-    return replaceWidened(rewriter, op, rewriter.getF64Type(), [&](Builder &m, Value x, Value y) {
+    return replaceWidened(rewriter, op, rewriter.getF64Type(), [&](Scalars &m, Value x, Value y) {
       Location loc = m.loc;
       using P = arith::CmpFPredicate;
       auto both = [&](Value a, Value b) { return arith::AndIOp::create(rewriter, loc, a, b); };
@@ -311,14 +313,18 @@ struct ExpandPowF : OpRewritePattern<math::PowFOp> {
   }
 };
 
+/// How sinh, asinh or atanh is computed away from 0.
+using AwayFromZero = std::function<Value(PatternRewriter &, Scalars &, Operation *, Value)>;
+
 /// sinh, asinh and atanh near 0 by their odd Taylor series: the expansions
 /// (exp(x) - exp(-x)) / 2, log(x + sqrt(x^2 + 1)) and log((1 + x) / (1 - x)) / 2
-/// cancel there (sinh(1e-8) came out 0). Beyond `limit` the op stays, marked,
-/// for the expansion.
-template <typename MathOp> struct SmallArgumentSeries : OpRewritePattern<MathOp> {
-  SmallArgumentSeries(MLIRContext *ctx, double limit, std::vector<double> coefficients)
+/// cancel there (sinh(1e-8) came out 0). From `limit` on, `away` computes
+/// it.
+template <typename MathOp> struct SeriesNearZero : OpRewritePattern<MathOp> {
+  SeriesNearZero(MLIRContext *ctx, double limit, std::vector<double> coefficients,
+                 AwayFromZero away)
       : OpRewritePattern<MathOp>(ctx, /*benefit=*/3), limit(limit),
-        coefficients(std::move(coefficients)) {}
+        coefficients(std::move(coefficients)), away(std::move(away)) {}
   static constexpr char kMarked[] = "nnc.series_done";
 
   LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
@@ -326,7 +332,7 @@ template <typename MathOp> struct SmallArgumentSeries : OpRewritePattern<MathOp>
     if (!type || op->hasAttr(kMarked))
       return rewriter.notifyMatchFailure(op, "not a float scalar, or done");
     Location loc = op.getLoc();
-    Builder m{rewriter, loc, type};
+    Scalars m{rewriter, loc, type};
     Value x = op.getOperand();
     // x (c0 + c1 x^2 + c2 x^4 + ...), in Horner form.
     Value square = m.mul(x, x);
@@ -334,16 +340,64 @@ template <typename MathOp> struct SmallArgumentSeries : OpRewritePattern<MathOp>
     for (size_t k = coefficients.size() - 1; k-- > 0;)
       sum = m.fma(sum, square, m.f(coefficients[k]));
     Value series = m.mul(x, sum);
-    auto expanded = cast<MathOp>(rewriter.clone(*op));
-    expanded->setAttr(kMarked, rewriter.getUnitAttr());
+    Value far = away(rewriter, m, op, x);
     Value magnitude = math::AbsFOp::create(rewriter, loc, x);
     Value small = m.cmp(arith::CmpFPredicate::OLT, magnitude, m.f(limit));
-    rewriter.replaceOp(op, m.select(small, series, expanded.getResult()));
+    rewriter.replaceOp(op, m.select(small, series, far));
     return success();
   }
   double limit;
   std::vector<double> coefficients;
+  AwayFromZero away;
 };
+
+/// e^|x| / 2 without overflowing before the result does: e^(|x|/2) squared,
+/// halved first.
+Value halfExpOfMagnitude(PatternRewriter &rewriter, Scalars &m, Value x) {
+  Value half = math::ExpOp::create(rewriter, m.loc,
+                                   m.mul(math::AbsFOp::create(rewriter, m.loc, x), m.f(0.5)));
+  return m.mul(m.mul(half, m.f(0.5)), half);
+}
+
+/// sinh (away from 0) or cosh: (e^|x| -+ e^-|x|) / 2, and e^|x| / 2 where
+/// e^-|x| no longer counts (|x| > 20), so that results up to the largest
+/// float stay finite; sinh takes x's sign.
+Value hyperbolic(PatternRewriter &rewriter, Scalars &m, Value x, bool isSinh) {
+  Location loc = m.loc;
+  Value magnitude = math::AbsFOp::create(rewriter, loc, x);
+  Value up = math::ExpOp::create(rewriter, loc, magnitude);
+  Value down = math::ExpOp::create(rewriter, loc, arith::NegFOp::create(rewriter, loc, magnitude));
+  Value near = m.mul(isSinh ? m.sub(up, down) : m.add(up, down), m.f(0.5));
+  Value large = m.cmp(arith::CmpFPredicate::OGT, magnitude, m.f(20));
+  Value result = m.select(large, halfExpOfMagnitude(rewriter, m, x), near);
+  return isSinh ? math::CopySignOp::create(rewriter, loc, result, x).getResult() : result;
+}
+
+/// cosh(x), as above.
+struct ExpandCosh : OpRewritePattern<math::CoshOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::CoshOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "not a float scalar");
+    Scalars m{rewriter, op.getLoc(), type};
+    rewriter.replaceOp(op, hyperbolic(rewriter, m, op.getOperand(), /*isSinh=*/false));
+    return success();
+  }
+};
+
+/// asinh away from 0: log(|x| + sqrt(x^2 + 1)) with x's sign (the textbook
+/// x + sqrt(x^2 + 1) cancels for negative x), and log|x| + ln 2 where the 1
+/// no longer counts (|x| > 2^27), before x^2 overflows.
+Value asinhAway(PatternRewriter &rewriter, Scalars &m, Operation *, Value x) {
+  Location loc = m.loc;
+  Value magnitude = math::AbsFOp::create(rewriter, loc, x);
+  Value root = math::SqrtOp::create(rewriter, loc, m.fma(magnitude, magnitude, m.f(1)));
+  Value near = math::LogOp::create(rewriter, loc, m.add(magnitude, root));
+  Value far = m.add(math::LogOp::create(rewriter, loc, magnitude), m.f(std::log(2.0)));
+  Value large = m.cmp(arith::CmpFPredicate::OGT, magnitude, m.f(std::ldexp(1.0, 27)));
+  return math::CopySignOp::create(rewriter, loc, m.select(large, far, near), x);
+}
 
 /// Coefficients of x^(2k+1) for k = 0..n-1.
 std::vector<double> sinhSeries(int n) {
@@ -423,9 +477,20 @@ struct ExpandIPowI : OpRewritePattern<math::IPowIOp> {
 void nnc::cuda::populateExactMathPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   // Below these limits the series' next term is under 1e-17 of the sum.
-  patterns.add<SmallArgumentSeries<math::SinhOp>>(ctx, 0.5, sinhSeries(9));
-  patterns.add<SmallArgumentSeries<math::AsinhOp>>(ctx, 0.125, asinhSeries(10));
-  patterns.add<SmallArgumentSeries<math::AtanhOp>>(ctx, 0.125, atanhSeries(10));
+  patterns.add<SeriesNearZero<math::SinhOp>>(
+      ctx, 0.5, sinhSeries(9), [](PatternRewriter &rewriter, Scalars &m, Operation *, Value x) {
+        return hyperbolic(rewriter, m, x, /*isSinh=*/true);
+      });
+  patterns.add<SeriesNearZero<math::AsinhOp>>(ctx, 0.125, asinhSeries(10), asinhAway);
+  // atanh away from 0 is MLIR's expansion, of the op kept and marked.
+  patterns.add<SeriesNearZero<math::AtanhOp>>(
+      ctx, 0.125, atanhSeries(10),
+      [](PatternRewriter &rewriter, Scalars &, Operation *op, Value) -> Value {
+        Operation *kept = rewriter.clone(*op);
+        kept->setAttr(SeriesNearZero<math::AtanhOp>::kMarked, rewriter.getUnitAttr());
+        return kept->getResult(0);
+      });
+  patterns.add<ExpandCosh>(ctx, /*benefit=*/3);
   // Above MLIR's expansions (benefit 1), which would take exp and log of f64
   // to libdevice-only forms.
   patterns.add<ExpandCopySign, ExpandRemF, ExpandExpF64, ExpandLogF64, ExpandPowF, ExpandIPowI,

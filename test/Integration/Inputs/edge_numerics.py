@@ -205,31 +205,42 @@ def cases():
 
     # Pow as C's pow: negative bases with integer exponents, NaN for a
     # fractional one, zeros and infinities, x^0 = 1 and 1^y = 1 even for NaN;
-    # sinh, asinh and atanh near 0, where their textbook formulas cancel.
+    # sinh, asinh and atanh near 0, where their textbook formulas cancel, and
+    # sinh, cosh and asinh far from it.
     bases = [-2.0, -2.0, -3.0, -1.0, -1.0, -0.0, -0.0, 0.0, -0.0, -INF, -INF, INF, 2.0, 0.5,
              0.5, -0.5, NAN, 1.0, -8.0, 1e-3, 10.0, -1.5, -2.0]
     exponents = [3.0, 2.0, 0.5, INF, -INF, -1.0, 3.0, -2.0, 2.0, 3.0, -2.0, -0.5, INF, INF,
                  -INF, INF, 0.0, NAN, 1.0 / 3.0, 4.5, -30.0, 41.0, -1075.0]
     small = [1e-30, -1e-20, 1e-8, -3e-6, 1e-3, -0.05, 0.12, 0.3, -0.45, 0.7, 0.0, -0.0]
+    # Far from 0: sinh and cosh up to where they overflow (e^|x| alone would
+    # overflow first), asinh of large and negative x.
+    wide = [0.2, -3.0, 20.5, -50.0, 89.0, -100.0, 709.0, -710.0, 711.0, 1e10, -1e30, INF, -INF]
     for suffix, dtype, tensor, tolerance in (("f32", np.float32, F32, (1e-6, 0.0)),
                                             ("f64", np.float64, TensorProto.DOUBLE, (1e-13, 0.0))):
         b = np.array(bases, dtype=dtype)
         e = np.array(exponents, dtype=dtype)
         x = np.array(small, dtype=dtype)
         x64 = x.astype(np.float64)
+        w = np.array(wide, dtype=dtype)
+        w64 = w.astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             out["pow_sinh_asinh_atanh_" + suffix] = (
                 model([helper.make_node("Pow", ["b", "e"], ["p"]),
                        helper.make_node("Sinh", ["x"], ["s"]),
                        helper.make_node("Asinh", ["x"], ["a"]),
-                       helper.make_node("Atanh", ["x"], ["t"])],
-                      [("b", b), ("e", e), ("x", x)],
-                      [("p", tensor, b), ("s", tensor, x), ("a", tensor, x), ("t", tensor, x)],
+                       helper.make_node("Atanh", ["x"], ["t"]),
+                       helper.make_node("Sinh", ["w"], ["ws"]),
+                       helper.make_node("Cosh", ["w"], ["wc"]),
+                       helper.make_node("Asinh", ["w"], ["wa"])],
+                      [("b", b), ("e", e), ("x", x), ("w", w)],
+                      [("p", tensor, b), ("s", tensor, x), ("a", tensor, x), ("t", tensor, x),
+                       ("ws", tensor, w), ("wc", tensor, w), ("wa", tensor, w)],
                       elem=tensor),
-                [b, e, x],
+                [b, e, x, w],
                 [np.power(b.astype(np.float64), e.astype(np.float64)).astype(dtype),
                  np.sinh(x64).astype(dtype), np.arcsinh(x64).astype(dtype),
-                 np.arctanh(x64).astype(dtype)],
+                 np.arctanh(x64).astype(dtype), np.sinh(w64).astype(dtype),
+                 np.cosh(w64).astype(dtype), np.arcsinh(w64).astype(dtype)],
                 tolerance)
 
     # Zero-size tensors: elementwise ops, a matmul with an empty batch and one
