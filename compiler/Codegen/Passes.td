@@ -336,7 +336,7 @@ def CUDAApproximateMath : Pass<"nnc-cuda-approximate-math", "mlir::gpu::GPUModul
     instructions), rsqrt 1 / sqrt, and exp, log, tanh, erf and the like
     polynomial approximations accurate to a few ulp in f32. What must stay
     exact or has no f32 polynomial is expanded exactly (CUDA/ExactMath.h):
-    copysign by bits, the float remainder (`arith.remf`, C's fmod) by a loop
+    |x| and copysign by bits, the float remainder (`arith.remf`, C's fmod) by a loop
     of exact subtractions, f64 exp and log to a few ulp, powf in f64 with C's
     signs and special cases, sinh, asinh and atanh near 0 by their series
     (sinh, cosh and asinh elsewhere without early overflow or cancellation),

@@ -8,10 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/CudaDevice.h"
-
-#include <algorithm>
 #include "runtime/src/Status.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 

@@ -60,25 +60,6 @@ struct ToLLVMOp : OpRewritePattern<MathOp> {
   }
 };
 
-/// |x| by clearing the sign bit: the NVVM lowering takes both the intrinsic
-/// and math.absf to libdevice.
-struct ExpandAbsF : OpRewritePattern<math::AbsFOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::AbsFOp op, PatternRewriter &rewriter) const override {
-    auto type = dyn_cast<FloatType>(op.getType());
-    if (!type)
-      return rewriter.notifyMatchFailure(op, "not a float scalar");
-    Location loc = op.getLoc();
-    auto bits = rewriter.getIntegerType(type.getWidth());
-    Value asInt = arith::BitcastOp::create(rewriter, loc, bits, op.getOperand());
-    Value mask = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getIntegerAttr(bits, APInt::getSignedMaxValue(type.getWidth())));
-    Value cleared = arith::AndIOp::create(rewriter, loc, asInt, mask);
-    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
-    return success();
-  }
-};
-
 /// rsqrt as 1 / sqrt: PTX's rsqrt is approximate, and results are exact f32
 /// by default.
 struct ExpandRsqrt : OpRewritePattern<math::RsqrtOp> {
@@ -142,7 +123,6 @@ struct ApproximateMath : nnc::impl::CUDAApproximateMathBase<ApproximateMath> {
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) { return !hasInstruction(name); });
     patterns.add<ExpandRsqrt>(ctx);
-    patterns.add<ExpandAbsF>(ctx, /*benefit=*/2);
     patterns.add<ToLLVMOp<math::FmaOp, LLVM::FMAOp>>(ctx);
     nnc::cuda::populateExactMathPatterns(patterns);
     patterns.add<ToNVVMIntrinsic<math::SqrtOp>>(ctx, "sqrt.rn");

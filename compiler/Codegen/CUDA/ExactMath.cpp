@@ -1,9 +1,9 @@
 //===- ExactMath.cpp - math without libdevice that must stay exact ---------===//
 //
 // The kernels' math ops that MLIR has no libdevice-free lowering for and
-// that a polynomial of f32 precision would get wrong: copysign (NVVM marks
-// the LLVM intrinsic illegal), the float remainder (ONNX Mod with fmod=1:
-// exact, as C's fmod), f64 exp and log (MLIR's polynomials are f32 only),
+// that a polynomial of f32 precision would get wrong: |x| and copysign (by
+// bits), the float remainder (ONNX Mod with fmod=1: exact, as C's fmod), f64
+// exp and log (MLIR's polynomials are f32 only),
 // powers (MLIR's expansion gives NaN for a negative base), sinh, cosh, asinh
 // and atanh (the expansions cancel near 0, overflow early or cancel for
 // negative x), integer powers and bit counts.
@@ -119,10 +119,12 @@ struct ToCountIntrinsic : OpRewritePattern<MathOp> {
   }
 };
 
-/// copysign(x, y) by bits: the NVVM lowering rejects the LLVM intrinsic.
-struct ExpandCopySign : OpRewritePattern<math::CopySignOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::CopySignOp op, PatternRewriter &rewriter) const override {
+/// |x| and copysign(x, y) by bits: the NVVM lowering takes both to
+/// libdevice (and rejects the LLVM copysign intrinsic). x with its sign bit
+/// cleared, then y's sign bit where there is a y.
+template <typename MathOp> struct ExpandSignBit : OpRewritePattern<MathOp> {
+  using OpRewritePattern<MathOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
     auto type = dyn_cast<FloatType>(op.getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "not a float scalar");
@@ -132,13 +134,14 @@ struct ExpandCopySign : OpRewritePattern<math::CopySignOp> {
     auto constant = [&](const APInt &v) {
       return arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(bits, v));
     };
-    Value magnitude = arith::AndIOp::create(
-        rewriter, loc, arith::BitcastOp::create(rewriter, loc, bits, op.getLhs()),
-        constant(APInt::getSignedMaxValue(width)));
-    Value sign = arith::AndIOp::create(rewriter, loc,
-                                       arith::BitcastOp::create(rewriter, loc, bits, op.getRhs()),
-                                       constant(APInt::getSignMask(width)));
-    Value result = arith::OrIOp::create(rewriter, loc, magnitude, sign);
+    auto asBits = [&](Value v) { return arith::BitcastOp::create(rewriter, loc, bits, v); };
+    Value result = arith::AndIOp::create(rewriter, loc, asBits(op->getOperand(0)),
+                                         constant(APInt::getSignedMaxValue(width)));
+    if (op->getNumOperands() == 2) {
+      Value sign = arith::AndIOp::create(rewriter, loc, asBits(op->getOperand(1)),
+                                         constant(APInt::getSignMask(width)));
+      result = arith::OrIOp::create(rewriter, loc, result, sign);
+    }
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, result);
     return success();
   }
@@ -493,7 +496,7 @@ void nnc::cuda::populateExactMathPatterns(RewritePatternSet &patterns) {
   patterns.add<ExpandCosh>(ctx, /*benefit=*/3);
   // Above MLIR's expansions (benefit 1), which would take exp and log of f64
   // to libdevice-only forms.
-  patterns.add<ExpandCopySign, ExpandRemF, ExpandExpF64, ExpandLogF64, ExpandPowF, ExpandIPowI,
+  patterns.add<ExpandSignBit<math::AbsFOp>, ExpandSignBit<math::CopySignOp>, ExpandRemF, ExpandExpF64, ExpandLogF64, ExpandPowF, ExpandIPowI,
                ToCountIntrinsic<math::CountLeadingZerosOp, LLVM::CountLeadingZerosOp>,
                ToCountIntrinsic<math::CountTrailingZerosOp, LLVM::CountTrailingZerosOp>,
                ToCountIntrinsic<math::CtPopOp, LLVM::CtPopOp>>(patterns.getContext(),

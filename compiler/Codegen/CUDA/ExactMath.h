@@ -7,8 +7,9 @@
 
 namespace nnc::cuda {
 
-/// Expansions of copysign, the float remainder (exact), f64 exp and log (to
-/// a few ulp) and integer powers into arithmetic and structured loops.
+/// Expansions of |x| and copysign (by bits), the float remainder (exact),
+/// f64 exp and log (to a few ulp), pow, the hyperbolic functions, integer
+/// powers and bit counts into arithmetic and structured loops.
 void populateExactMathPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace nnc::cuda
