@@ -53,8 +53,10 @@ def ShapeFunctions : Pass<"nnc-shape-functions", "mlir::ModuleOp"> {
 
     The shape function is the function itself cut down to the dims of its
     results: `tensor.dim` of an argument becomes a load of `%in_dims`, and
-    what does not feed a result's dim or a check is deleted. An output whose
-    dims depend on the data of an input is refused.
+    what does not feed a result's dim or a check is deleted. An input whose
+    values a dim or a check reads (a Reshape's shape given at run time) is
+    passed too: such inputs follow `%status`, in order, and the function's
+    `nnc.shape_inputs` attribute lists their indices.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }

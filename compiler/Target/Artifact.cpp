@@ -189,8 +189,8 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
   return entry;
 }
 
-/// Adds `i32 nnc_prepare_<name>(ptr input_dims, ptr output_dims, ptr
-/// workspace_size)` (abi.h), calling the shape function.
+/// Adds `i32 nnc_prepare_<name>(ptr input_dims, ptr inputs, ptr output_dims,
+/// ptr workspace_size)` (abi.h), calling the shape function.
 llvm::Function *addPrepareWrapper(llvm::Module &m, const nnc::FunctionInfo &info) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Function *impl = m.getFunction(info.name + "__shapes");
@@ -199,7 +199,7 @@ llvm::Function *addPrepareWrapper(llvm::Module &m, const nnc::FunctionInfo &info
   auto *ptr = llvm::PointerType::get(ctx, 0);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *type = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
+  auto *type = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
   auto *prepare = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
                                          "nnc_prepare_" + info.name, m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", prepare));
@@ -216,11 +216,30 @@ llvm::Function *addPrepareWrapper(llvm::Module &m, const nnc::FunctionInfo &info
     args.append({data, data, b.getInt64(0), b.getInt64(n), b.getInt64(1)});
   };
   push(prepare->getArg(0), count(info.inputs));
-  push(prepare->getArg(1), count(info.outputs));
+  push(prepare->getArg(2), count(info.outputs));
   push(status, 2);
+  // The shape inputs: their data, with the dims of %in_dims.
+  for (int32_t i : info.shapeInputs) {
+    llvm::Value *data = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, prepare->getArg(1), i));
+    args.append({data, data, b.getInt64(0)});
+    int64_t first = 0;
+    for (int32_t k = 0; k < i; ++k)
+      first += info.inputs[k].shape.size();
+    const std::vector<int64_t> &shape = info.inputs[i].shape;
+    SmallVector<llvm::Value *> sizes, strides(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d)
+      sizes.push_back(b.CreateLoad(i64, b.CreateConstGEP1_64(i64, prepare->getArg(0), first + d)));
+    llvm::Value *stride = b.getInt64(1);
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride = b.CreateMul(stride, sizes[d]);
+    }
+    args.append(sizes.begin(), sizes.end());
+    args.append(strides.begin(), strides.end());
+  }
   b.CreateCall(impl, args);
   llvm::Value *code = b.CreateLoad(i64, status);
-  b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_64(i64, status, 1)), prepare->getArg(2));
+  b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_64(i64, status, 1)), prepare->getArg(3));
   b.CreateRet(b.CreateTrunc(code, i32));
   return prepare;
 }
@@ -255,7 +274,7 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
   auto *f64 = llvm::Type::getDoubleTy(ctx);
   auto *functionTy = llvm::StructType::get(
-      ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr});
+      ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr, i32, ptr});
   auto *kernelTy = llvm::StructType::get(ctx, {ptr, ptr, f64, f64, f64, f64});
   auto *moduleTy = llvm::StructType::get(
       ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
@@ -299,6 +318,12 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
     return global(llvm::ConstantArray::get(llvm::ArrayType::get(ptr, messages.size()), messages),
                   "nnc.checks." + f.name);
   };
+  auto shapeInputs = [&](const nnc::FunctionInfo &f) -> llvm::Constant * {
+    if (f.shapeInputs.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    return global(llvm::ConstantDataArray::get(ctx, ArrayRef<int32_t>(f.shapeInputs)),
+                  "nnc.shape_inputs." + f.name);
+  };
   SmallVector<llvm::Constant *> fns;
   for (auto [f, entry, prepare] : llvm::zip(functions, entries, prepares)) {
     fns.push_back(llvm::ConstantStruct::get(
@@ -309,7 +334,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                      llvm::ConstantInt::get(i32, f.kernels.size()),
                      kernels(f.kernels, "nnc.profile." + f.name),
                      prepare ? (llvm::Constant *)prepare : llvm::ConstantPointerNull::get(ptr),
-                     llvm::ConstantInt::get(i32, f.checks.size()), checks(f)}));
+                     llvm::ConstantInt::get(i32, f.checks.size()), checks(f),
+                     llvm::ConstantInt::get(i32, f.shapeInputs.size()), shapeInputs(f)}));
   }
   // The CUDA fields: none on the CPU.
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);

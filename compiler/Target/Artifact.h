@@ -39,6 +39,8 @@ struct FunctionInfo {
   uint64_t constantsSize = 0;
   /// With dynamic dims: the messages of the shape function's checks.
   std::vector<std::string> checks;
+  /// With dynamic dims: the inputs whose values the shape function reads.
+  std::vector<int32_t> shapeInputs;
   std::vector<KernelInfo> kernels; // set with nnc --profile
 
   /// Whether a dim is dynamic: the function then has a shape function

@@ -89,6 +89,15 @@ std::string readFunction(const nnc_abi_function_t &abi, nnc_function &function) 
   for (int32_t i = 0; i < abi.num_checks; ++i)
     if (!abi.checks[i])
       return "check " + std::to_string(i) + " has no message";
+  if (abi.num_shape_inputs < 0 || abi.num_shape_inputs > abi.num_inputs ||
+      (abi.num_shape_inputs > 0 && (!abi.shape_inputs || !abi.prepare)))
+    return "has an invalid shape input list (count " + std::to_string(abi.num_shape_inputs) + ")";
+  for (int32_t i = 0; i < abi.num_shape_inputs; ++i) {
+    int32_t input = abi.shape_inputs[i];
+    if (input < 0 || input >= abi.num_inputs || (i > 0 && input <= abi.shape_inputs[i - 1]))
+      return "has an invalid shape input list (entry " + std::to_string(i) + " is " +
+             std::to_string(input) + ")";
+  }
   if (abi.num_kernels < 0 || (abi.num_kernels > 0 && !abi.kernels))
     return "has an invalid kernel list (count " + std::to_string(abi.num_kernels) + ")";
   function.kernels.resize(abi.num_kernels);

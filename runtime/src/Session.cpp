@@ -155,6 +155,8 @@ struct nnc_session {
   std::vector<std::vector<int64_t>> boundOutputShapes;
   size_t workspaceCapacity = 0;
   std::vector<int64_t> preparedFor; // the input dims of the last prepare
+  // The shape inputs' bytes at the last prepare (abi.h's shape_inputs).
+  std::vector<std::vector<unsigned char>> preparedValues;
   std::vector<int64_t> dims;
 };
 
@@ -522,9 +524,30 @@ nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char 
 }
 
 namespace {
+/// " = [v, ...]" for a small integer tensor (the shape inputs named in a
+/// refused run's message); "" for others.
+std::string valuesString(int32_t dtype, const void *data, size_t bytes) {
+  size_t width = dtype == NNC_DTYPE_I64 ? 8 : dtype == NNC_DTYPE_I32 ? 4 : 0;
+  if (!width || bytes > 16 * width || (bytes && !data))
+    return "";
+  std::string text = " = [";
+  for (size_t at = 0; at < bytes; at += width) {
+    int64_t v;
+    if (width == 8) {
+      std::memcpy(&v, static_cast<const char *>(data) + at, 8);
+    } else {
+      int32_t v32;
+      std::memcpy(&v32, static_cast<const char *>(data) + at, 4);
+      v = v32;
+    }
+    text += (at ? ", " : "") + std::to_string(v);
+  }
+  return text + "]";
+}
+
 /// For the bound inputs' dims: the outputs' dims and the workspace size from
 /// the function's prepare, buffers large enough, and the entry's dims array.
-/// Skipped while the input dims repeat.
+/// Skipped while the input dims, and the shape inputs' values, repeat.
 nnc_status_t prepare(nnc_session &session) {
   const nnc_function &function = *session.function;
   // The same dims as the last run: nothing to compute or allocate.
@@ -534,6 +557,13 @@ nnc_status_t prepare(nnc_session &session) {
     for (size_t d = 0; same && d < shape.size(); ++d, ++at)
       same = at < session.preparedFor.size() && session.preparedFor[at] == shape[d];
   same = same && at == session.preparedFor.size();
+  const nnc_abi_function_t &abi = *function.abi;
+  for (int32_t k = 0; same && k < abi.num_shape_inputs; ++k) {
+    int32_t i = abi.shape_inputs[k];
+    const std::vector<unsigned char> &seen = session.preparedValues[k];
+    same = seen.size() == session.inputBytes[i] &&
+           (seen.empty() || std::memcmp(seen.data(), session.inputs[i], seen.size()) == 0);
+  }
   if (!same) {
     std::string name = std::string("function '") + function.abi->name + "'";
     std::vector<int64_t> inputDims;
@@ -551,13 +581,15 @@ nnc_status_t prepare(nnc_session &session) {
     // The shape function's arrays have at least one element.
     std::vector<int64_t> in = inputDims, out(std::max<size_t>(outputDimCount, 1), 0);
     in.resize(std::max<size_t>(in.size(), 1));
-    int32_t failed = function.abi->prepare(in.data(), out.data(), &workspace);
+    int32_t failed = abi.prepare(in.data(), session.inputs.data(), out.data(), &workspace);
     if (failed != 0) {
       std::string shapes;
       for (size_t i = 0; i < function.inputs.size(); ++i) {
         const std::vector<int64_t> &shape = session.inputShapes[i];
         shapes += (i ? ", " : "") + quote("input", function.inputs[i]) + " " +
                   shapeString(static_cast<int32_t>(shape.size()), shape.data());
+        if (std::count(abi.shape_inputs, abi.shape_inputs + abi.num_shape_inputs, (int32_t)i))
+          shapes += valuesString(function.inputs[i].dtype, session.inputs[i], session.inputBytes[i]);
       }
       if (failed == -1)
         return makeStatus(NNC_STATUS_RESOURCE_EXHAUSTED,
@@ -610,6 +642,12 @@ nnc_status_t prepare(nnc_session &session) {
     session.dims.insert(session.dims.end(), out.begin(), out.begin() + outputDimCount);
     session.dims.push_back(static_cast<int64_t>(workspace));
     session.preparedFor = std::move(inputDims);
+    session.preparedValues.resize(abi.num_shape_inputs);
+    for (int32_t k = 0; k < abi.num_shape_inputs; ++k) {
+      int32_t i = abi.shape_inputs[k];
+      const auto *bytes = static_cast<const unsigned char *>(session.inputs[i]);
+      session.preparedValues[k].assign(bytes, bytes + session.inputBytes[i]);
+    }
   }
   // Outputs: the caller's buffer must fit the computed shape; an owned one
   // grows to the largest seen.

@@ -106,6 +106,12 @@ void readFunction(Bytes &in, int32_t index, nnc_abi_function_t &f) {
   for (int32_t k = 0; kernels && k < f.num_kernels; ++k)
     kernels[k] = {in.string("parallel loop"), in.string("n"), 1, 2, 3, 0};
   f.kernels = kernels;
+  // The inputs whose values prepare reads: typically none.
+  f.num_shape_inputs = in.near(0);
+  auto *shapeInputs = in.byte() == 0 ? in.array<int32_t>(f.num_shape_inputs) : nullptr;
+  for (int32_t k = 0; shapeInputs && k < f.num_shape_inputs; ++k)
+    shapeInputs[k] = in.near(k);
+  f.shape_inputs = shapeInputs;
 }
 
 /// A CUDA module's additions, typical: one kernel, one sm_80 image, host images.

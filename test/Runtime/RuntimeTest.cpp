@@ -218,9 +218,9 @@ void testModuleIntrospection() {
   CHECK(std::strcmp(nnc_module_producer(module), "nnc-test 1.0") == 0);
   CHECK(std::strcmp(nnc_module_target(module), "cpu") == 0);
   CHECK(std::strcmp(nnc_module_target_cpu(module), "generic") == 0);
-  CHECK(nnc_module_function_count(module) == 11);
+  CHECK(nnc_module_function_count(module) == 12);
   CHECK(nnc_module_function(module, -1) == nullptr);
-  CHECK(nnc_module_function(module, 11) == nullptr);
+  CHECK(nnc_module_function(module, 12) == nullptr);
 
   const nnc_function_t *main = nnc_module_function(module, 0);
   CHECK(std::strcmp(nnc_function_name(main), "main") == 0);
@@ -242,7 +242,7 @@ void testModuleIntrospection() {
   CHECK(k->rank == 0 && k->element_count == 1 && k->byte_size == 4 && k->dtype == NNC_DTYPE_I32);
   EXPECT_STATUS(nnc_module_find_function(module, "train_step", &found), NNC_STATUS_NOT_FOUND,
                 "has no function 'train_step' (functions: 'main', 'scale', 'large', 'nested', "
-                "'types', 'fail', 'dynamic', 'writes_input', 'unsteady', 'profiled', 'profile_gap')");
+                "'types', 'fail', 'dynamic', 'writes_input', 'unsteady', 'profiled', 'profile_gap', 'take')");
   EXPECT_STATUS(nnc_module_find_function(module, nullptr, &found), NNC_STATUS_INVALID_ARGUMENT,
                 "must not be NULL");
 
@@ -526,6 +526,38 @@ void testRun() {
                 "nnc_session_output: session and out_view must not be NULL");
   EXPECT_STATUS(nnc_session_run(nullptr), NNC_STATUS_INVALID_ARGUMENT,
                 "nnc_session_run: session is NULL");
+}
+
+/// An output sized by an input's value: prepare runs again when the value
+/// changes (not only when dims do), and its refusal shows the value.
+void testShapeInputs() {
+  Objects objects;
+  REQUIRE_OK(objects.open("take"));
+  nnc_session_t *session = objects.session;
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int64_t n = 3, xShape[] = {8}, nShape[] = {1};
+  nnc_tensor_view_t vx{x, sizeof(x), NNC_DTYPE_F32, 1, xShape};
+  nnc_tensor_view_t vn{&n, sizeof(n), NNC_DTYPE_I64, 1, nShape};
+  REQUIRE_OK(nnc_session_bind_input(session, 0, &vx));
+  REQUIRE_OK(nnc_session_bind_input(session, 1, &vn));
+  nnc_tensor_view_t result;
+  // The same buffer, rewritten between runs: each run sees its value.
+  for (int64_t value : {3, 5, 5, 0, 8, 2}) {
+    n = value;
+    REQUIRE_OK(nnc_session_run(session));
+    REQUIRE_OK(nnc_session_output(session, 0, &result));
+    CHECK(result.rank == 1 && result.shape[0] == value && result.byte_size == size_t(value * 4));
+    for (int64_t i = 0; i < value; ++i)
+      CHECK(static_cast<const float *>(result.data)[i] == x[i]);
+  }
+  n = 9;
+  EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
+                "function 'take' cannot run on these input shapes (input 'x' 8, input 'n' 1 = "
+                "[9]): 'n' is outside [0, 8]");
+  n = 4;
+  REQUIRE_OK(nnc_session_run(session));
+  REQUIRE_OK(nnc_session_output(session, 0, &result));
+  CHECK(result.shape[0] == 4);
 }
 
 /// A function with dynamic dims: any size binds, prepare sizes the outputs
@@ -1771,7 +1803,7 @@ void testCppWrapper() {
   CHECK(std::strcmp(module->producer(), "nnc-test 1.0") == 0);
   CHECK(std::strcmp(module->target(), "cpu") == 0);
   CHECK(std::strcmp(module->targetCpu(), "generic") == 0);
-  CHECK(module->functionCount() == 11 && !module->function(11));
+  CHECK(module->functionCount() == 12 && !module->function(12));
   std::optional<nnc::Function> scale = module->function(1);
   CHECK(scale && std::strcmp(scale->name(), "scale") == 0);
   CHECK(scale->inputCount() == 2 && scale->outputCount() == 2 && scale->workspaceSize() == 0);
@@ -2721,6 +2753,7 @@ const Test kTests[] = {
     {"bind-errors", testBindErrors},
     {"run", testRun},
     {"dynamic dims", testDynamicDims},
+    {"shape inputs", testShapeInputs},
     {"aliasing", testAliasing},
     {"profile", testProfile},
     {"run-failure", testRunFailure},

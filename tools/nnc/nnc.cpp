@@ -499,10 +499,13 @@ int main(int argc, char **argv) {
     }
     for (nnc::FunctionInfo &info : functions) {
       info.workspaceSize = sizeOf(info, "nnc.workspace_size");
-      if (auto func = module->lookupSymbol<func::FuncOp>(info.name))
+      if (auto func = module->lookupSymbol<func::FuncOp>(info.name)) {
         if (auto checks = func->getAttrOfType<ArrayAttr>("nnc.checks"))
           for (Attribute message : checks)
             info.checks.push_back(cast<StringAttr>(message).getValue().str());
+        if (auto inputs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.shape_inputs"))
+          info.shapeInputs.assign(inputs.asArrayRef().begin(), inputs.asArrayRef().end());
+      }
       if (!memoryReport)
         continue;
       int64_t all = sizeOf(info, "nnc.intermediates_size"), planned = info.workspaceSize;

@@ -219,6 +219,27 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           mapping.map(v, *size);
         return size;
       }
+      if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
+        // A value of an input the shape function is given too (ShapeFunctions.cpp).
+        auto arg = dyn_cast<BlockArgument>(load.getMemRef());
+        auto valueInputs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.shape_inputs");
+        if (!arg || !valueInputs || arg.getOwner()->getParentOp() != func)
+          return failure();
+        auto at = llvm::find(valueInputs.asArrayRef(), (int64_t)arg.getArgNumber());
+        if (at == valueInputs.asArrayRef().end())
+          return failure();
+        SmallVector<Value> indices;
+        for (Value i : load.getIndices()) {
+          FailureOr<Value> rebuilt = rebuild(i);
+          if (failed(rebuilt))
+            return failure();
+          indices.push_back(*rebuilt);
+        }
+        Value source = body.getArgument(3 + (at - valueInputs.asArrayRef().begin()));
+        Value loaded = memref::LoadOp::create(b, loc, source, indices);
+        mapping.map(v, loaded);
+        return loaded;
+      }
       if (!def || !isPure(def) || def->getNumRegions() != 0)
         return failure();
       for (Value operand : def->getOperands())
@@ -238,8 +259,8 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       for (Value dynamicSize : buffer.alloc.getDynamicSizes()) {
         FailureOr<Value> rebuilt = rebuild(dynamicSize);
         if (failed(rebuilt))
-          return func.emitError("the size of an intermediate buffer depends on data, not only "
-                                "on the input dims: not supported yet");
+          return func.emitError("the size of an intermediate buffer depends on data computed "
+                                "in the function, not only on the inputs: not supported yet");
         auto product = arith::MulUIExtendedOp::create(b, loc, bytes, *rebuilt);
         Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, product.getHigh(),
                                            arith::ConstantIndexOp::create(b, loc, 0));

@@ -1,8 +1,9 @@
 //===- ShapeFunctions.cpp - output dims and dim checks before a run -------===//
 //
 // Target-neutral, on linalg over tensors: every dim of a result is then an
-// arith expression of the arguments' dims (or depends on data, refused), and
-// the dim checks the lowering made are cf.asserts beside it.
+// arith expression of the arguments' dims, or of values read from arguments
+// (a shape given at run time), and the checks the lowering made are
+// cf.asserts beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -224,15 +225,21 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     (void)eraseUnreachableBlocks(rewriter, shapes.getBody());
     (void)runRegionDCE(rewriter, shapes.getBody());
 
+    // An input still used is read for its values (a Reshape's shape given
+    // at run time): it follows %status, and the runtime passes its data.
+    SmallVector<int64_t> valueInputs;
     for (unsigned a = 0; a < numArgs; ++a) {
       BlockArgument arg = body.getArgument(a);
       if (arg.use_empty())
         continue;
-      auto name = func.getArgAttrOfType<StringAttr>(a, "nn.name");
-      return func.emitError("an output's shape depends on the values of input '")
-             << (name ? name.getValue() : "?")
-             << "', not only on its dims: not supported yet; pin the dims with --dim";
+      unsigned at = shapes.getNumArguments();
+      if (failed(shapes.insertArgument(at, arg.getType(), {}, loc)))
+        return failure();
+      arg.replaceAllUsesWith(body.getArgument(at));
+      valueInputs.push_back(a);
     }
+    if (!valueInputs.empty())
+      func->setAttr("nnc.shape_inputs", b.getDenseI64ArrayAttr(valueInputs));
     BitVector erase(shapes.getNumArguments());
     erase.set(0, numArgs);
     if (failed(shapes.eraseArguments(erase)))

@@ -27,25 +27,6 @@ RankedTensorType convertedType(const TypeConverter *converter, Value v) {
   return cast<RankedTensorType>(converter->convertType(v.getType()));
 }
 
-/// A generic over `resultType` whose body computes each element from its
-/// output index (`linalg.index` per dim), reading inputs via tensor.extract.
-Value buildGather(OpBuilder &b, Location loc, RankedTensorType resultType,
-                  function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
-  int64_t rank = resultType.getRank();
-  MLIRContext *ctx = b.getContext();
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
-      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
-      SmallVector<IteratorType>(rank, IteratorType::parallel),
-      [&](OpBuilder &nb, Location nl, ValueRange) {
-        SmallVector<Value> index;
-        for (int64_t d = 0; d < rank; ++d)
-          index.push_back(linalg::IndexOp::create(nb, nl, d));
-        linalg::YieldOp::create(nb, nl, body(nb, nl, index));
-      });
-  return generic.getResult(0);
-}
-
 Value indexConst(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
 Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t size) {
@@ -389,28 +370,41 @@ struct PadPattern : OpConversionPattern<nn::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::PadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    auto pads = nn::getConstantInts(op.getPads());
-    if (!pads)
-      return b.notifyMatchFailure(op, "needs constant pads");
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inType = tensorType(input);
     auto type = convertedType(getTypeConverter(), op.getResult());
     int64_t rank = inType.getRank();
     StringRef mode = op.getMode();
-    if (type.getNumElements() == 0) {
+    if (type.hasStaticShape() && type.getNumElements() == 0) {
       b.replaceOp(op, emptyTensor(b, loc, type));
       return success();
     }
     if (inType.getNumElements() == 0 && mode != "constant")
       return op.emitOpError("cannot pad an empty tensor in '") << mode << "' mode";
+    // The pads as values: constants fold, run-time ones (ValueShapes.cpp)
+    // size the result.
+    SmallVector<Value> leading, dims;
+    for (int64_t d = 0; d < rank; ++d) {
+      leading.push_back(elementIndex(b, loc, adaptor.getPads(), d));
+      Value trailing = elementIndex(b, loc, adaptor.getPads(), d + rank);
+      Value size = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, indexConst(b, loc, inType.getDimSize(d)), leading[d]),
+          trailing);
+      check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, indexConst(b, loc, 0)),
+            "the pads make a dim negative");
+      dims.push_back(size);
+    }
+    SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
     Value value = extractScalar(b, loc, adaptor.getValue());
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
       SmallVector<Value> coords;
       Value inside = arith::ConstantIntOp::create(nb, nl, 1, 1);
       for (int64_t d = 0; d < rank; ++d) {
         int64_t size = inType.getDimSize(d);
-        Value i = arith::SubIOp::create(nb, nl, out[d], indexConst(nb, nl, (*pads)[d]));
+        // A constant pad stays next to its use, in the body.
+        auto lead = getConstantIntValue(leading[d]);
+        Value i = arith::SubIOp::create(nb, nl, out[d], lead ? indexConst(nb, nl, *lead) : leading[d]);
         if (mode == "constant") {
           Value ge = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, indexConst(nb, nl, 0));
           Value lt = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, size));
@@ -434,7 +428,7 @@ struct PadPattern : OpConversionPattern<nn::PadOp> {
         return value;
       Value element = tensor::ExtractOp::create(nb, nl, input, coords);
       return mode == "constant" ? Value(arith::SelectOp::create(nb, nl, inside, element, value)) : element;
-    });
+    }, sizes);
     b.replaceOp(op, result);
     return success();
   }
@@ -656,6 +650,45 @@ struct TriluPattern : OpConversionPattern<nn::TriluOp> {
   }
 };
 
+/// Range's element count, max(ceil((limit - start) / delta), 0), for values
+/// known at run time; a zero delta, or for floats one that is not finite or
+/// a count past 2^62, fails a check.
+Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value delta) {
+  using Pred = arith::CmpIPredicate;
+  auto index = [&](Value v) { return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult(); };
+  if (auto real = dyn_cast<FloatType>(start.getType())) {
+    Value zero = scalarConstant(b, loc, real, 0);
+    Value count = math::CeilOp::create(
+        b, loc, arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, limit, start), delta));
+    // Ordered comparisons: NaN (from infinities) fails the check.
+    Value bounded = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, count,
+                                          scalarConstant(b, loc, real, 0x1p62));
+    Value valid = arith::AndIOp::create(
+        b, loc, bounded,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, delta, zero));
+    check(b, loc, valid, "Range's delta is 0 or not finite, or its count is too large");
+    // A failed check's count is never used; keep it small and defined.
+    Value safe = arith::SelectOp::create(b, loc, valid, count, zero);
+    Value positive = arith::MaximumFOp::create(b, loc, safe, zero);
+    return index(arith::FPToSIOp::create(b, loc, b.getI64Type(), positive));
+  }
+  Type type = start.getType();
+  Value zero = scalarConstant(b, loc, type, 0), one = scalarConstant(b, loc, type, 1);
+  check(b, loc, arith::CmpIOp::create(b, loc, Pred::ne, delta, zero), "Range's delta is 0");
+  // ceil(distance / |delta|) along delta's direction, without overflow.
+  Value up = arith::CmpIOp::create(b, loc, Pred::sgt, delta, zero);
+  Value distance = arith::SelectOp::create(b, loc, up, arith::SubIOp::create(b, loc, limit, start),
+                                           arith::SubIOp::create(b, loc, start, limit));
+  Value magnitude = arith::SelectOp::create(b, loc, up, delta, arith::SubIOp::create(b, loc, zero, delta));
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, Pred::sgt, magnitude, zero), magnitude, one);
+  Value steps = arith::AddIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, distance, one), safe), one);
+  Value count = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, Pred::sgt, distance, zero), steps, zero);
+  return index(isa<IndexType>(type) ? count : castScalar(b, loc, count, b.getI64Type(), false, false));
+}
+
 struct RangePattern : OpConversionPattern<nn::RangeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::RangeOp op, OpAdaptor adaptor,
@@ -663,6 +696,9 @@ struct RangePattern : OpConversionPattern<nn::RangeOp> {
     Location loc = op.getLoc();
     auto type = convertedType(getTypeConverter(), op.getResult());
     Value start = extractScalar(b, loc, adaptor.getStart()), delta = extractScalar(b, loc, adaptor.getDelta());
+    SmallVector<Value> sizes;
+    if (!type.hasStaticShape())
+      sizes.push_back(rangeLength(b, loc, start, extractScalar(b, loc, adaptor.getLimit()), delta));
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) -> Value {
       Value i = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[0]);
       Type element = start.getType();
@@ -672,7 +708,7 @@ struct RangePattern : OpConversionPattern<nn::RangeOp> {
       }
       Value ii = castScalar(nb, nl, i, element, false, false);
       return arith::AddIOp::create(nb, nl, start, arith::MulIOp::create(nb, nl, ii, delta));
-    });
+    }, sizes);
     b.replaceOp(op, result);
     return success();
   }
@@ -680,7 +716,7 @@ struct RangePattern : OpConversionPattern<nn::RangeOp> {
 
 struct ConstantOfShapePattern : OpConversionPattern<nn::ConstantOfShapeOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(nn::ConstantOfShapeOp op, OpAdaptor,
+  LogicalResult matchAndRewrite(nn::ConstantOfShapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     auto type = convertedType(getTypeConverter(), op.getResult());
     auto value = dyn_cast<DenseElementsAttr>(op.getValue());
@@ -692,8 +728,15 @@ struct ConstantOfShapePattern : OpConversionPattern<nn::ConstantOfShapeOp> {
       scalar = IntegerAttr::get(type.getElementType(), i.getValue());
     else
       scalar = cast<FloatAttr>(element);
-    Value v = arith::ConstantOp::create(b, op.getLoc(), scalar);
-    b.replaceOp(op, filledTensor(b, op.getLoc(), type, v));
+    Location loc = op.getLoc();
+    Value v = arith::ConstantOp::create(b, loc, scalar);
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      dims.push_back(elementIndex(b, loc, adaptor.getShape(), d));
+      check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, dims.back(), indexConst(b, loc, 0)),
+            "a dim of the shape is negative");
+    }
+    b.replaceOp(op, filledTensor(b, loc, type, v, resultSizes(b, loc, type, dims)));
     return success();
   }
 };

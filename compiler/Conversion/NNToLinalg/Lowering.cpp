@@ -53,12 +53,34 @@ Value lowering::dimOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
   return tensor::DimOp::create(b, loc, tensor, d);
 }
 
-void lowering::checkSameSize(OpBuilder &b, Location loc, Value x, Value y, const Twine &what) {
+void lowering::check(OpBuilder &b, Location loc, Value holds, const Twine &what) {
   std::string node = "a node";
   if (auto name = dyn_cast<NameLoc>(loc))
     node = "node '" + name.getName().str() + "'";
-  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  cf::AssertOp::create(b, loc, same, (node + ": " + what + " differ").str());
+  cf::AssertOp::create(b, loc, holds, (node + ": " + what).str());
+}
+
+void lowering::checkSameSize(OpBuilder &b, Location loc, Value x, Value y, const Twine &what) {
+  check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y), what + " differ");
+}
+
+Value lowering::buildGather(OpBuilder &b, Location loc, RankedTensorType resultType,
+                            function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body,
+                            ValueRange dynamicSizes) {
+  int64_t rank = resultType.getRank();
+  MLIRContext *ctx = b.getContext();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{},
+      ValueRange{emptyTensor(b, loc, resultType, dynamicSizes)},
+      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        SmallVector<Value> index;
+        for (int64_t d = 0; d < rank; ++d)
+          index.push_back(linalg::IndexOp::create(nb, nl, d));
+        linalg::YieldOp::create(nb, nl, body(nb, nl, index));
+      });
+  return generic.getResult(0);
 }
 
 Value lowering::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {

@@ -31,10 +31,15 @@ void populateReductionPatterns(NNTypeConverter &converter, mlir::RewritePatternS
 void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 void populateDynamicBatchPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateValueShapePatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 /// Whether `op` lowers as a loop over a dynamic batch of the op on one
 /// sample (DynamicBatch.cpp).
 bool isBatchLoop(mlir::Operation *op);
+
+/// Whether `op` has result dims computed at run time from its operands'
+/// values (a Reshape to a shape that is a graph input, ValueShapes.cpp).
+bool isValueShaped(mlir::Operation *op);
 
 /// Whether `op` is one of the elementwise ops (a scalar body over broadcast operands).
 bool isElementwise(mlir::Operation *op);
@@ -57,6 +62,10 @@ mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTen
                          mlir::Value value, mlir::ValueRange dynamicSizes = {});
 /// The size of `tensor`'s dim `d`.
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
+/// A run-time check that `holds` (an i1) is true, a cf.assert: the function's
+/// shape function evaluates it before a run and reports "node 'N': <what>"
+/// when it fails (docs/dynamic-shapes.md).
+void check(mlir::OpBuilder &b, mlir::Location loc, mlir::Value holds, const llvm::Twine &what);
 /// A run-time check that two dynamic sizes are equal (a cf.assert: the
 /// function's shape function reports it, docs/dynamic-shapes.md); `what`
 /// says which sizes, for the message.
@@ -83,6 +92,14 @@ mlir::Value buildElementwise(
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body,
     mlir::Value init = nullptr);
 
+/// A generic over `resultType` (whose dynamic dims are `dynamicSizes`) whose
+/// body computes each element from its output index (`linalg.index` per dim),
+/// reading inputs via tensor.extract.
+mlir::Value buildGather(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)> body,
+    mlir::ValueRange dynamicSizes = {});
+
 /// A tensor of `type` whose element at index i is input[map(i)]: slices with
 /// negative steps, tiling, flips.
 mlir::Value buildMappedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
@@ -104,6 +121,16 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value
 /// (f16/bf16), as math libraries and approximations expect.
 mlir::Value inF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                   llvm::function_ref<mlir::Value(mlir::Value)> fn);
+
+/// Element `i` of a 1-D integer tensor, read at run time, as an index.
+mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t i);
+
+/// Of a result's dims computed at run time (`dims`, one per dim of `type`),
+/// the dynamic ones, as emptyTensor takes them; each static one is checked
+/// to equal the size the type states.
+llvm::SmallVector<mlir::Value> resultSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::RankedTensorType type,
+                                           llvm::ArrayRef<mlir::Value> dims);
 
 /// The value of a constant scalar tensor operand (0-D or one element).
 mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor);

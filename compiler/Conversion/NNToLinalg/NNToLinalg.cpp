@@ -33,7 +33,9 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
     return "cannot compile " + name + " with dynamic dims: " + why +
            "; pin them with --dim or --input-shape";
   };
-  // A dim no input's dim gives (a Reshape to a shape computed at run time).
+  // Dims read from operand values (a Reshape to a shape input).
+  if (lowering::isValueShaped(op))
+    return std::nullopt;
   bool inputsStatic = !llvm::any_of(op->getOperandTypes(), isDynamic);
   if (inputsStatic)
     return refuse("its result's shape depends on values known only at run time");
@@ -63,8 +65,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Dynamic dims (docs/dynamic-shapes.md) lower for the ops below; any
-    // other op meeting one is refused by name. A dim computed from data
-    // (a Reshape to a shape input) is refused too.
+    // other op meeting one is refused by name.
     bool dynamic = false;
     module.walk([&](Operation *op) {
       if (!isa<nn::NNDialect>(op->getDialect()) || !hasDynamicDims(op))
@@ -85,6 +86,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::populateReductionPatterns(converter, patterns);
     lowering::populateDataMovementPatterns(converter, patterns);
     lowering::populateDynamicBatchPatterns(converter, patterns);
+    lowering::populateValueShapePatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 5
+#define NNC_ABI_VERSION 6
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -140,16 +140,23 @@ typedef struct nnc_abi_function {
   const nnc_abi_kernel_t *kernels;  /* num_kernels, in execution order */
   /* Set for a function with dynamic dims (a -1 in a shape), NULL otherwise
    * (workspace_size then holds). From input_dims (the dims of every input,
-   * each tensor's in order) it computes output_dims (the same for the
-   * outputs) and *workspace_size, and checks what the function assumes of
-   * the dims beyond the declared shapes (dims that must agree). Returns 0,
-   * k + 1 when check k failed (its message is checks[k]), or -1 when the
-   * workspace would need more than 2^62 bytes; the outputs' dims are then
-   * not computed. Pure and thread-safe; the runtime calls it before a
-   * run whose input dims differ from the last. */
-  int32_t (*prepare)(const int64_t *input_dims, int64_t *output_dims, uint64_t *workspace_size);
+   * each tensor's in order) and the values of the shape inputs below
+   * (inputs[i] as the entry gets it; prepare reads no other input's data) it
+   * computes output_dims (the same for the outputs) and *workspace_size, and
+   * checks what the function assumes beyond the declared shapes (dims that
+   * must agree, a shape whose element count must match). Returns 0, k + 1
+   * when check k failed (its message is checks[k]), or -1 when the workspace
+   * would need more than 2^62 bytes; the outputs' dims are then not
+   * computed. Pure and thread-safe; the runtime calls it before a run whose
+   * input dims, or shape inputs' values, differ from the last. */
+  int32_t (*prepare)(const int64_t *input_dims, void *const *inputs, int64_t *output_dims,
+                     uint64_t *workspace_size);
   int32_t num_checks;
   const char *const *checks;
+  /* The inputs whose values, not only their dims, give the outputs' dims (a
+   * Reshape's shape passed at run time): indices into inputs, increasing. */
+  int32_t num_shape_inputs;
+  const int32_t *shape_inputs;
 } nnc_abi_function_t;
 
 /* x86-64 instruction set extensions a module's code may use beyond the

@@ -211,8 +211,9 @@ static const char *const kDynamicChecks[] = {"the rows of 'x' and the length of 
                                              "'x' has more than 1000 rows"};
 enum { kBadDims = 4 };
 
-static int32_t dynamic_prepare(const int64_t *input_dims, int64_t *output_dims,
-                               uint64_t *workspace_size) {
+static int32_t dynamic_prepare(const int64_t *input_dims, void *const *inputs,
+                               int64_t *output_dims, uint64_t *workspace_size) {
+  (void)inputs;
   /* input_dims: x's n, 3, v's n. */
   if (input_dims[0] != input_dims[2])
     return 1;
@@ -317,6 +318,39 @@ static int32_t profile_gap_entry(void *const *inputs, void *const *outputs, void
 
 /*===- the descriptor ----------------------------------------------------===*/
 
+/*===- take: y = x[:n] over x f32[8], n i64[1] --------------------------===*
+ * An output whose dims are an input's value, as the compiler emits a Slice
+ * to a bound given at run time: n is a shape input, which prepare reads. */
+
+static const int64_t kShape8[] = {8}, kShape1[] = {1}, kShapeDynamic[] = {-1};
+static const nnc_abi_tensor_t kTakeInputs[] = {{"x", NNC_DTYPE_F32, 1, kShape8},
+                                               {"n", NNC_DTYPE_I64, 1, kShape1}};
+static const nnc_abi_tensor_t kTakeOutputs[] = {{"y", NNC_DTYPE_F32, 1, kShapeDynamic}};
+static const char *const kTakeChecks[] = {"'n' is outside [0, 8]"};
+static const int32_t kTakeShapeInputs[] = {1};
+
+static int32_t take_prepare(const int64_t *input_dims, void *const *inputs, int64_t *output_dims,
+                            uint64_t *workspace_size) {
+  (void)input_dims;
+  int64_t n = *(const int64_t *)inputs[1];
+  if (n < 0 || n > 8)
+    return 1;
+  output_dims[0] = n;
+  *workspace_size = 0;
+  return 0;
+}
+
+static int32_t take_entry(void *const *inputs, void *const *outputs, void *workspace,
+                          const nnc_abi_context_t *context) {
+  (void)workspace;
+  /* dims: x (8), n (1), y (n), workspace bytes. */
+  int64_t n = context->dims[2];
+  if (n != *(const int64_t *)inputs[1])
+    return kBadDims;
+  memcpy(outputs[0], inputs[0], (size_t)n * sizeof(float));
+  return 0;
+}
+
 static const nnc_abi_function_t kFunctions[] = {
     {"main", main_entry, 2, 1, kMainInputs, kMainOutputs, 6 * sizeof(float), 128},
     {"scale", scale_entry, 2, 2, kScaleInputs, kScaleOutputs, 0, 0},
@@ -333,6 +367,8 @@ static const nnc_abi_function_t kFunctions[] = {
      COUNT(kProfiledKernels), kProfiledKernels},
     {"profile_gap", profile_gap_entry, 1, 1, kVec3, kVec3Out, 3 * sizeof(float), 64,
      COUNT(kProfiledKernels), kProfiledKernels},
+    {"take", take_entry, 2, 1, kTakeInputs, kTakeOutputs, 0, 64, 0, NULL, take_prepare,
+     COUNT(kTakeChecks), kTakeChecks, COUNT(kTakeShapeInputs), kTakeShapeInputs},
 };
 
 static const nnc_abi_module_t kModule = {

@@ -1,0 +1,340 @@
+//===- ValueShapes.cpp - result dims read from operand values at run time --===//
+//
+// Reshape, Expand, Tile and Slice take their result's shape from operands
+// (a shape, repeats, bounds) that may be known only at run time: a graph
+// input, or computed from one. Their result type then has dynamic dims, and
+// the lowering here computes those dims from the operands' values
+// (tensor.extract), states what the values must meet as checks (the
+// function's prepare evaluates them and names the node,
+// docs/dynamic-shapes.md), and moves the data by a generic that reads the
+// input at computed indices. Pad, Range and ConstantOfShape, whose static
+// lowerings already read their operands, take the same dims helpers
+// (DataMovement.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/NNToLinalg/Lowering.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::lowering;
+
+namespace {
+using Pred = arith::CmpIPredicate;
+
+/// Index arithmetic at one place, so the formulas below read as formulas.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value cmp(Pred p, Value x, Value y) { return arith::CmpIOp::create(b, loc, p, x, y); }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value either(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value clamp(Value x, Value lo, Value hi) { return min(max(x, lo), hi); }
+  /// A divisor that is never 0 (a check reports the 0 itself).
+  Value nonzero(Value x) { return select(cmp(Pred::eq, x, c(0)), c(1), x); }
+};
+
+/// Whether every operand after the first (the data) has a static shape: the
+/// shape-giving operands' lengths fix the result's rank.
+bool staticParameters(Operation *op) {
+  return llvm::all_of(op->getOperands().drop_front(), [](Value v) {
+    return cast<RankedTensorType>(v.getType()).hasStaticShape();
+  });
+}
+
+/// Whether one of the patterns below lowers `op`: it has a dynamic dim, on
+/// its result (read from the operands' values) or on its data.
+bool lowersHere(Operation *op) {
+  auto dynamic = [](Type t) { return !cast<RankedTensorType>(t).hasStaticShape(); };
+  return isValueShaped(op) &&
+         (llvm::any_of(op->getResultTypes(), dynamic) || llvm::any_of(op->getOperandTypes(), dynamic));
+}
+
+/// Reshape: the shape's -1 is inferred and a 0 copies the input's dim
+/// (unless allowzero).
+struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ReshapeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!lowersHere(op))
+      return failure();
+    Location loc = op.getLoc();
+    IndexMath m{b, loc};
+    Value input = adaptor.getInput(), shape = adaptor.getShape();
+    int64_t inRank = tensorType(input).getRank(), rank = type.getRank();
+    Value count = m.c(1);
+    for (int64_t d = 0; d < inRank; ++d)
+      count = m.mul(count, dimOf(b, loc, input, d));
+    SmallVector<Value> dims, inferred;
+    Value known = m.c(1), minusOnes = m.c(0);
+    for (int64_t i = 0; i < rank; ++i) {
+      Value s = elementIndex(b, loc, shape, i);
+      check(b, loc, m.cmp(Pred::sge, s, m.c(-1)), "a dim of the shape is below -1");
+      Value isInferred = m.cmp(Pred::eq, s, m.c(-1));
+      Value dim = s;
+      if (!op.getAllowzero()) {
+        Value isZero = m.cmp(Pred::eq, s, m.c(0));
+        if (i < inRank)
+          dim = m.select(isZero, dimOf(b, loc, input, i), s);
+        else
+          check(b, loc, m.cmp(Pred::ne, s, m.c(0)),
+                "a 0 in the shape copies an input dim, but the input has fewer dims");
+      }
+      known = m.mul(known, m.select(isInferred, m.c(1), dim));
+      minusOnes = m.add(minusOnes, m.select(isInferred, m.c(1), m.c(0)));
+      dims.push_back(dim);
+      inferred.push_back(isInferred);
+    }
+    check(b, loc, m.cmp(Pred::sle, minusOnes, m.c(1)), "the shape has more than one -1");
+    Value rest = m.div(count, m.nonzero(known));
+    Value product = m.c(1);
+    for (int64_t i = 0; i < rank; ++i) {
+      dims[i] = m.select(inferred[i], rest, dims[i]);
+      product = m.mul(product, dims[i]);
+    }
+    check(b, loc, m.cmp(Pred::eq, product, count),
+          "the shape's element count differs from the input's");
+    SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+
+    // The input as one dim, read at each result index's row-major offset
+    // (a copy: MLIR 22's memref lowering fails on an expand_shape with
+    // several dynamic dims).
+    Value flat = input;
+    if (inRank == 0) {
+      flat = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({1}, type.getElementType()),
+                                           input, ArrayRef<ReassociationIndices>{});
+    } else if (inRank > 1) {
+      ReassociationIndices all;
+      for (int64_t d = 0; d < inRank; ++d)
+        all.push_back(d);
+      flat = tensor::CollapseShapeOp::create(b, loc, input, ArrayRef<ReassociationIndices>{all});
+    }
+    Value result = buildGather(
+        b, loc, type,
+        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+          IndexMath n{nb, nl};
+          Value offset = n.c(0);
+          for (int64_t d = 0; d < rank; ++d)
+            offset = n.add(n.mul(offset, dims[d]), out[d]);
+          return tensor::ExtractOp::create(nb, nl, flat, ValueRange{offset}).getResult();
+        },
+        sizes);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Expand: NumPy broadcasting of the input against the shape; a dim of 1 on
+/// the input's side reads index 0.
+struct ExpandPattern : OpConversionPattern<nn::ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::ExpandOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!lowersHere(op))
+      return failure();
+    Location loc = op.getLoc();
+    IndexMath m{b, loc};
+    Value input = adaptor.getInput(), shape = adaptor.getShape();
+    auto inType = tensorType(input);
+    int64_t rank = type.getRank(), inRank = inType.getRank(),
+            shapeLength = tensorType(shape).getDimSize(0);
+    SmallVector<Value> dims, reads; // reads: the input's dim is 1 (read index 0)
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t k = d - (rank - inRank), j = d - (rank - shapeLength);
+      Value s = j >= 0 ? elementIndex(b, loc, shape, j) : m.c(1);
+      check(b, loc, m.cmp(Pred::sge, s, m.c(0)), "a dim of the shape is negative");
+      if (k < 0) {
+        dims.push_back(s);
+        continue;
+      }
+      Value in = dimOf(b, loc, input, k);
+      Value one = m.cmp(Pred::eq, in, m.c(1));
+      check(b, loc,
+            m.either(one, m.either(m.cmp(Pred::eq, s, m.c(1)), m.cmp(Pred::eq, s, in))),
+            "the shape does not broadcast with the input");
+      dims.push_back(m.select(one, s, in));
+      reads.push_back(one);
+    }
+    SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+    Value result = buildGather(
+        b, loc, type,
+        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+          IndexMath n{nb, nl};
+          SmallVector<Value> at;
+          for (int64_t k = 0; k < inRank; ++k)
+            at.push_back(n.select(reads[k], n.c(0), out[k + rank - inRank]));
+          return tensor::ExtractOp::create(nb, nl, input, at).getResult();
+        },
+        sizes);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Tile: the input repeated along each dim; index i reads i mod the dim.
+struct TilePattern : OpConversionPattern<nn::TileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::TileOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!lowersHere(op))
+      return failure();
+    Location loc = op.getLoc();
+    IndexMath m{b, loc};
+    Value input = adaptor.getInput();
+    int64_t rank = type.getRank();
+    SmallVector<Value> in, dims;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value r = elementIndex(b, loc, adaptor.getRepeats(), d);
+      check(b, loc, m.cmp(Pred::sge, r, m.c(0)), "a repeat count is negative");
+      in.push_back(dimOf(b, loc, input, d));
+      dims.push_back(m.mul(in.back(), r));
+    }
+    SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+    Value result = buildGather(
+        b, loc, type,
+        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+          IndexMath n{nb, nl};
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(n.rem(out[d], in[d]));
+          return tensor::ExtractOp::create(nb, nl, input, at).getResult();
+        },
+        sizes);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Slice with bounds, axes or steps known at run time, with ONNX's rules:
+/// negative bounds count from the end, bounds clamp to the dim (to [0,
+/// dim - 1] and [-1, dim - 1] for a negative step), and the result has
+/// ceil((end - start) / step) elements, at least 0.
+struct SlicePattern : OpConversionPattern<nn::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!lowersHere(op))
+      return failure();
+    Location loc = op.getLoc();
+    IndexMath m{b, loc};
+    Value input = adaptor.getInput();
+    int64_t rank = type.getRank(), count = tensorType(adaptor.getStarts()).getDimSize(0);
+    SmallVector<Value> axes, starts, ends, steps;
+    for (int64_t i = 0; i < count; ++i) {
+      Value a = elementIndex(b, loc, adaptor.getAxes(), i);
+      check(b, loc, m.both(m.cmp(Pred::sge, a, m.c(-rank)), m.cmp(Pred::slt, a, m.c(rank))),
+            "an axis is out of range");
+      axes.push_back(m.select(m.cmp(Pred::slt, a, m.c(0)), m.add(a, m.c(rank)), a));
+      for (int64_t j = 0; j < i; ++j)
+        check(b, loc, m.cmp(Pred::ne, axes[j], axes[i]), "an axis is repeated");
+      starts.push_back(elementIndex(b, loc, adaptor.getStarts(), i));
+      ends.push_back(elementIndex(b, loc, adaptor.getEnds(), i));
+      steps.push_back(elementIndex(b, loc, adaptor.getSteps(), i));
+      check(b, loc, m.cmp(Pred::ne, steps.back(), m.c(0)), "a step is 0");
+    }
+    SmallVector<Value> first, step, dims;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value dim = dimOf(b, loc, input, d);
+      // The slice of dim d: the last axis naming it (they are distinct).
+      Value start = m.c(0), end = dim, stride = m.c(1);
+      for (int64_t i = 0; i < count; ++i) {
+        Value here = m.cmp(Pred::eq, axes[i], m.c(d));
+        start = m.select(here, starts[i], start);
+        end = m.select(here, ends[i], end);
+        stride = m.select(here, steps[i], stride);
+      }
+      start = m.select(m.cmp(Pred::slt, start, m.c(0)), m.add(start, dim), start);
+      end = m.select(m.cmp(Pred::slt, end, m.c(0)), m.add(end, dim), end);
+      Value forward = m.cmp(Pred::sgt, stride, m.c(0));
+      Value last = m.sub(dim, m.c(1));
+      start = m.select(forward, m.clamp(start, m.c(0), dim), m.clamp(start, m.c(0), last));
+      end = m.select(forward, m.clamp(end, m.c(0), dim), m.clamp(end, m.c(-1), last));
+      // The distance covered, along the step's direction, and how many steps
+      // fit: ceil(distance / |step|), written so that no sum can overflow.
+      Value distance = m.select(forward, m.sub(end, start), m.sub(start, end));
+      Value magnitude = m.nonzero(m.select(forward, stride, m.sub(m.c(0), stride)));
+      Value size = m.select(m.cmp(Pred::sgt, distance, m.c(0)),
+                            m.add(m.div(m.sub(distance, m.c(1)), magnitude), m.c(1)), m.c(0));
+      // |INT64_MIN| wraps to itself: a distance below it takes one step.
+      size = m.select(m.cmp(Pred::slt, magnitude, m.c(0)),
+                      m.select(m.cmp(Pred::sgt, distance, m.c(0)), m.c(1), m.c(0)), size);
+      first.push_back(start);
+      step.push_back(stride);
+      dims.push_back(size);
+    }
+    SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+    Value result = buildGather(
+        b, loc, type,
+        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+          IndexMath n{nb, nl};
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(n.add(first[d], n.mul(out[d], step[d])));
+          return tensor::ExtractOp::create(nb, nl, input, at).getResult();
+        },
+        sizes);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+bool lowering::isValueShaped(Operation *op) {
+  if (!isa<nn::ReshapeOp, nn::ExpandOp, nn::TileOp, nn::SliceOp, nn::PadOp, nn::RangeOp,
+           nn::ConstantOfShapeOp>(op))
+    return false;
+  if (!staticParameters(op))
+    return false;
+  // Pad's edge modes read the input at clamped indices: its dims must be
+  // known to be nonzero, so they must be static.
+  if (auto pad = dyn_cast<nn::PadOp>(op))
+    return tensorType(pad.getInput()).hasStaticShape();
+  return true;
+}
+
+Value lowering::elementIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {
+  // A constant's element as a constant, so that static shapes stay static.
+  DenseIntElementsAttr constant;
+  if (matchPattern(tensor, m_Constant(&constant)))
+    return arith::ConstantIndexOp::create(b, loc, constant.getValues<APInt>()[i].getSExtValue());
+  Value at = arith::ConstantIndexOp::create(b, loc, i);
+  Value raw = tensor::ExtractOp::create(b, loc, tensor, ValueRange{at});
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+}
+
+SmallVector<Value> lowering::resultSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                                         ArrayRef<Value> dims) {
+  SmallVector<Value> dynamic;
+  for (auto [d, size] : llvm::enumerate(dims)) {
+    if (type.isDynamicDim(d)) {
+      dynamic.push_back(size);
+      continue;
+    }
+    Value stated = arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+    checkSameSize(b, loc, size, stated,
+                  "dim " + Twine(d) + " computed from the operands and its size known when compiling");
+  }
+  return dynamic;
+}
+
+void lowering::populateValueShapePatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
+  // Before the static lowerings of the same ops, which need static results.
+  patterns.add<ReshapePattern, ExpandPattern, TilePattern, SlicePattern>(converter,
+                                                                          patterns.getContext(), 5);
+}
