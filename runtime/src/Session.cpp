@@ -599,7 +599,8 @@ nnc_status_t prepare(nnc_session &session) {
                               ? function.abi->checks[failed - 1]
                               : "check " + std::to_string(failed);
       return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
-                        name + " cannot run on these input shapes (" + shapes + "): " + check);
+                        name + " cannot run on these input " +
+                            (abi.num_shape_inputs ? "values" : "shapes") + " (" + shapes + "): " + check);
     }
     std::vector<std::vector<int64_t>> outputShapes(function.outputs.size());
     std::vector<size_t> outputBytes(function.outputs.size());

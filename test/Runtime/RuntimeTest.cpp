@@ -552,7 +552,7 @@ void testShapeInputs() {
   }
   n = 9;
   EXPECT_STATUS(nnc_session_run(session), NNC_STATUS_INVALID_ARGUMENT,
-                "function 'take' cannot run on these input shapes (input 'x' 8, input 'n' 1 = "
+                "function 'take' cannot run on these input values (input 'x' 8, input 'n' 1 = "
                 "[9]): 'n' is outside [0, 8]");
   n = 4;
   REQUIRE_OK(nnc_session_run(session));

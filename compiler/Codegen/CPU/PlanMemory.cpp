@@ -240,7 +240,9 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         mapping.map(v, loaded);
         return loaded;
       }
-      if (!def || !isPure(def) || def->getNumRegions() != 0)
+      // Not only pure ops: a division whose divisor the lowering kept
+      // nonzero computes the same in the shape function.
+      if (!def || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
         return failure();
       for (Value operand : def->getOperands())
         if (failed(rebuild(operand)))

@@ -380,17 +380,22 @@ struct PadPattern : OpConversionPattern<nn::PadOp> {
       b.replaceOp(op, emptyTensor(b, loc, type));
       return success();
     }
-    if (inType.getNumElements() == 0 && mode != "constant")
+    bool empty = inType.hasStaticShape() && inType.getNumElements() == 0;
+    if (empty && mode != "constant")
       return op.emitOpError("cannot pad an empty tensor in '") << mode << "' mode";
     // The pads as values: constants fold, run-time ones (ValueShapes.cpp)
-    // size the result.
-    SmallVector<Value> leading, dims;
+    // size the result. A dynamic input dim is checked to be nonzero: an
+    // empty input has nothing to read at a clamped index.
+    SmallVector<Value> leading, inDims, dims;
     for (int64_t d = 0; d < rank; ++d) {
       leading.push_back(elementIndex(b, loc, adaptor.getPads(), d));
       Value trailing = elementIndex(b, loc, adaptor.getPads(), d + rank);
+      inDims.push_back(dimOf(b, loc, input, d));
+      if (inType.isDynamicDim(d))
+        check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, inDims[d], indexConst(b, loc, 0)),
+              "Pad's input is empty along a dim known only at run time (not supported)");
       Value size = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, indexConst(b, loc, inType.getDimSize(d)), leading[d]),
-          trailing);
+          b, loc, arith::AddIOp::create(b, loc, inDims[d], leading[d]), trailing);
       check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, indexConst(b, loc, 0)),
             "the pads make a dim negative");
       dims.push_back(size);
@@ -398,33 +403,46 @@ struct PadPattern : OpConversionPattern<nn::PadOp> {
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
     Value value = extractScalar(b, loc, adaptor.getValue());
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+      using Pred = arith::CmpIPredicate;
       SmallVector<Value> coords;
       Value inside = arith::ConstantIntOp::create(nb, nl, 1, 1);
       for (int64_t d = 0; d < rank; ++d) {
+        // Constants (a static dim, a constant pad) stay next to their use.
         int64_t size = inType.getDimSize(d);
-        // A constant pad stays next to its use, in the body.
+        bool dynamic = inType.isDynamicDim(d);
+        Value n = dynamic ? inDims[d] : indexConst(nb, nl, size);
         auto lead = getConstantIntValue(leading[d]);
         Value i = arith::SubIOp::create(nb, nl, out[d], lead ? indexConst(nb, nl, *lead) : leading[d]);
         if (mode == "constant") {
-          Value ge = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, i, indexConst(nb, nl, 0));
-          Value lt = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, i, indexConst(nb, nl, size));
+          Value ge = arith::CmpIOp::create(nb, nl, Pred::sge, i, indexConst(nb, nl, 0));
+          Value lt = arith::CmpIOp::create(nb, nl, Pred::slt, i, n);
           inside = arith::AndIOp::create(nb, nl, inside, arith::AndIOp::create(nb, nl, ge, lt));
-        } else if (mode == "reflect" && size > 1) {
-          // Reflection without repeating the edge: period 2 * (size - 1).
-          int64_t period = 2 * (size - 1);
-          Value m = arith::RemSIOp::create(nb, nl, i, indexConst(nb, nl, period));
-          Value negM = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, m, indexConst(nb, nl, 0));
-          m = arith::SelectOp::create(nb, nl, negM, arith::AddIOp::create(nb, nl, m, indexConst(nb, nl, period)), m);
-          Value upper = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, m, indexConst(nb, nl, size));
-          i = arith::SelectOp::create(nb, nl, upper, arith::SubIOp::create(nb, nl, indexConst(nb, nl, period), m), m);
+        } else if (mode == "reflect" && (dynamic || size > 1)) {
+          // Reflection without repeating the edge: period 2 * (size - 1)
+          // (at least 1: a dim of 1 reads index 0).
+          Value period = dynamic ? arith::MaxSIOp::create(
+                                       nb, nl, arith::MulIOp::create(nb, nl, arith::SubIOp::create(nb, nl, n, indexConst(nb, nl, 1)),
+                                                                     indexConst(nb, nl, 2)),
+                                       indexConst(nb, nl, 1))
+                                 : indexConst(nb, nl, 2 * (size - 1));
+          Value m = arith::RemSIOp::create(nb, nl, i, period);
+          Value negM = arith::CmpIOp::create(nb, nl, Pred::slt, m, indexConst(nb, nl, 0));
+          m = arith::SelectOp::create(nb, nl, negM, arith::AddIOp::create(nb, nl, m, period), m);
+          Value upper = arith::CmpIOp::create(nb, nl, Pred::sge, m, n);
+          i = arith::SelectOp::create(nb, nl, upper, arith::SubIOp::create(nb, nl, period, m), m);
         } else if (mode == "wrap") {
-          Value m = arith::RemSIOp::create(nb, nl, i, indexConst(nb, nl, size));
-          Value negM = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, m, indexConst(nb, nl, 0));
-          i = arith::SelectOp::create(nb, nl, negM, arith::AddIOp::create(nb, nl, m, indexConst(nb, nl, size)), m);
+          Value m = arith::RemSIOp::create(nb, nl, i, n);
+          Value negM = arith::CmpIOp::create(nb, nl, Pred::slt, m, indexConst(nb, nl, 0));
+          i = arith::SelectOp::create(nb, nl, negM, arith::AddIOp::create(nb, nl, m, n), m);
         }
-        coords.push_back(clampIndex(nb, nl, i, std::max<int64_t>(size, 1)));
+        if (!dynamic) {
+          coords.push_back(clampIndex(nb, nl, i, std::max<int64_t>(size, 1)));
+          continue;
+        }
+        Value lo = arith::MaxSIOp::create(nb, nl, i, indexConst(nb, nl, 0));
+        coords.push_back(arith::MinSIOp::create(nb, nl, lo, arith::SubIOp::create(nb, nl, n, indexConst(nb, nl, 1))));
       }
-      if (inType.getNumElements() == 0)
+      if (empty)
         return value;
       Value element = tensor::ExtractOp::create(nb, nl, input, coords);
       return mode == "constant" ? Value(arith::SelectOp::create(nb, nl, inside, element, value)) : element;

@@ -299,13 +299,7 @@ bool lowering::isValueShaped(Operation *op) {
   if (!isa<nn::ReshapeOp, nn::ExpandOp, nn::TileOp, nn::SliceOp, nn::PadOp, nn::RangeOp,
            nn::ConstantOfShapeOp>(op))
     return false;
-  if (!staticParameters(op))
-    return false;
-  // Pad's edge modes read the input at clamped indices: its dims must be
-  // known to be nonzero, so they must be static.
-  if (auto pad = dyn_cast<nn::PadOp>(op))
-    return tensorType(pad.getInput()).hasStaticShape();
-  return true;
+  return staticParameters(op);
 }
 
 Value lowering::elementIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {

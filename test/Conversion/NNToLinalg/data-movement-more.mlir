@@ -270,8 +270,7 @@ func.func @pad_edge(%x: tensor<4xf32>) -> tensor<7xf32> {
 // CHECK-DAG: %[[M:.*]] = arith.remsi %[[I]], %[[N:.*]] : index
 // CHECK-DAG: %[[N]] = arith.constant 4 : index
 // CHECK-DAG: %[[NEG:.*]] = arith.cmpi slt, %[[M]], %{{.*}} : index
-// CHECK-DAG: %[[UP:.*]] = arith.addi %[[M]], %[[N2:.*]] : index
-// CHECK-DAG: %[[N2]] = arith.constant 4 : index
+// CHECK-DAG: %[[UP:.*]] = arith.addi %[[M]], %[[N]] : index
 // CHECK-DAG: %[[W:.*]] = arith.select %[[NEG]], %[[UP]], %[[M]] : index
 // CHECK-DAG: %[[LO:.*]] = arith.maxsi %[[W]], %{{.*}} : index
 // CHECK-DAG: %[[HI:.*]] = arith.minsi %[[LO]], %{{.*}} : index

@@ -1,0 +1,152 @@
+"""Models whose shapes are graph inputs, for value-shapes.test: a Reshape to
+a shape, a Slice with bounds, a Tile with repeats, an Expand and a Pad, a
+Range to a length, each given at run time and followed by more ops, with
+test data sets at several values whose references numpy computes.
+
+    value_shape_models.py --out DIR
+
+writes DIR/<model>/model.onnx and DIR/<model>/<set>/{input_*,output_*}.pb;
+sets named bad_* hold values the model must refuse (no outputs).
+"""
+
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def write_set(directory, inputs, outputs=()):
+    os.makedirs(directory, exist_ok=True)
+    for kind, tensors in (("input", inputs), ("output", outputs)):
+        for i, t in enumerate(tensors):
+            with open(os.path.join(directory, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(t).SerializeToString())
+
+
+def write_model(out, name, nodes, inputs, outputs, initializers=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(model, os.path.join(out, name, "model.onnx"))
+
+
+def i64(*values):
+    return np.array(values, dtype=np.int64)
+
+
+def onnx_slice(x, starts, ends, axes, steps):
+    """ONNX Slice, written out: negative values count from the end, bounds
+    clamp (to [0, dim - 1] and [-1, dim - 1] for a negative step)."""
+    index = [slice(None)] * x.ndim
+    for s, e, a, st in zip(starts, ends, axes, steps):
+        dim = x.shape[a]
+        s = s + dim if s < 0 else s
+        e = e + dim if e < 0 else e
+        if st > 0:
+            s, e = min(max(s, 0), dim), min(max(e, 0), dim)
+            index[a] = slice(s, e, st)
+        else:
+            s, e = min(max(s, 0), dim - 1), min(max(e, -1), dim - 1)
+            index[a] = slice(s, None if e < 0 else e, st)
+    return x[tuple(index)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    out = ap.parse_args().out
+    rng = np.random.default_rng(7)
+
+    # y = relu(reshape(x, shape)) * 2: the product reads a buffer sized by
+    # the shape's values.
+    write_model(out, "reshape", [
+        helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+        helper.make_node("Relu", ["r"], ["a"], name="relu"),
+        helper.make_node("Mul", ["a", "two"], ["y"], name="double"),
+    ], [helper.make_tensor_value_info("x", F32, [2, 3, 4]),
+        helper.make_tensor_value_info("shape", I64, [2])],
+       [helper.make_tensor_value_info("y", F32, [None, None])],
+       [numpy_helper.from_array(np.array(2, dtype=np.float32), "two")])
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    for name, shape in (("4x6", i64(4, -1)), ("2x12", i64(0, 12)), ("24x1", i64(-1, 1))):
+        dims = list(shape)
+        if dims[0] == 0:
+            dims[0] = 2
+        write_set(os.path.join(out, "reshape", name), [x, shape],
+                  [np.maximum(x.reshape(dims), 0) * 2])
+    write_set(os.path.join(out, "reshape", "bad_count"), [x, i64(5, -1)])
+    write_set(os.path.join(out, "reshape", "bad_two_inferred"), [x, i64(-1, -1)])
+
+    # y = tile(slice(x), repeats) + 1
+    write_model(out, "slice_tile", [
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["s"], name="slice"),
+        helper.make_node("Tile", ["s", "repeats"], ["t"], name="tile"),
+        helper.make_node("Add", ["t", "one"], ["y"], name="add"),
+    ], [helper.make_tensor_value_info("x", F32, [5, 6])] +
+       [helper.make_tensor_value_info(n, I64, [2]) for n in ("starts", "ends", "axes", "steps", "repeats")],
+       [helper.make_tensor_value_info("y", F32, [None, None])],
+       [numpy_helper.from_array(np.array(1, dtype=np.float32), "one")])
+    x = rng.standard_normal((5, 6)).astype(np.float32)
+    cases = {
+        "forward": (i64(1, 0), i64(4, 6), i64(0, 1), i64(1, 2), i64(2, 1)),
+        "backward": (i64(-1, 5), i64(-100, 0), i64(0, 1), i64(-2, -1), i64(1, 3)),
+        "clamped": (i64(-100, 2), i64(100, 2**62), i64(1, 0), i64(3, 1), i64(1, 1)),
+        "empty": (i64(3, 0), i64(3, 6), i64(0, 1), i64(1, 1), i64(4, 2)),
+    }
+    for name, (starts, ends, axes, steps, repeats) in cases.items():
+        sliced = onnx_slice(x, starts, ends, axes, steps)
+        write_set(os.path.join(out, "slice_tile", name), [x, starts, ends, axes, steps, repeats],
+                  [np.tile(sliced, repeats) + 1])
+    write_set(os.path.join(out, "slice_tile", "bad_step"),
+              [x, i64(0, 0), i64(5, 6), i64(0, 1), i64(1, 0), i64(1, 1)])
+    write_set(os.path.join(out, "slice_tile", "bad_axis"),
+              [x, i64(0, 0), i64(5, 6), i64(0, 2), i64(1, 1), i64(1, 1)])
+    write_set(os.path.join(out, "slice_tile", "bad_repeats"),
+              [x, i64(0, 0), i64(5, 6), i64(0, 1), i64(1, 1), i64(1, -1)])
+
+    # y = pad(expand(x, shape), pads) * x: the product broadcasts x [3, 1]
+    # against a shape that must come out [3, N].
+    write_model(out, "expand_pad", [
+        helper.make_node("Expand", ["x", "shape"], ["e"], name="expand"),
+        helper.make_node("Pad", ["e", "pads", "value"], ["p"], mode="constant", name="pad"),
+        helper.make_node("Exp", ["p"], ["y"], name="exp"),
+    ], [helper.make_tensor_value_info("x", F32, [3, 1]),
+        helper.make_tensor_value_info("shape", I64, [2]),
+        helper.make_tensor_value_info("pads", I64, [4])],
+       [helper.make_tensor_value_info("y", F32, [None, None])],
+       [numpy_helper.from_array(np.array(0.5, dtype=np.float32), "value")])
+    x = rng.standard_normal((3, 1)).astype(np.float32)
+    for name, shape, pads in (("3x4", i64(3, 4), i64(1, 0, 0, 2)), ("1x5", i64(1, 5), i64(0, 1, 2, 0)),
+                              ("crop", i64(3, 1), i64(0, 0, -1, 3))):
+        expanded = np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(shape)))
+        lo, hi = pads[:2], pads[2:]
+        padded = np.pad(expanded, [(max(l, 0), max(h, 0)) for l, h in zip(lo, hi)], constant_values=0.5)
+        padded = padded[tuple(slice(max(-l, 0), padded.shape[d] - max(-h, 0))
+                              for d, (l, h) in enumerate(zip(lo, hi)))]
+        write_set(os.path.join(out, "expand_pad", name), [x, shape, pads], [np.exp(padded)])
+    write_set(os.path.join(out, "expand_pad", "bad_broadcast"), [x, i64(2, 4), i64(0, 0, 0, 0)])
+    write_set(os.path.join(out, "expand_pad", "bad_pads"), [x, i64(3, 4), i64(0, -3, 0, -2)])
+
+    # y = cos(range(0, n) * 0.25), as ONNX's window functions build theirs.
+    write_model(out, "range", [
+        helper.make_node("Range", ["zero", "n", "step"], ["r"], name="range"),
+        helper.make_node("Cast", ["r"], ["f"], to=F32, name="cast"),
+        helper.make_node("Mul", ["f", "quarter"], ["a"], name="scale"),
+        helper.make_node("Cos", ["a"], ["y"], name="cos"),
+    ], [helper.make_tensor_value_info("n", I64, [])],
+       [helper.make_tensor_value_info("y", F32, [None])],
+       [numpy_helper.from_array(np.array(0, dtype=np.int64), "zero"),
+        numpy_helper.from_array(np.array(1, dtype=np.int64), "step"),
+        numpy_helper.from_array(np.array(0.25, dtype=np.float32), "quarter")])
+    for n in (1, 7, 0, -3):
+        write_set(os.path.join(out, "range", f"n{n}"), [np.array(n, dtype=np.int64)],
+                  [np.cos(np.arange(0, n, dtype=np.float64) * 0.25).astype(np.float32)])
+
+
+if __name__ == "__main__":
+    main()
