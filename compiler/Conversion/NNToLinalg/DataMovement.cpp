@@ -464,17 +464,6 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
     auto inType = tensorType(input);
     auto type = convertedType(getTypeConverter(), op.getResult());
     int64_t rank = inType.getRank();
-    // Scales as given, or output/input for sizes.
-    SmallVector<double> scales(rank);
-    if (op.getScales()) {
-      auto given = nn::getConstantFloats(op.getScales());
-      if (!given)
-        return b.notifyMatchFailure(op, "needs constant scales");
-      scales.assign(given->begin(), given->end());
-    } else {
-      for (int64_t d = 0; d < rank; ++d)
-        scales[d] = (double)type.getDimSize(d) / (double)inType.getDimSize(d);
-    }
     StringRef mode = op.getMode(), ctm = op.getCoordinateTransformationMode(),
               nearestMode = op.getNearestMode();
     double cubicA = op.getCubicCoeffA().convertToDouble();
@@ -485,6 +474,74 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
     // Coordinates, weights and sums in f32, or in f64 for f64 tensors (whose
     // values f32 would round).
     Type real = element.isF64() ? element : b.getF32Type();
+    // Per dim, the scale and the parameters of the coordinate transformation
+    // (computed in f64, then rounded to `real`): constants when the result's
+    // dims are static, else computed from the scales or sizes given at run
+    // time (ValueShapes.cpp).
+    auto constScales = op.getScales() ? nn::getConstantFloats(op.getScales()) : std::nullopt;
+    if (op.getScales() && !constScales && type.hasStaticShape())
+      return b.notifyMatchFailure(op, "needs constant scales for a static result");
+    struct Params { Value scale, ratio, shift; };
+    SmallVector<Params> dynamicParams(rank);
+    SmallVector<Value> dims;
+    if (!type.hasStaticShape()) {
+      Type f64 = b.getF64Type();
+      auto real64 = [&](Value index) {
+        return arith::SIToFPOp::create(b, loc, f64, arith::IndexCastOp::create(b, loc, b.getI64Type(), index))
+            .getResult();
+      };
+      auto c64 = [&](double v) { return scalarConstant(b, loc, f64, v); };
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t in = inType.getDimSize(d);
+        Value scale, size;
+        if (op.getScales()) {
+          Value at = arith::ConstantIndexOp::create(b, loc, d);
+          Value given = tensor::ExtractOp::create(b, loc, adaptor.getScales(), ValueRange{at});
+          scale = arith::ExtFOp::create(b, loc, f64, given);
+          // floor(in * scale), checked to be a count: a NaN, infinite or
+          // negative scale fails.
+          Value count = math::FloorOp::create(b, loc, arith::MulFOp::create(b, loc, c64(in), scale));
+          Value valid = arith::AndIOp::create(
+              b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, scale, c64(0)),
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, count, c64(0x1p62)));
+          check(b, loc, valid, "a scale is not positive and finite, or gives too large a dim");
+          count = arith::SelectOp::create(b, loc, valid, count, c64(0));
+          size = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                            arith::FPToSIOp::create(b, loc, b.getI64Type(), count));
+        } else {
+          size = elementIndex(b, loc, adaptor.getSizes(), d);
+          check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, size, indexConst(b, loc, 0)),
+                "a size is not positive");
+          scale = arith::DivFOp::create(b, loc, real64(size), c64(in));
+        }
+        dims.push_back(size);
+        Value outSize = real64(size);
+        // align_corners: (in - 1) / (out - 1), 0 for one output element,
+        // with out unrounded (in * scale) when scales are given, as ONNX's
+        // reference computes it.
+        Value length = op.getScales() ? arith::MulFOp::create(b, loc, c64(in), scale).getResult() : outSize;
+        Value many = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, size, indexConst(b, loc, 1));
+        Value ratio = arith::SelectOp::create(
+            b, loc, many,
+            arith::DivFOp::create(b, loc, c64(in - 1), arith::SubFOp::create(b, loc, length, c64(1))), c64(0));
+        // half_pixel_symmetric: 0.5 - in / 2 * (1 - out / (scale * in)).
+        Value shift = c64(0.5);
+        if (ctm == "half_pixel_symmetric") {
+          Value adjustment = arith::DivFOp::create(b, loc, outSize, arith::MulFOp::create(b, loc, scale, c64(in)));
+          shift = arith::SubFOp::create(
+              b, loc, shift,
+              arith::MulFOp::create(b, loc, c64(in / 2.0), arith::SubFOp::create(b, loc, c64(1), adjustment)));
+        }
+        auto toReal = [&](Value v) { return real == f64 ? v : arith::TruncFOp::create(b, loc, real, v).getResult(); };
+        dynamicParams[d] = {toReal(scale), toReal(ratio), toReal(shift)};
+      }
+    }
+    SmallVector<double> scales(rank);
+    if (constScales)
+      scales.assign(constScales->begin(), constScales->end());
+    else if (type.hasStaticShape())
+      for (int64_t d = 0; d < rank; ++d)
+        scales[d] = (double)type.getDimSize(d) / (double)inType.getDimSize(d);
 
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
       auto f = [&](double v) { return scalarConstant(nb, nl, real, v); };
@@ -492,7 +549,8 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
       SmallVector<SmallVector<std::pair<Value, Value>>> taps(rank);
       for (int64_t d = 0; d < rank; ++d) {
         int64_t in = inType.getDimSize(d), outSize = type.getDimSize(d);
-        if (in == outSize && scales[d] == 1.0) {
+        bool dynamic = type.isDynamicDim(d);
+        if (!dynamic && in == outSize && scales[d] == 1.0) {
           taps[d].push_back({out[d], Value()});
           continue;
         }
@@ -500,26 +558,32 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
         double scale = scales[d];
         Value src;
         if (ctm == "asymmetric") {
-          src = arith::DivFOp::create(nb, nl, x, f(scale));
+          src = arith::DivFOp::create(nb, nl, x, dynamic ? dynamicParams[d].scale : f(scale));
         } else if (ctm == "align_corners") {
-          double ratio = outSize > 1 ? (double)(in - 1) / (double)(outSize - 1) : 0.0;
-          src = arith::MulFOp::create(nb, nl, x, f(ratio));
-        } else if (ctm == "pytorch_half_pixel" && outSize == 1) {
+          double length = constScales ? in * scale : (double)outSize; // as above
+          double ratio = outSize > 1 ? (double)(in - 1) / (length - 1) : 0.0;
+          src = arith::MulFOp::create(nb, nl, x, dynamic ? dynamicParams[d].ratio : f(ratio));
+        } else if (ctm == "pytorch_half_pixel" && !dynamic && outSize == 1) {
           src = f(0);
         } else { // half_pixel, pytorch_half_pixel, half_pixel_symmetric
           double shift = 0.5;
-          if (ctm == "half_pixel_symmetric") {
+          if (ctm == "half_pixel_symmetric" && !dynamic) {
             double adjustment = (double)outSize / (scale * in);
             double center = in / 2.0;
             shift -= center * (1 - adjustment);
           }
           // One op per statement: as nested call arguments their order would
           // be the host compiler's (gcc and clang differ).
-          Value shiftValue = f(shift);
-          Value scaleValue = f(scale);
+          Value shiftValue = dynamic ? dynamicParams[d].shift : f(shift);
+          Value scaleValue = dynamic ? dynamicParams[d].scale : f(scale);
           Value centered = arith::AddFOp::create(nb, nl, x, f(0.5));
           Value scaled = arith::DivFOp::create(nb, nl, centered, scaleValue);
           src = arith::SubFOp::create(nb, nl, scaled, shiftValue);
+          // pytorch_half_pixel maps a single output element to 0.
+          if (ctm == "pytorch_half_pixel" && dynamic) {
+            Value single = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, dims[d], indexConst(nb, nl, 1));
+            src = arith::SelectOp::create(nb, nl, single, f(0), src);
+          }
         }
         auto toIndex = [&](Value v) -> Value {
           return arith::IndexCastOp::create(nb, nl, nb.getIndexType(), arith::FPToSIOp::create(nb, nl, nb.getI64Type(), v));
@@ -628,7 +692,7 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
           break;
       }
       return acc.getType() == element ? acc : castScalar(nb, nl, acc, element, false, false);
-    });
+    }, type.hasStaticShape() ? SmallVector<Value>{} : resultSizes(b, loc, type, dims));
     b.replaceOp(op, result);
     return success();
   }

@@ -296,6 +296,9 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
 } // namespace
 
 bool lowering::isValueShaped(Operation *op) {
+  // Resize reads its input's dims as constants (DataMovement.cpp).
+  if (auto resize = dyn_cast<nn::ResizeOp>(op))
+    return staticParameters(op) && tensorType(resize.getInput()).hasStaticShape();
   if (!isa<nn::ReshapeOp, nn::ExpandOp, nn::TileOp, nn::SliceOp, nn::PadOp, nn::RangeOp,
            nn::ConstantOfShapeOp>(op))
     return false;
