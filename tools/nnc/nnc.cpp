@@ -477,6 +477,15 @@ int main(int argc, char **argv) {
                  "with --dim or --input-shape\n";
           return 1;
         }
+    for (const nnc::FunctionInfo &info : functions)
+      for (const nnc::TensorInfo &output : info.outputs)
+        if (target == "cuda" && llvm::is_contained(output.shape, -1)) {
+          llvm::WithColor::error(llvm::errs(), "nnc")
+              << "graph output '" << output.name
+              << "' has dims computed from input values at run time, which the CUDA target "
+                 "does not support yet (the CPU target does)\n";
+          return 1;
+        }
     if (failed(runStage(nnc::buildLowerPipeline, "lowering to linalg")))
       return 1;
   }
