@@ -393,9 +393,11 @@ NNC_API nnc_status_t nnc_session_bind_device_output(nnc_session_t *session, int3
  * runtime's threads; while another session holds them, this run's loops execute
  * on the calling thread instead (same results, no deadlock).
  * A function with dynamic dims (docs/dynamic-shapes.md): a run with input dims
- * not seen in the last run first computes the output dims and the workspace
- * size, fails with NNC_STATUS_INVALID_ARGUMENT when the dims break what the
- * model requires (the message says what), and grows the workspace and the
+ * not seen in the last run (or, for an input that gives a shape, such as a
+ * Reshape's, other values) first computes the output dims and the workspace
+ * size, fails with NNC_STATUS_INVALID_ARGUMENT when the dims or values break
+ * what the model requires (the message says what, naming the node and showing
+ * the values), and grows the workspace and the
  * session's own output buffers when they are too small; the same or smaller
  * dims again allocate nothing.
  * On a CUDA device a run copies the bound inputs to the device, enqueues the
