@@ -1,7 +1,8 @@
 //===- MiscOps.cpp - ops spelled out in other nn ops ----------------------===//
 //
 // Hardmax, OneHot, EyeLike, DepthToSpace, SpaceToDepth, LRN,
-// MeanVarianceNormalization, ReverseSequence and Det have no nn op of their own:
+// MeanVarianceNormalization, ReverseSequence, Det and the window functions have
+// no nn op of their own:
 // each is a short composition of existing ones (comparisons against an index
 // ramp, reshape/transpose, pooling, reductions, gathers; Det is Gaussian
 // elimination unrolled over the columns), which later stages
@@ -327,6 +328,38 @@ LogicalResult importDet(NodeImporter &n) {
     n.setOutputs(n.create<nn::ReshapeOp>(det, n.constI64(batch), b.getBoolAttr(false)));
   return success();
 }
+/// HannWindow, HammingWindow and BlackmanWindow: a0 - a1 cos(2 pi n / N) +
+/// a2 cos(4 pi n / N) for n in [0, size), N = size (periodic) or size - 1,
+/// computed in f32 as ONNX's function bodies do; the size may be known only
+/// at run time (a Range to it).
+template <int kind> LogicalResult importWindow(NodeImporter &n) {
+  constexpr double coefficients[3][3] = {{0.5, 0.5, 0.0},                 // Hann
+                                         {25.0 / 46.0, 21.0 / 46.0, 0.0}, // Hamming
+                                         {0.42, 0.5, 0.08}};              // Blackman
+  auto [a0, a1, a2] = coefficients[kind];
+  auto &b = n.builder;
+  Type f32 = b.getF32Type();
+  int64_t to = n.attrInt("output_datatype", 1);
+  Type element = importElementType(*b.getContext(), to);
+  if (!element)
+    return n.fail("output_datatype " + dataTypeName(to) + " is not supported");
+  if (NodeImporter::rank(n.input(0)) != 0)
+    return n.fail("expected a scalar size");
+  Value size = n.create<nn::CastOp>(n.input(0), TypeAttr::get(f32));
+  Value period = n.attrInt("periodic", 1) ? size : n.create<nn::SubOp>(size, n.scalar(f32, 1));
+  // 2 pi as f32, as the function bodies state it.
+  Value increment = n.create<nn::DivOp>(n.scalar(f32, 6.2831854820251465), period);
+  Value ramp = n.create<nn::RangeOp>(n.scalar(f32, 0), size, n.scalar(f32, 1));
+  Value angle = n.create<nn::MulOp>(ramp, increment);
+  Value y = n.create<nn::SubOp>(n.scalar(f32, a0),
+                                n.create<nn::MulOp>(n.scalar(f32, a1), n.create<nn::CosOp>(angle)));
+  if (a2 != 0) {
+    Value twice = n.create<nn::MulOp>(angle, n.scalar(f32, 2));
+    y = n.create<nn::AddOp>(y, n.create<nn::MulOp>(n.scalar(f32, a2), n.create<nn::CosOp>(twice)));
+  }
+  n.setOutputs(element == f32 ? y : n.create<nn::CastOp>(y, TypeAttr::get(element)));
+  return success();
+}
 } // namespace
 
 void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
@@ -341,5 +374,8 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"MeanVarianceNormalization", 9, M, importMeanVarianceNormalization},
       {"ReverseSequence", 10, M, importReverseSequence},
       {"Det", 11, M, importDet},
+      {"HannWindow", 17, M, importWindow<0>},
+      {"HammingWindow", 17, M, importWindow<1>},
+      {"BlackmanWindow", 17, M, importWindow<2>},
   });
 }

@@ -59,6 +59,27 @@ template <typename Op> LogicalResult importArg(NodeImporter &n) {
                             b.getBoolAttr(n.attrInt("select_last_index", 0) != 0)));
   return success();
 }
+/// TopK: k from the attribute before opset 10, then from input 1 (which may
+/// be known only at run time); always sorted (`sorted` = 0 allows any order).
+LogicalResult importTopK(NodeImporter &n) {
+  Value x = n.input(0);
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), NodeImporter::rank(x));
+  if (failed(axis))
+    return failure();
+  Value k;
+  if (n.opset < 10) {
+    if (!n.attr("k"))
+      return n.fail("expected a 'k' attribute");
+    k = n.constI64({n.attrInt("k", 0)});
+  } else {
+    k = n.toI64(n.input(1));
+  }
+  auto &b = n.builder;
+  Operation *op = n.createOp<nn::TopKOp>(x, k, b.getI64IntegerAttr(*axis),
+                                         b.getBoolAttr(n.attrInt("largest", 1) != 0));
+  n.setOutputs(op->getResults());
+  return success();
+}
 } // namespace
 
 void nnc::onnx_frontend::addReduceHandlers(std::vector<HandlerEntry> &t) {
@@ -76,5 +97,6 @@ void nnc::onnx_frontend::addReduceHandlers(std::vector<HandlerEntry> &t) {
       {"ReduceLogSumExp", 1, M, reduce<nn::ReduceLogSumExpOp>(18)},
       {"ArgMax", 1, M, importArg<nn::ArgMaxOp>},
       {"ArgMin", 1, M, importArg<nn::ArgMinOp>},
+      {"TopK", 1, M, importTopK},
   });
 }

@@ -565,6 +565,9 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
           src = arith::MulFOp::create(nb, nl, x, dynamic ? dynamicParams[d].ratio : f(ratio));
         } else if (ctm == "pytorch_half_pixel" && !dynamic && outSize == 1) {
           src = f(0);
+        } else if (ctm == "tf_half_pixel_for_nn") {
+          Value centered = arith::AddFOp::create(nb, nl, x, f(0.5));
+          src = arith::DivFOp::create(nb, nl, centered, dynamic ? dynamicParams[d].scale : f(scale));
         } else { // half_pixel, pytorch_half_pixel, half_pixel_symmetric
           double shift = 0.5;
           if (ctm == "half_pixel_symmetric" && !dynamic) {

@@ -87,6 +87,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::populateDataMovementPatterns(converter, patterns);
     lowering::populateDynamicBatchPatterns(converter, patterns);
     lowering::populateValueShapePatterns(converter, patterns);
+    lowering::populateTopKPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

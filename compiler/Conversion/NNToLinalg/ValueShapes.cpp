@@ -7,9 +7,9 @@
 // (tensor.extract), states what the values must meet as checks (the
 // function's prepare evaluates them and names the node,
 // docs/dynamic-shapes.md), and moves the data by a generic that reads the
-// input at computed indices. Pad, Range and ConstantOfShape, whose static
-// lowerings already read their operands, take the same dims helpers
-// (DataMovement.cpp).
+// input at computed indices. Pad, Resize, Range, ConstantOfShape and TopK,
+// whose static lowerings already read their operands, take the same dims
+// helpers (DataMovement.cpp, TopK.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -300,7 +300,7 @@ bool lowering::isValueShaped(Operation *op) {
   if (auto resize = dyn_cast<nn::ResizeOp>(op))
     return staticParameters(op) && tensorType(resize.getInput()).hasStaticShape();
   if (!isa<nn::ReshapeOp, nn::ExpandOp, nn::TileOp, nn::SliceOp, nn::PadOp, nn::RangeOp,
-           nn::ConstantOfShapeOp>(op))
+           nn::ConstantOfShapeOp, nn::TopKOp>(op))
     return false;
   return staticParameters(op);
 }

@@ -470,6 +470,25 @@ def NN_CumSumOp : NN_Op<"cumsum"> {
   let results = (outs NN_NumericTensor:$result);
 }
 
+def NN_TopKOp : NN_Op<"top_k"> {
+  let summary = "the k largest (or smallest) elements along `axis`, sorted";
+  let description = [{
+    `k` is a one-element i64 tensor, at most the size of `axis`; it may be
+    known only at run time (the result's dim along `axis` is then dynamic).
+    The values come out in order, largest first (smallest first unless
+    `largest`), equal values by increasing index; NaN counts as larger than
+    any number. `indices` are the elements' i64 positions along `axis`.
+
+    ```mlir
+    %v, %i = nn.top_k %x, %k {axis = 1 : i64, largest = true}
+             : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$input, RankedTensorOf<[I64]>:$k, I64Attr:$axis,
+                   BoolAttr:$largest);
+  let results = (outs NN_NumericTensor:$values, RankedTensorOf<[I64]>:$indices);
+}
+
 def NN_TriluOp : NN_Op<"trilu"> {
   let summary = "upper or lower triangle of the last two dims";
   let description = [{
@@ -878,7 +897,7 @@ def NN_ResizeOp : NN_Op<"resize", [AttrSizedOperandSegments]> {
     Exactly one of `scales` (1-D f32, one per dim) and `sizes` (1-D i64) is
     given. The attributes keep ONNX's names and meanings
     (`coordinate_transformation_mode`: half_pixel, asymmetric, align_corners,
-    pytorch_half_pixel, half_pixel_symmetric; `nearest_mode`: round_prefer_floor,
+    pytorch_half_pixel, half_pixel_symmetric, tf_half_pixel_for_nn; `nearest_mode`: round_prefer_floor,
     round_prefer_ceil, floor, ceil).
 
     ```mlir

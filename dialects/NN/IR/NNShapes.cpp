@@ -926,6 +926,29 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   return success();
 }
 
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto input = ranked(adaptor.getInput().getType());
+  if (failed(checkAxis(loc, getOperationName(), input, adaptor.getAxis())))
+    return failure();
+  auto k = ranked(adaptor.getK().getType());
+  if (!k.hasStaticShape() || k.getNumElements() != 1)
+    return fail(loc, getOperationName(), "expected a one-element 'k'");
+  int64_t axis = adaptor.getAxis();
+  SmallVector<int64_t> shape(input.getShape());
+  shape[axis] = kDynamic;
+  if (auto value = getConstantInts(adaptor.getK())) {
+    int64_t size = input.getDimSize(axis);
+    if ((*value)[0] < 0 || (!ShapedType::isDynamic(size) && (*value)[0] > size))
+      return fail(loc, getOperationName(), "expected 0 <= k <= " + Twine(size) + " (got " +
+                                               Twine((*value)[0]) + ")");
+    shape[axis] = (*value)[0];
+  }
+  types.push_back(input.clone(shape));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
   StringRef name = getOperationName();
@@ -1208,6 +1231,7 @@ LogicalResult ResizeOp::verify() {
   if (!llvm::is_contained({"nearest", "linear", "cubic"}, getMode()))
     return emitOpError("expected mode 'nearest', 'linear' or 'cubic' (got '") << getMode() << "')";
   if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                           "tf_half_pixel_for_nn",
                            "align_corners", "asymmetric"},
                           getCoordinateTransformationMode()))
     return emitOpError("unsupported coordinate_transformation_mode '")
