@@ -266,3 +266,13 @@ func.func @slice_step(%x: tensor<8xf32>) {
   %0 = nn.slice %x, %c, %c, %c, %c : (tensor<8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
   return
 }
+
+// -----
+
+func.func @top_k_too_many(%x: tensor<2x8xf32>) {
+  %k = nn.constant {value = dense<9> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-error @+2 {{'nn.top_k' op expected 0 <= k <= 8 (got 9)}}
+  // expected-error @+1 {{'nn.top_k' op failed to infer returned types}}
+  %0:2 = nn.top_k %x, %k {axis = 1 : i64, largest = true} : (tensor<2x8xf32>, tensor<1xi64>) -> (tensor<2x?xf32>, tensor<2x?xi64>)
+  return
+}

@@ -94,7 +94,7 @@ func.func @linear_algebra(%a: tensor<8x16x32xf32>, %b: tensor<32x64xf32>, %v: te
 }
 
 // CHECK-LABEL: func.func @reductions
-func.func @reductions(%x: tensor<2x8x4xf32>) {
+func.func @reductions(%x: tensor<2x8x4xf32>, %kk: tensor<1xi64>) {
   // CHECK: nn.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
   %0 = nn.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
   // CHECK: nn.reduce_mean %{{.*}} {axes = array<i64: 0, 2>, keepdims = false} : (tensor<2x8x4xf32>) -> tensor<8xf32>
@@ -110,6 +110,11 @@ func.func @reductions(%x: tensor<2x8x4xf32>) {
   // CHECK: nn.argmax %{{.*}} {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x8x4xf32>) -> tensor<2x4xi64>
   %10 = nn.argmax %x {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x8x4xf32>) -> tensor<2x4xi64>
   %11 = nn.argmin %x {axis = 1 : i64, keepdims = true, select_last_index = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xi64>
+  // A constant k sizes the axis; one known at run time leaves it dynamic.
+  // CHECK: nn.top_k %{{.*}}, %{{.*}} {axis = 1 : i64, largest = true} : (tensor<2x8x4xf32>, tensor<1xi64>) -> (tensor<2x3x4xf32>, tensor<2x3x4xi64>)
+  %k = nn.constant {value = dense<3> : tensor<1xi64>} : () -> tensor<1xi64>
+  %12:2 = nn.top_k %x, %k {axis = 1 : i64, largest = true} : (tensor<2x8x4xf32>, tensor<1xi64>) -> (tensor<2x3x4xf32>, tensor<2x3x4xi64>)
+  %13:2 = nn.top_k %x, %kk {axis = 2 : i64, largest = false} : (tensor<2x8x4xf32>, tensor<1xi64>) -> (tensor<2x8x?xf32>, tensor<2x8x?xi64>)
   return
 }
 
