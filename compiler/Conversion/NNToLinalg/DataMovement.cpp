@@ -817,7 +817,7 @@ struct ConstantOfShapePattern : OpConversionPattern<nn::ConstantOfShapeOp> {
     Value v = arith::ConstantOp::create(b, loc, scalar);
     SmallVector<Value> dims;
     for (int64_t d = 0; d < type.getRank(); ++d) {
-      dims.push_back(elementIndex(b, loc, adaptor.getShape(), d));
+      dims.push_back(shapeElement(b, loc, op.getShape(), adaptor.getShape(), d));
       check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, dims.back(), indexConst(b, loc, 0)),
             "a dim of the shape is negative");
     }
@@ -826,19 +826,37 @@ struct ConstantOfShapePattern : OpConversionPattern<nn::ConstantOfShapeOp> {
   }
 };
 
-/// Shape and size of static tensors are constants.
-template <typename Op> struct StaticShapePattern : OpConversionPattern<Op> {
+/// Shape and size: constants for static tensors, else from the dims.
+template <typename Op> struct ShapePattern : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
-  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     auto input = cast<RankedTensorType>(op.getInput().getType());
     auto type = cast<RankedTensorType>(op.getType());
-    SmallVector<int64_t> values;
-    if constexpr (std::is_same_v<Op, nn::ShapeOp>)
-      values.assign(input.getShape().begin() + op.getStart(), input.getShape().begin() + op.getEnd());
-    else
-      values.push_back(input.getNumElements());
-    b.replaceOpWithNewOp<arith::ConstantOp>(op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+    Location loc = op.getLoc();
+    if (input.hasStaticShape()) {
+      SmallVector<int64_t> values;
+      if constexpr (std::is_same_v<Op, nn::ShapeOp>)
+        values.assign(input.getShape().begin() + op.getStart(), input.getShape().begin() + op.getEnd());
+      else
+        values.push_back(input.getNumElements());
+      b.replaceOpWithNewOp<arith::ConstantOp>(op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+      return success();
+    }
+    auto dim = [&](int64_t d) {
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), dimOf(b, loc, adaptor.getInput(), d)).getResult();
+    };
+    SmallVector<Value> values;
+    if constexpr (std::is_same_v<Op, nn::ShapeOp>) {
+      for (int64_t d = op.getStart(); d < op.getEnd(); ++d)
+        values.push_back(dim(d));
+    } else {
+      Value count = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1);
+      for (int64_t d = 0; d < input.getRank(); ++d)
+        count = arith::MulIOp::create(b, loc, count, dim(d));
+      values.push_back(count);
+    }
+    b.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, values);
     return success();
   }
 };
@@ -892,6 +910,6 @@ void lowering::populateDataMovementPatterns(NNTypeConverter &converter, RewriteP
                TransposePattern, ConcatPattern, SplitPattern, SlicePattern, GatherPattern,
                GatherElementsPattern, GatherNDPattern, ScatterElementsPattern, ScatterNDPattern,
                ExpandPattern, TilePattern, PadPattern, ResizePattern, TriluPattern, RangePattern,
-               ConstantOfShapePattern, RandomUniformPattern, StaticShapePattern<nn::ShapeOp>,
-               StaticShapePattern<nn::SizeOp>>(converter, patterns.getContext());
+               ConstantOfShapePattern, RandomUniformPattern, ShapePattern<nn::ShapeOp>,
+               ShapePattern<nn::SizeOp>>(converter, patterns.getContext());
 }

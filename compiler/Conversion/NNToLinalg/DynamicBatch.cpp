@@ -51,6 +51,15 @@ bool perSampleOp(Operation *op) {
     return axisAttr("axis") >= 1;
   if (auto transpose = dyn_cast<nn::TransposeOp>(op))
     return transpose.getPerm()[0] == 0;
+  if (isa<nn::SplitOp>(op))
+    return axisAttr("axis") >= 1;
+  // A batched product of batched operands ([N, ..., M, K] x [N, ..., K, P]:
+  // attention's scores and weighted sums).
+  if (auto matmul = dyn_cast<nn::MatMulOp>(op)) {
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+    return lhs.getRank() >= 3 && lhs.getRank() == rhs.getRank() && batchedType(rhs);
+  }
   if (isa<nn::ReduceSumOp, nn::ReduceMeanOp, nn::ReduceMaxOp, nn::ReduceMinOp, nn::ReduceProdOp,
           nn::ReduceSumSquareOp, nn::ReduceLogSumOp, nn::ReduceLogSumExpOp>(op)) {
     auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
@@ -67,8 +76,10 @@ bool lowering::isBatchLoop(Operation *op) {
   // operands, which are the nn types for floats.
   if (!isa<FloatType>(cast<RankedTensorType>(op->getOperand(0).getType()).getElementType()))
     return false;
+  // The other operands are shared by the samples, or batched too (sliced
+  // alike; their batch is checked to be the first operand's).
   return llvm::all_of(op->getOperands().drop_front(),
-                      [](Value v) { return staticType(v.getType()); }) &&
+                      [](Value v) { return staticType(v.getType()) || batchedType(v.getType()); }) &&
          llvm::all_of(op->getResultTypes(), batchedType);
 }
 
@@ -86,6 +97,10 @@ public:
     Location loc = op->getLoc();
     Value input = operands[0];
     Value batch = tensor::DimOp::create(b, loc, input, 0);
+    for (Value other : operands.drop_front())
+      if (batchedType(other.getType()))
+        checkSameSize(b, loc, batch, tensor::DimOp::create(b, loc, other, 0),
+                      "the batch sizes of two operands");
     auto one = [&](Type type) {
       auto tensor = cast<RankedTensorType>(type);
       SmallVector<int64_t> shape(tensor.getShape());
@@ -114,8 +129,15 @@ public:
           Value sample = tensor::ExtractSliceOp::create(nb, nl, sampleType, input, offsets, sizes, strides);
           IRMapping mapping;
           mapping.map(op->getOperand(0), sample);
-          for (auto [original, converted] : llvm::zip(op->getOperands().drop_front(), operands.drop_front()))
-            mapping.map(original, converted);
+          for (auto [original, converted] : llvm::zip(op->getOperands().drop_front(), operands.drop_front())) {
+            if (!batchedType(converted.getType())) {
+              mapping.map(original, converted);
+              continue;
+            }
+            auto otherType = one(converted.getType());
+            auto [o, s, st] = sliceOf(converted, otherType);
+            mapping.map(original, tensor::ExtractSliceOp::create(nb, nl, otherType, converted, o, s, st).getResult());
+          }
           Operation *body = nb.clone(*op, mapping);
           for (OpResult r : body->getResults())
             r.setType(one(r.getType()));

@@ -123,6 +123,12 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value
 mlir::Value inF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                   llvm::function_ref<mlir::Value(mlir::Value)> fn);
 
+/// Element `i` of the shape-like operand `original` (its converted value
+/// `converted`) as an index: a constant, the dim of a tensor when the model
+/// took it with Shape (nn::traceShapeElement), else read at run time.
+mlir::Value shapeElement(mlir::ConversionPatternRewriter &b, mlir::Location loc,
+                         mlir::Value original, mlir::Value converted, int64_t i);
+
 /// Element `i` of a 1-D integer tensor, read at run time, as an index.
 mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t i);
 

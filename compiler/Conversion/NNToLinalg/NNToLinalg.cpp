@@ -55,7 +55,8 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
       return std::nullopt;
     return refuse("the normalized axis must be static");
   }
-  if (isa<nn::ConstantOp>(op))
+  // Constants, and the dims of a tensor as values.
+  if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp>(op))
     return std::nullopt;
   return refuse("not supported for this op yet");
 }

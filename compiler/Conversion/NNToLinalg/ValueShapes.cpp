@@ -81,7 +81,7 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
     SmallVector<Value> dims, inferred;
     Value known = m.c(1), minusOnes = m.c(0);
     for (int64_t i = 0; i < rank; ++i) {
-      Value s = elementIndex(b, loc, shape, i);
+      Value s = shapeElement(b, loc, op.getShape(), shape, i);
       check(b, loc, m.cmp(Pred::sge, s, m.c(-1)), "a dim of the shape is below -1");
       Value isInferred = m.cmp(Pred::eq, s, m.c(-1));
       Value dim = s;
@@ -155,7 +155,7 @@ struct ExpandPattern : OpConversionPattern<nn::ExpandOp> {
     SmallVector<Value> dims, reads; // reads: the input's dim is 1 (read index 0)
     for (int64_t d = 0; d < rank; ++d) {
       int64_t k = d - (rank - inRank), j = d - (rank - shapeLength);
-      Value s = j >= 0 ? elementIndex(b, loc, shape, j) : m.c(1);
+      Value s = j >= 0 ? shapeElement(b, loc, op.getShape(), shape, j) : m.c(1);
       check(b, loc, m.cmp(Pred::sge, s, m.c(0)), "a dim of the shape is negative");
       if (k < 0) {
         dims.push_back(s);
@@ -199,7 +199,7 @@ struct TilePattern : OpConversionPattern<nn::TileOp> {
     int64_t rank = type.getRank();
     SmallVector<Value> in, dims;
     for (int64_t d = 0; d < rank; ++d) {
-      Value r = elementIndex(b, loc, adaptor.getRepeats(), d);
+      Value r = shapeElement(b, loc, op.getRepeats(), adaptor.getRepeats(), d);
       check(b, loc, m.cmp(Pred::sge, r, m.c(0)), "a repeat count is negative");
       in.push_back(dimOf(b, loc, input, d));
       dims.push_back(m.mul(in.back(), r));
@@ -237,15 +237,15 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
     int64_t rank = type.getRank(), count = tensorType(adaptor.getStarts()).getDimSize(0);
     SmallVector<Value> axes, starts, ends, steps;
     for (int64_t i = 0; i < count; ++i) {
-      Value a = elementIndex(b, loc, adaptor.getAxes(), i);
+      Value a = shapeElement(b, loc, op.getAxes(), adaptor.getAxes(), i);
       check(b, loc, m.both(m.cmp(Pred::sge, a, m.c(-rank)), m.cmp(Pred::slt, a, m.c(rank))),
             "an axis is out of range");
       axes.push_back(m.select(m.cmp(Pred::slt, a, m.c(0)), m.add(a, m.c(rank)), a));
       for (int64_t j = 0; j < i; ++j)
         check(b, loc, m.cmp(Pred::ne, axes[j], axes[i]), "an axis is repeated");
-      starts.push_back(elementIndex(b, loc, adaptor.getStarts(), i));
-      ends.push_back(elementIndex(b, loc, adaptor.getEnds(), i));
-      steps.push_back(elementIndex(b, loc, adaptor.getSteps(), i));
+      starts.push_back(shapeElement(b, loc, op.getStarts(), adaptor.getStarts(), i));
+      ends.push_back(shapeElement(b, loc, op.getEnds(), adaptor.getEnds(), i));
+      steps.push_back(shapeElement(b, loc, op.getSteps(), adaptor.getSteps(), i));
       check(b, loc, m.cmp(Pred::ne, steps.back(), m.c(0)), "a step is 0");
     }
     SmallVector<Value> first, step, dims;
@@ -303,6 +303,17 @@ bool lowering::isValueShaped(Operation *op) {
            nn::ConstantOfShapeOp, nn::TopKOp>(op))
     return false;
   return staticParameters(op);
+}
+
+Value lowering::shapeElement(ConversionPatternRewriter &b, Location loc, Value original,
+                             Value converted, int64_t i) {
+  if (std::optional<nn::ShapeElement> e = nn::traceShapeElement(original, i)) {
+    if (e->constant)
+      return arith::ConstantIndexOp::create(b, loc, *e->constant);
+    if (Value of = b.getRemappedValue(e->of))
+      return dimOf(b, loc, of, e->dim);
+  }
+  return elementIndex(b, loc, converted, i);
 }
 
 Value lowering::elementIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {

@@ -352,6 +352,78 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRC
   patterns.add<ComposeTransposes, TransposeOfMatMul>(context);
 }
 
+std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
+  auto type = dyn_cast<RankedTensorType>(shape.getType());
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() || i < 0 || i >= type.getNumElements())
+    return std::nullopt;
+  if (auto values = getConstantInts(shape))
+    return ShapeElement{(*values)[i], Value(), -1};
+  Operation *def = shape.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto of = dyn_cast<ShapeOp>(def))
+    return ShapeElement{std::nullopt, of.getInput(), of.getStart() + i};
+  if (auto cast = dyn_cast<CastOp>(def)) {
+    if (!isa<IntegerType>(getElementTypeOrSelf(cast.getInput().getType())))
+      return std::nullopt;
+    return traceShapeElement(cast.getInput(), i);
+  }
+  if (isa<UnsqueezeOp, SqueezeOp, ReshapeOp>(def)) // the same elements
+    return traceShapeElement(def->getOperand(0), i);
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    for (Value piece : concat.getInputs()) {
+      auto pieceType = cast<RankedTensorType>(piece.getType());
+      if (pieceType.getRank() != 1 || pieceType.isDynamicDim(0))
+        return std::nullopt;
+      if (i < pieceType.getDimSize(0))
+        return traceShapeElement(piece, i);
+      i -= pieceType.getDimSize(0);
+    }
+    return std::nullopt;
+  }
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    auto indices = getConstantInts(gather.getIndices());
+    auto data = cast<RankedTensorType>(gather.getInput().getType());
+    if (!indices || gather.getAxis() != 0 || data.getRank() != 1 || data.isDynamicDim(0))
+      return std::nullopt;
+    int64_t index = (*indices)[i];
+    return traceShapeElement(gather.getInput(), index < 0 ? index + data.getDimSize(0) : index);
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// A Reshape to the shape of its own input at some positions (x.view(
+/// x.size(0), -1)): each such element becomes 0, which copies the input's dim,
+/// so that the shape is a constant and the result's dims are known.
+struct ReshapeToOwnDims : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getShape().getType());
+    if (op.getAllowzero() || !type.hasStaticShape() || getConstantInts(op.getShape()))
+      return failure();
+    SmallVector<int64_t> values;
+    for (int64_t i = 0; i < type.getNumElements(); ++i) {
+      std::optional<ShapeElement> e = traceShapeElement(op.getShape(), i);
+      if (e && e->constant)
+        values.push_back(*e->constant);
+      else if (e && e->of == op.getInput() && e->dim == i)
+        values.push_back(0);
+      else
+        return failure();
+    }
+    Value shape = ConstantOp::create(rewriter, op.getLoc(),
+                                     cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<int64_t>(values))));
+    rewriter.modifyOpInPlace(op, [&] { op.getShapeMutable().assign(shape); });
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<ReshapeToOwnDims>(context);
+}
+
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
     return getInputs()[0];

@@ -46,6 +46,16 @@ llvm::LogicalResult inferReduce(std::optional<mlir::Location> loc, llvm::StringR
 llvm::LogicalResult checkAxis(std::optional<mlir::Location> loc, llvm::StringRef opName,
                               mlir::Type input, int64_t axis);
 
+/// Element `i` of a small integer tensor that holds a shape, as far as its
+/// producers show: a constant, or dim `dim` of tensor `of` (exporters build
+/// shapes as Shape -> Gather -> Unsqueeze -> Concat, and Cast).
+struct ShapeElement {
+  std::optional<int64_t> constant;
+  mlir::Value of;
+  int64_t dim = -1;
+};
+std::optional<ShapeElement> traceShapeElement(mlir::Value shape, int64_t i);
+
 /// The values of `value` when it is produced by a constant integer tensor.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 

@@ -674,6 +674,7 @@ def NN_ReshapeOp : NN_Op<"reshape"> {
   let arguments = (ins NN_Tensor:$input, RankedTensorOf<[I64]>:$shape, BoolAttr:$allowzero);
   let results = (outs NN_Tensor:$result);
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def NN_FlattenOp : NN_Op<"flatten"> {

@@ -81,7 +81,19 @@ std::optional<SmallVector<int64_t>> shapeOperandDims(Value shape) {
     return std::nullopt;
   if (auto values = getConstantInts(shape))
     return *values;
-  return SmallVector<int64_t>(type.getDimSize(0), kDynamic);
+  // Elements the model took from tensors' static dims, or constants, are
+  // known; the rest are dynamic.
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+    std::optional<ShapeElement> e = traceShapeElement(shape, i);
+    if (e && e->constant)
+      dims.push_back(*e->constant);
+    else if (e && e->of && !cast<RankedTensorType>(e->of.getType()).isDynamicDim(e->dim))
+      dims.push_back(cast<RankedTensorType>(e->of.getType()).getDimSize(e->dim));
+    else
+      dims.push_back(kDynamic);
+  }
+  return dims;
 }
 
 /// `value`, or an error saying that `what` overflowed or divided by zero.

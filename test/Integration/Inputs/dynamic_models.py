@@ -54,6 +54,48 @@ class CNN(torch.nn.Module):
         return torch.log_softmax(self.head(x), -1)
 
 
+class ViewFlatten(torch.nn.Module):
+    """A CNN head flattened with x.view(x.size(0), -1): the exporter's
+    Shape -> Gather -> Concat -> Reshape."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3)
+        self.head = torch.nn.Linear(8 * 6 * 6, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.head(y.view(y.size(0), -1))
+
+
+class Attention(torch.nn.Module):
+    """A GPT block's causal self-attention and MLP (pre-LN): the heads split
+    and merged by view/transpose with sizes the exporter takes with Shape, and
+    batched products of two activations."""
+
+    def __init__(self, d=32, heads=4, t=16):
+        super().__init__()
+        self.heads = heads
+        self.ln = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.proj = torch.nn.Linear(d, d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 4 * d), torch.nn.GELU(),
+                                       torch.nn.Linear(4 * d, d))
+        self.register_buffer("mask", torch.tril(torch.ones(t, t)).view(1, 1, t, t))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.qkv(self.ln(x)).split(c, dim=2)
+        q = q.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) / (c // self.heads) ** 0.5
+        att = att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+        y = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(b, t, c)
+        x = x + self.proj(y)
+        return x + self.mlp(x)
+
+
 def write_set(directory, inputs, outputs):
     os.makedirs(directory, exist_ok=True)
     for kind, tensors in (("input", inputs), ("output", outputs)):
@@ -111,6 +153,17 @@ def main():
         with torch.no_grad():
             y = reference(x.double())
         write_set(os.path.join(args.out, "cnn", f"batch{batch}"), [x], [y])
+
+    for name, module, shape in (("view", ViewFlatten(), (3, 8, 8)), ("attention", Attention(), (16, 32))):
+        module.eval()
+        export(module, (torch.randn(2, *shape),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
+               os.path.join(args.out, name, "model.onnx"))
+        reference = module.double()
+        for batch in (1, 3, 8):
+            x = torch.randn(batch, *shape)
+            with torch.no_grad():
+                y = reference(x.double())
+            write_set(os.path.join(args.out, name, f"batch{batch}"), [x], [y])
 
     # A dynamic dim against a static one: it must be that size at run time.
     class AddConstant(torch.nn.Module):
