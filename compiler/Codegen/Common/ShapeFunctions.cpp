@@ -17,6 +17,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "mlir/IR/Matchers.h"
 
 namespace nnc {
 #define GEN_PASS_DEF_SHAPEFUNCTIONS
@@ -100,10 +101,16 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> dynamic;
+    // Functions with dynamic dims, and those whose checks read values given
+    // at run time (a shape input feeding an intermediate of static inputs
+    // and outputs).
     for (auto func : module.getOps<func::FuncOp>())
       if (func.isPublic() && !func.isExternal() &&
           (llvm::any_of(func.getArgumentTypes(), isDynamic) ||
-           llvm::any_of(func.getResultTypes(), isDynamic)))
+           llvm::any_of(func.getResultTypes(), isDynamic) ||
+           llvm::any_of(func.getBody().front().getOps<cf::AssertOp>(), [](cf::AssertOp check) {
+             return !matchPattern(check.getArg(), m_One());
+           })))
         dynamic.push_back(func);
     for (func::FuncOp func : dynamic)
       if (failed(derive(func)))

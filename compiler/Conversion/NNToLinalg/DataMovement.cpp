@@ -394,6 +394,13 @@ struct PadPattern : OpConversionPattern<nn::PadOp> {
       if (inType.isDynamicDim(d))
         check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, inDims[d], indexConst(b, loc, 0)),
               "Pad's input is empty along a dim known only at run time (not supported)");
+      // Pads within +-2^60 keep the sum of three terms inside int64.
+      for (Value pad : {leading[d], trailing})
+        check(b, loc,
+              arith::AndIOp::create(
+                  b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, pad, indexConst(b, loc, 1ll << 60)),
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, pad, indexConst(b, loc, -(1ll << 60)))),
+              "a pad is too large");
       Value size = arith::AddIOp::create(
           b, loc, arith::AddIOp::create(b, loc, inDims[d], leading[d]), trailing);
       check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, indexConst(b, loc, 0)),
@@ -550,7 +557,8 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
       for (int64_t d = 0; d < rank; ++d) {
         int64_t in = inType.getDimSize(d), outSize = type.getDimSize(d);
         bool dynamic = type.isDynamicDim(d);
-        if (!dynamic && in == outSize && scales[d] == 1.0) {
+        // tf_half_pixel_for_nn shifts by half a pixel even at scale 1.
+        if (!dynamic && in == outSize && scales[d] == 1.0 && ctm != "tf_half_pixel_for_nn") {
           taps[d].push_back({out[d], Value()});
           continue;
         }
@@ -736,8 +744,10 @@ struct TriluPattern : OpConversionPattern<nn::TriluOp> {
 };
 
 /// Range's element count, max(ceil((limit - start) / delta), 0), for values
-/// known at run time; a zero delta, or for floats one that is not finite or
-/// a count past 2^62, fails a check.
+/// known at run time: for floats in the element type (as ONNX Runtime and
+/// NumPy count, and nn.range's inference), for integers in i64; a zero
+/// delta, or for floats one that is not finite, or a count past 2^62 fails a
+/// check.
 Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value delta) {
   using Pred = arith::CmpIPredicate;
   auto index = [&](Value v) { return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult(); };
@@ -749,29 +759,35 @@ Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value de
     Value bounded = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, count,
                                           scalarConstant(b, loc, real, 0x1p62));
     Value valid = arith::AndIOp::create(
-        b, loc, bounded,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, delta, zero));
+        b, loc, bounded, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, delta, zero));
     check(b, loc, valid, "Range's delta is 0 or not finite, or its count is too large");
     // A failed check's count is never used; keep it small and defined.
     Value safe = arith::SelectOp::create(b, loc, valid, count, zero);
     Value positive = arith::MaximumFOp::create(b, loc, safe, zero);
     return index(arith::FPToSIOp::create(b, loc, b.getI64Type(), positive));
   }
-  Type type = start.getType();
-  Value zero = scalarConstant(b, loc, type, 0), one = scalarConstant(b, loc, type, 1);
+  // In i64 (a narrower type widened), with the distance and |delta| taken
+  // as unsigned: limit - start and -delta cannot overflow there.
+  Type i64 = b.getI64Type();
+  auto wide = [&](Value v) { return castScalar(b, loc, v, i64, false, false); };
+  start = wide(start), limit = wide(limit), delta = wide(delta);
+  Value zero = arith::ConstantIntOp::create(b, loc, i64, 0), one = arith::ConstantIntOp::create(b, loc, i64, 1);
   check(b, loc, arith::CmpIOp::create(b, loc, Pred::ne, delta, zero), "Range's delta is 0");
-  // ceil(distance / |delta|) along delta's direction, without overflow.
   Value up = arith::CmpIOp::create(b, loc, Pred::sgt, delta, zero);
+  Value ahead = arith::SelectOp::create(b, loc, up, arith::CmpIOp::create(b, loc, Pred::sgt, limit, start),
+                                        arith::CmpIOp::create(b, loc, Pred::sgt, start, limit));
   Value distance = arith::SelectOp::create(b, loc, up, arith::SubIOp::create(b, loc, limit, start),
                                            arith::SubIOp::create(b, loc, start, limit));
   Value magnitude = arith::SelectOp::create(b, loc, up, delta, arith::SubIOp::create(b, loc, zero, delta));
-  Value safe = arith::SelectOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, Pred::sgt, magnitude, zero), magnitude, one);
+  Value safe = arith::SelectOp::create(b, loc, arith::CmpIOp::create(b, loc, Pred::ne, magnitude, zero),
+                                       magnitude, one);
   Value steps = arith::AddIOp::create(
-      b, loc, arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, distance, one), safe), one);
-  Value count = arith::SelectOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, Pred::sgt, distance, zero), steps, zero);
-  return index(isa<IndexType>(type) ? count : castScalar(b, loc, count, b.getI64Type(), false, false));
+      b, loc, arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, distance, one), safe), one);
+  Value count = arith::SelectOp::create(b, loc, ahead, steps, zero);
+  Value limitCount = arith::ConstantIntOp::create(b, loc, i64, 1ll << 62);
+  Value small = arith::CmpIOp::create(b, loc, Pred::ule, count, limitCount);
+  check(b, loc, small, "Range's count is too large");
+  return index(arith::SelectOp::create(b, loc, small, count, zero));
 }
 
 struct RangePattern : OpConversionPattern<nn::RangeOp> {

@@ -44,6 +44,18 @@ struct IndexMath {
   Value clamp(Value x, Value lo, Value hi) { return min(max(x, lo), hi); }
   /// A divisor that is never 0 (a check reports the 0 itself).
   Value nonzero(Value x) { return select(cmp(Pred::eq, x, c(0)), c(1), x); }
+  /// x * y for x, y >= 0, clearing `fits` when the product leaves int64
+  /// (values that fail a check reach here too: prepare evaluates them all).
+  Value checkedMul(Value x, Value y, Value &fits) {
+    Type i64 = b.getI64Type();
+    auto wide = arith::MulSIExtendedOp::create(b, loc, arith::IndexCastOp::create(b, loc, i64, x),
+                                               arith::IndexCastOp::create(b, loc, i64, y));
+    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+    Value inRange = both(arith::CmpIOp::create(b, loc, Pred::eq, wide.getHigh(), zero),
+                         arith::CmpIOp::create(b, loc, Pred::sge, wide.getLow(), zero));
+    fits = both(fits, inRange);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), wide.getLow());
+  }
 };
 
 /// Whether every operand after the first (the data) has a static shape: the
@@ -58,8 +70,14 @@ bool staticParameters(Operation *op) {
 /// its result (read from the operands' values) or on its data.
 bool lowersHere(Operation *op) {
   auto dynamic = [](Type t) { return !cast<RankedTensorType>(t).hasStaticShape(); };
-  return isValueShaped(op) &&
-         (llvm::any_of(op->getResultTypes(), dynamic) || llvm::any_of(op->getOperandTypes(), dynamic));
+  if (!isValueShaped(op))
+    return false;
+  // An Expand's result can be static while its shape is not known (an input
+  // dim > 1 decides): the shape is still checked.
+  if (auto expand = dyn_cast<nn::ExpandOp>(op))
+    if (!nn::getConstantInts(expand.getShape()))
+      return true;
+  return llvm::any_of(op->getResultTypes(), dynamic) || llvm::any_of(op->getOperandTypes(), dynamic);
 }
 
 /// Reshape: the shape's -1 is inferred and a 0 copies the input's dim
@@ -99,13 +117,15 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
       inferred.push_back(isInferred);
     }
     check(b, loc, m.cmp(Pred::sle, minusOnes, m.c(1)), "the shape has more than one -1");
-    Value rest = m.div(count, m.nonzero(known));
-    Value product = m.c(1);
+    // A positive divisor: prepare evaluates every check, so this runs with
+    // values that failed one (a negative dim) too.
+    Value rest = m.div(count, m.select(m.cmp(Pred::sgt, known, m.c(0)), known, m.c(1)));
+    Value product = m.c(1), fits = m.cmp(Pred::eq, m.c(0), m.c(0));
     for (int64_t i = 0; i < rank; ++i) {
       dims[i] = m.select(inferred[i], rest, dims[i]);
-      product = m.mul(product, dims[i]);
+      product = m.checkedMul(product, dims[i], fits);
     }
-    check(b, loc, m.cmp(Pred::eq, product, count),
+    check(b, loc, m.both(fits, m.cmp(Pred::eq, product, count)),
           "the shape's element count differs from the input's");
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
 
@@ -202,7 +222,9 @@ struct TilePattern : OpConversionPattern<nn::TileOp> {
       Value r = shapeElement(b, loc, op.getRepeats(), adaptor.getRepeats(), d);
       check(b, loc, m.cmp(Pred::sge, r, m.c(0)), "a repeat count is negative");
       in.push_back(dimOf(b, loc, input, d));
-      dims.push_back(m.mul(in.back(), r));
+      Value fits = m.cmp(Pred::eq, m.c(0), m.c(0));
+      dims.push_back(m.checkedMul(in.back(), r, fits));
+      check(b, loc, fits, "a repeated dim is too large");
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
     Value result = buildGather(

@@ -111,7 +111,11 @@ Attribute foldElementwise(RankedTensorType type, ArrayRef<IntTensor> operands,
 /// Folds a shape-preserving op (reshape and friends) of a constant.
 OpFoldResult foldReshapeLike(Operation *op, Attribute input) {
   Value result = op->getResult(0);
-  if (op->getOperand(0).getType() == result.getType())
+  // Equal static types: nothing moves. Equal dynamic ones say nothing of a
+  // Reshape to a shape given at run time ([?, ?] to [?, ?] may transpose
+  // the dims' sizes).
+  auto same = dyn_cast<RankedTensorType>(result.getType());
+  if (op->getOperand(0).getType() == result.getType() && (!isa<ReshapeOp>(op) || (same && same.hasStaticShape())))
     return op->getOperand(0);
   auto type = foldableType(result);
   if (!type)
@@ -265,7 +269,10 @@ OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType() && cast<RankedTensorType>(getType()).hasStaticShape())
+  // Only with the shape known: a shape given at run time must still be
+  // checked to broadcast with the input.
+  if (getInput().getType() == getType() && cast<RankedTensorType>(getType()).hasStaticShape() &&
+      getConstantInts(getShape()))
     return getInput();
   auto type = foldableType(getResult());
   auto input = asInts(adaptor.getInput());

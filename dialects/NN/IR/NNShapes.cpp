@@ -706,9 +706,12 @@ LogicalResult RangeOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
         return fail(loc, getOperationName(), "expected finite start, limit and delta");
       if ((*d)[0] == 0)
         return fail(loc, getOperationName(), "expected a nonzero delta");
+      // In the element type, as ONNX Runtime and NumPy count: Range(0, 0.3,
+      // 0.1) in f32 has 3 elements (f64 arithmetic on the same values, 4).
+      double quotient = element.isF64() ? ((*l)[0] - (*s)[0]) / (*d)[0]
+                                        : (double)(((float)(*l)[0] - (float)(*s)[0]) / (float)(*d)[0]);
       FailureOr<int64_t> count =
-          checked(loc, getOperationName(),
-                  CheckedInt::fromDouble(std::ceil(((*l)[0] - (*s)[0]) / (*d)[0])), "element count");
+          checked(loc, getOperationName(), CheckedInt::fromDouble(std::ceil(quotient)), "element count");
       if (failed(count))
         return failure();
       length = std::max<int64_t>(0, *count);

@@ -443,10 +443,8 @@ def export_all(out_dir, only, verbose, keep_going=False):
          [randn(3, 5, 4), randint(3, 2, 4, hi=5)])
     case("index_select_input", fn(lambda m, x, i: torch.index_select(x, 0, i)),
          [randn(6, 3), randint(4, hi=6)])
-    case("topk", fn(lambda m, x: torch.topk(x, 3, dim=-1)), [randn(2, 3, 7)],
-         xfail="unsupported op 'TopK'", xfail_match="unsupported op 'TopK'")
-    case("sort", fn(lambda m, x: torch.sort(x, dim=1, descending=True)), [randn(2, 5, 3)],
-         xfail="unsupported op 'TopK'", xfail_match="unsupported op 'TopK'")
+    case("topk", fn(lambda m, x: torch.topk(x, 3, dim=-1)), [randn(2, 3, 7)])
+    case("sort", fn(lambda m, x: torch.sort(x, dim=1, descending=True)), [randn(2, 5, 3)])
     # ScatterElements / ScatterND.  At opset 13 scatter_add is exported as
     # x + scatter(zeros, ...), and index_put_(accumulate=True) likewise with
     # ScatterND at every opset: right only for distinct indices.

@@ -147,6 +147,87 @@ def main():
         write_set(os.path.join(out, "range", f"n{n}"), [np.array(n, dtype=np.int64)],
                   [np.cos(np.arange(0, n, dtype=np.float64) * 0.25).astype(np.float32)])
 
+    write_edge_cases(out)
+
+
+def write_edge_cases(out):
+    """What a review found: each model with a set that must run and one (or
+    more) that must be refused, never crash or wrap around."""
+    def model(name, nodes, inputs, outputs, initializers=()):
+        write_model(out, name, nodes, inputs, outputs, initializers)
+
+    def vi(name, dtype, shape):
+        return helper.make_tensor_value_info(name, dtype, shape)
+
+    # A Reshape of dynamic dims to dims given at run time ([N, M] to [M, N]
+    # has the same type, and is still a reshape).
+    model("dyn_reshape", [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+          [vi("x", F32, ["N", "M"]), vi("shape", I64, [2])], [vi("y", F32, [None, None])])
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    write_set(os.path.join(out, "dyn_reshape", "3x2"), [x, i64(3, 2)], [x.reshape(3, 2)])
+    write_set(os.path.join(out, "dyn_reshape", "bad_7x7"), [x, i64(7, 7)])
+
+    # Integer Range whose distance or -delta overflows int64, and a float
+    # Range counted in f32 as NumPy does (0, 0.3, 0.1: 3 elements).
+    model("range64", [helper.make_node("Range", ["s", "l", "d"], ["y"], name="range")],
+          [vi(n, I64, []) for n in "sld"], [vi("y", I64, [None])])
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    for name, (s0, l0, d0) in {"full": (lo, hi, 2**62), "min_delta": (0, -5, lo)}.items():
+        y = np.array([s0 + i * d0 for i in range(4 if name == "full" else 1)], dtype=object)
+        write_set(os.path.join(out, "range64", name),
+                  [np.array(s0, dtype=np.int64), np.array(l0, dtype=np.int64), np.array(d0, dtype=np.int64)],
+                  [y.astype(np.int64)])
+    model("rangef", [helper.make_node("Range", ["s", "l", "d"], ["y"], name="range")],
+          [vi(n, F32, []) for n in "sld"], [vi("y", F32, [None])])
+    s0, l0, d0 = (np.array(v, dtype=np.float32) for v in (0, 0.3, 0.1))
+    write_set(os.path.join(out, "rangef", "tenths"), [s0, l0, d0], [np.arange(s0, l0, d0, dtype=np.float32)])
+
+    # Dims past int64 from repeats and pads: refused.
+    model("huge", [helper.make_node("Tile", ["x", "r"], ["t"], name="tile"),
+                   helper.make_node("Pad", ["x", "p"], ["y"], name="pad")],
+          [vi("x", F32, [2, 3]), vi("r", I64, [2]), vi("p", I64, [4])],
+          [vi("t", F32, [None, None]), vi("y", F32, [None, None])])
+    x = np.ones((2, 3), dtype=np.float32)
+    write_set(os.path.join(out, "huge", "bad_repeats"), [x, i64(1, (2**64 + 2) // 3), i64(0, 0, 0, 0)])
+    write_set(os.path.join(out, "huge", "bad_pads"), [x, i64(1, 1), i64(0, 2**63 - 1, 0, 2**63 - 1)])
+
+    # An element count that wraps around int64 (2^62 x 2 ones) reshaped:
+    # refused before any division by the wrapped count.
+    model("wrapped_count", [
+        helper.make_node("ConstantOfShape", ["s1"], ["c"], name="fill",
+                         value=numpy_helper.from_array(np.array([1], dtype=np.float32))),
+        helper.make_node("Reshape", ["c", "s2"], ["y"], name="reshape")],
+        [vi("s1", I64, [2]), vi("s2", I64, [3])], [vi("y", F32, [None, None, None])])
+    write_set(os.path.join(out, "wrapped_count", "bad"),
+              [i64(2**62, 2), i64(2**32 + 1, 2**32 - 1, 1)])
+
+    # Static inputs and outputs, a shape input in between: the function
+    # still checks it before the run.
+    model("static_io", [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+                        helper.make_node("Add", ["r", "z"], ["y"], name="add")],
+          [vi("x", F32, [2, 3, 4]), vi("shape", I64, [2]), vi("z", F32, [4, 6])], [vi("y", F32, [4, 6])])
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    z = np.ones((4, 6), dtype=np.float32)
+    write_set(os.path.join(out, "static_io", "good"), [x, i64(4, 6), z], [x.reshape(4, 6) + z])
+    write_set(os.path.join(out, "static_io", "bad"), [x, i64(5, -1), z])
+
+    # tf_half_pixel_for_nn shifts by half a pixel at scale 1 too (constant
+    # scales, the static lowering): linear, (i + 0.5) / 1, clamped.
+    model("resize_tf", [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear",
+                                         coordinate_transformation_mode="tf_half_pixel_for_nn")],
+          [vi("x", F32, [1, 1, 1, 4])], [vi("y", F32, [1, 1, 1, 4])],
+          [numpy_helper.from_array(np.ones(4, dtype=np.float32), "scales")])
+    x = np.array([0, 1, 4, 9], dtype=np.float32).reshape(1, 1, 1, 4)
+    y = np.interp(np.arange(4) + 0.5, np.arange(4), x.ravel()).astype(np.float32).reshape(1, 1, 1, 4)
+    write_set(os.path.join(out, "resize_tf", "scale1"), [x], [y])
+
+    # An Expand whose result is static (x's dims > 1 decide) checks its shape.
+    model("expand_static", [helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
+          [vi("x", F32, [3, 4]), vi("shape", I64, [2])], [vi("y", F32, [3, 4])])
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    write_set(os.path.join(out, "expand_static", "ones"), [x, i64(1, 4)], [x])
+    write_set(os.path.join(out, "expand_static", "bad"), [x, i64(5, 4)])
+
 
 if __name__ == "__main__":
     main()
