@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
@@ -307,6 +309,16 @@ private:
     return isDefaultDomain(node.domain()) ? opset : domainVersions.lookup(node.domain());
   }
   LogicalResult checkSupported();
+  /// The number of unsupported nodes of `graph` (and of its Ifs' branches),
+  /// each reported.
+  int checkSupportedNodes(const onnx::GraphProto &graph);
+  /// Imports the nodes of `graph` (the model's, or a branch's) into `values`;
+  /// false when one failed (each failure is reported).
+  bool importNodes(onnx::GraphProto &graph);
+  /// An If: the branch its condition selects when that is known when
+  /// compiling (exporters' conditions on static shapes), else both, joined
+  /// by a Where per output.
+  LogicalResult importIf(onnx::NodeProto &node, Location loc);
   LogicalResult checkSingleAssignment(const llvm::StringSet<> &initializerNames, Location fileLoc);
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
   LogicalResult checkInputShape(const onnx::ValueInfoProto &info, ArrayRef<int64_t> shape,
@@ -323,6 +335,9 @@ private:
   int64_t opset = 0; // of the default domain
   llvm::StringMap<int64_t> domainVersions; // of the others
   llvm::StringMap<Value> values;
+  /// Outputs of failed nodes: nodes reading them are skipped, not reported.
+  llvm::StringSet<> poisoned;
+
   /// False once the model's declared shapes may legitimately differ from the
   /// computed ones: --input-shape changed a static dim the model declares, or
   /// a ceil_mode pool dropped a window that ONNX's older shape inference kept.
@@ -350,9 +365,29 @@ LogicalResult GraphImporter::checkVersions() {
 }
 
 LogicalResult GraphImporter::checkSupported() {
+  int unsupported = checkSupportedNodes(model.graph());
+  if (unsupported)
+    return emitError(FileLineColLoc::get(&context, modelPath, 0, 0))
+           << unsupported << " node(s) of the model are not supported";
+  return success();
+}
+
+/// Whether `node` is an If (of the default domain), which importNodes
+/// imports itself, branches included.
+static bool isIf(const onnx::NodeProto &node) {
+  return node.op_type() == "If" && isDefaultDomain(node.domain());
+}
+
+int GraphImporter::checkSupportedNodes(const onnx::GraphProto &graph) {
   int unsupported = 0;
-  for (int index = 0; index < model.graph().node_size(); ++index) {
-    const onnx::NodeProto &node = model.graph().node(index);
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
+    if (isIf(node)) {
+      for (const onnx::AttributeProto &a : node.attribute())
+        if (a.has_g())
+          unsupported += checkSupportedNodes(a.g());
+      continue;
+    }
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
     int64_t version = nodeVersion(node);
     if (isDefaultDomain(node.domain()) && opset == 0) {
@@ -368,10 +403,7 @@ LogicalResult GraphImporter::checkSupported() {
                                << domain << "', opset " << version << ")";
     }
   }
-  if (unsupported)
-    return emitError(FileLineColLoc::get(&context, modelPath, 0, 0))
-           << unsupported << " node(s) of the model are not supported";
-  return success();
+  return unsupported;
 }
 
 FailureOr<Type> GraphImporter::inputType(const onnx::ValueInfoProto &info,
@@ -490,6 +522,156 @@ LogicalResult GraphImporter::checkSingleAssignment(const llvm::StringSet<> &init
   return success(ok);
 }
 
+bool GraphImporter::importNodes(onnx::GraphProto &graph) {
+  llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    valueInfos[info.name()] = &info;
+
+  // A failed node poisons its outputs; nodes reading poisoned values are
+  // skipped, so independent errors are all reported.
+  bool ok = true;
+  for (int index = 0; index < graph.node_size(); ++index) {
+    onnx::NodeProto &node = *graph.mutable_node(index);
+    Location loc = nodeLoc(node, index);
+
+    bool skip = false;
+    for (const std::string &in : node.input()) {
+      if (in.empty() || values.count(in))
+        continue;
+      if (!poisoned.contains(in)) {
+        emitError(loc) << node.op_type() << " reads '" << in
+                       << "', which no earlier node, graph input or initializer defines";
+        ok = false;
+      }
+      skip = true;
+    }
+    if (isIf(node)) {
+      if (skip || failed(importIf(node, loc))) {
+        ok &= skip;
+        for (const std::string &out : node.output())
+          poisoned.insert(out);
+      }
+      continue;
+    }
+    int64_t version = nodeVersion(node);
+    if (!skip && failed(checkRequiredInputs(node, version, loc))) {
+      ok = false;
+      skip = true;
+    }
+    NodeImporter importer(node, version, builder, loc,
+                          [this](const std::string &name) { return values.lookup(name); }, modelPath);
+    if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
+        !importer.rejected()) {
+      for (int i = 0; i < node.output_size(); ++i) {
+        if (node.output(i).empty())
+          continue;
+        if (i >= (int)importer.outputs.size() || !importer.outputs[i]) {
+          emitError(loc) << node.op_type() << " (opset " << version << "): output " << i
+                         << " is not supported";
+          ok = false;
+          poisoned.insert(node.output(i));
+          continue;
+        }
+        values[node.output(i)] = importer.outputs[i];
+        if (Operation *def = importer.outputs[i].getDefiningOp();
+            def && (dropsLastWindow<nn::MaxPoolOp>(def) || dropsLastWindow<nn::AvgPoolOp>(def)))
+          declaredShapesHold = false;
+        const onnx::ValueInfoProto *info = valueInfos.lookup(node.output(i));
+        if (std::optional<Type> declared = info ? declaredConflict(*info, importer.outputs[i])
+                                                : std::nullopt) {
+          // Diagnostics quote types themselves.
+          emitError(loc) << "value_info declares '" << node.output(i) << "' as " << *declared
+                         << " but the node computes " << importer.outputs[i].getType();
+          ok = false;
+        }
+      }
+      continue;
+    }
+    ok &= skip; // a skipped node was already reported upstream
+    for (const std::string &out : node.output())
+      poisoned.insert(out);
+  }
+  return ok;
+}
+
+LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
+  onnx::GraphProto *branches[2] = {nullptr, nullptr}; // then, else
+  for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+    if (a.name() == "then_branch" && a.has_g())
+      branches[0] = a.mutable_g();
+    else if (a.name() == "else_branch" && a.has_g())
+      branches[1] = a.mutable_g();
+  }
+  if (!branches[0] || !branches[1] || node.input_size() != 1)
+    return emitError(loc) << "If needs a condition and then_branch and else_branch graphs";
+  Value cond = values.lookup(node.input(0));
+  auto condType = cast<RankedTensorType>(cond.getType());
+  if (!condType.getElementType().isInteger(1) || !condType.hasStaticShape() ||
+      condType.getNumElements() != 1)
+    return emitError(loc) << "If's condition must be one bool (got " << cond.getType() << ")";
+  // One branch's outputs, its names scoped to it.
+  auto importBranch = [&](onnx::GraphProto &branch) -> FailureOr<SmallVector<Value>> {
+    llvm::StringMap<Value> outer = values;
+    auto restore = llvm::make_scope_exit([&] { values = std::move(outer); });
+    for (onnx::TensorProto &t : *branch.mutable_initializer()) {
+      FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelPath);
+      if (failed(attr))
+        return failure();
+      values[t.name()] = nn::ConstantOp::create(builder, loc, *attr).getResult();
+    }
+    if (!importNodes(branch))
+      return failure();
+    SmallVector<Value> results;
+    for (const onnx::ValueInfoProto &info : branch.output()) {
+      Value v = values.lookup(info.name());
+      if (!v)
+        return emitError(loc) << "If branch '" << branch.name() << "': output '" << info.name()
+                              << "' is never computed";
+      results.push_back(v);
+    }
+    if ((int)results.size() != node.output_size())
+      return emitError(loc) << "If branch '" << branch.name() << "' has " << results.size()
+                            << " outputs, the node " << node.output_size();
+    return results;
+  };
+  SmallVector<Value> outputs;
+  DenseIntElementsAttr known;
+  if (matchPattern(cond, m_Constant(&known))) {
+    FailureOr<SmallVector<Value>> taken = importBranch(*branches[(*known.value_begin<APInt>()).isZero() ? 1 : 0]);
+    if (failed(taken))
+      return failure();
+    outputs = *taken;
+  } else {
+    FailureOr<SmallVector<Value>> thenOutputs = importBranch(*branches[0]);
+    if (failed(thenOutputs))
+      return failure();
+    FailureOr<SmallVector<Value>> elseOutputs = importBranch(*branches[1]);
+    if (failed(elseOutputs))
+      return failure();
+    Value scalar = cond;
+    if (condType.getRank() != 0)
+      scalar = nn::ReshapeOp::create(builder, loc, RankedTensorType::get({}, condType.getElementType()),
+                                     cond,
+                                     nn::ConstantOp::create(builder, loc,
+                                                            cast<ElementsAttr>(DenseElementsAttr::get(
+                                                                RankedTensorType::get({0}, builder.getI64Type()),
+                                                                ArrayRef<int64_t>{}))),
+                                     builder.getBoolAttr(false));
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOutputs, *elseOutputs))) {
+      auto [a, b] = pair;
+      if (a.getType() != b.getType())
+        return emitError(loc) << "If with a condition known only at run time: its branches give output "
+                              << i << " as " << a.getType() << " and " << b.getType()
+                              << "; nnc computes both and selects, which needs one type";
+      outputs.push_back(nn::WhereOp::create(builder, loc, a.getType(), scalar, a, b));
+    }
+  }
+  for (auto [name, v] : llvm::zip(node.output(), outputs))
+    if (!name.empty())
+      values[name] = v;
+  return success();
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   if (failed(checkVersions()) || failed(checkSupported()))
     return nullptr;
@@ -558,67 +740,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return nullptr;
   }
 
-  llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
-  for (const onnx::ValueInfoProto &info : graph.value_info())
-    valueInfos[info.name()] = &info;
-
-  // Nodes. A failed node poisons its outputs; nodes reading poisoned values are
-  // skipped, so independent errors are all reported.
-  llvm::StringSet<> poisoned;
-  bool ok = true;
-  for (int index = 0; index < graph.node_size(); ++index) {
-    onnx::NodeProto &node = *graph.mutable_node(index);
-    Location loc = nodeLoc(node, index);
-    bool skip = false;
-    for (const std::string &in : node.input()) {
-      if (in.empty() || values.count(in))
-        continue;
-      if (!poisoned.contains(in)) {
-        emitError(loc) << node.op_type() << " reads '" << in
-                       << "', which no earlier node, graph input or initializer defines";
-        ok = false;
-      }
-      skip = true;
-    }
-    int64_t version = nodeVersion(node);
-    if (!skip && failed(checkRequiredInputs(node, version, loc))) {
-      ok = false;
-      skip = true;
-    }
-    NodeImporter importer(node, version, builder, loc,
-                          [this](const std::string &name) { return values.lookup(name); }, modelPath);
-    if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
-        !importer.rejected()) {
-      for (int i = 0; i < node.output_size(); ++i) {
-        if (node.output(i).empty())
-          continue;
-        if (i >= (int)importer.outputs.size() || !importer.outputs[i]) {
-          emitError(loc) << node.op_type() << " (opset " << version << "): output " << i
-                         << " is not supported";
-          ok = false;
-          poisoned.insert(node.output(i));
-          continue;
-        }
-        values[node.output(i)] = importer.outputs[i];
-        if (Operation *def = importer.outputs[i].getDefiningOp();
-            def && (dropsLastWindow<nn::MaxPoolOp>(def) || dropsLastWindow<nn::AvgPoolOp>(def)))
-          declaredShapesHold = false;
-        const onnx::ValueInfoProto *info = valueInfos.lookup(node.output(i));
-        if (std::optional<Type> declared = info ? declaredConflict(*info, importer.outputs[i])
-                                                : std::nullopt) {
-          // Diagnostics quote types themselves.
-          emitError(loc) << "value_info declares '" << node.output(i) << "' as " << *declared
-                         << " but the node computes " << importer.outputs[i].getType();
-          ok = false;
-        }
-      }
-      continue;
-    }
-    ok &= skip; // a skipped node was already reported upstream
-    for (const std::string &out : node.output())
-      poisoned.insert(out);
-  }
-  if (!ok)
+  if (!importNodes(graph))
     return nullptr;
 
   SmallVector<Value> results;

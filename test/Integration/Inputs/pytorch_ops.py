@@ -273,9 +273,7 @@ def export_all(out_dir, only, verbose, keep_going=False):
     case("layernorm_no_affine", mod(nn.LayerNorm, 8, elementwise_affine=False, eps=1e-3), [x3], opsets=(13,))
     # Exported as a decomposition: F.pad's computed pads (see pad_constant)
     # and an If on Shape(...)[1] == 1, a condition fixed by the static shapes.
-    case("local_response_norm", mod(nn.LocalResponseNorm, 3), [x4],
-         xfail="unsupported op 'If' (its condition is static)",
-         xfail_match="unsupported op 'If'")
+    case("local_response_norm", mod(nn.LocalResponseNorm, 3), [x4])
 
     # ---- pooling -------------------------------------------------------------
     x_pool = randn(1, 3, 9, 10)
