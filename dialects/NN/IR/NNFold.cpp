@@ -369,7 +369,7 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
   if (!def)
     return std::nullopt;
   if (auto of = dyn_cast<ShapeOp>(def))
-    return ShapeElement{std::nullopt, of.getInput(), of.getStart() + i};
+    return ShapeElement{std::nullopt, of.getInput(), static_cast<int64_t>(of.getStart()) + i};
   if (auto cast = dyn_cast<CastOp>(def)) {
     if (!isa<IntegerType>(getElementTypeOrSelf(cast.getInput().getType())))
       return std::nullopt;
