@@ -642,12 +642,25 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
       return failure();
     outputs = *taken;
   } else {
+    Block *block = builder.getInsertionBlock();
+    Operation *last = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> thenOutputs = importBranch(*branches[0]);
     if (failed(thenOutputs))
       return failure();
     FailureOr<SmallVector<Value>> elseOutputs = importBranch(*branches[1]);
     if (failed(elseOutputs))
       return failure();
+    // Both branches run: one whose shapes are known only at run time could
+    // fail its checks (or differ from the other's) while not taken.
+    auto dynamic = [](Type t) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      return tensor && !tensor.hasStaticShape();
+    };
+    for (Operation &op : llvm::make_range(last ? std::next(last->getIterator()) : block->begin(), block->end()))
+      if (llvm::any_of(op.getOperandTypes(), dynamic) || llvm::any_of(op.getResultTypes(), dynamic))
+        return emitError(loc) << "If with a condition known only at run time: nnc computes both "
+                                 "branches and selects, which needs their shapes known when "
+                                 "compiling (pin the model's dims)";
     Value scalar = cond;
     if (condType.getRank() != 0)
       scalar = nn::ReshapeOp::create(builder, loc, RankedTensorType::get({}, condType.getElementType()),

@@ -76,10 +76,14 @@ bool lowering::isBatchLoop(Operation *op) {
   // operands, which are the nn types for floats.
   if (!isa<FloatType>(cast<RankedTensorType>(op->getOperand(0).getType()).getElementType()))
     return false;
-  // The other operands are shared by the samples, or batched too (sliced
-  // alike; their batch is checked to be the first operand's).
+  // The other operands are shared by the samples (a norm's scale, a
+  // convolution's weights), or for a product of two activations batched too
+  // (sliced alike; their batch is checked to be the first operand's).
+  bool product = isa<nn::MatMulOp>(op);
   return llvm::all_of(op->getOperands().drop_front(),
-                      [](Value v) { return staticType(v.getType()) || batchedType(v.getType()); }) &&
+                      [&](Value v) {
+                        return staticType(v.getType()) || (product && batchedType(v.getType()));
+                      }) &&
          llvm::all_of(op->getResultTypes(), batchedType);
 }
 
@@ -97,8 +101,9 @@ public:
     Location loc = op->getLoc();
     Value input = operands[0];
     Value batch = tensor::DimOp::create(b, loc, input, 0);
+    bool product = isa<nn::MatMulOp>(op);
     for (Value other : operands.drop_front())
-      if (batchedType(other.getType()))
+      if (product && batchedType(other.getType()))
         checkSameSize(b, loc, batch, tensor::DimOp::create(b, loc, other, 0),
                       "the batch sizes of two operands");
     auto one = [&](Type type) {
@@ -130,7 +135,7 @@ public:
           IRMapping mapping;
           mapping.map(op->getOperand(0), sample);
           for (auto [original, converted] : llvm::zip(op->getOperands().drop_front(), operands.drop_front())) {
-            if (!batchedType(converted.getType())) {
+            if (!product || !batchedType(converted.getType())) {
               mapping.map(original, converted);
               continue;
             }

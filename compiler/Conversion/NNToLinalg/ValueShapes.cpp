@@ -120,12 +120,17 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
     // A positive divisor: prepare evaluates every check, so this runs with
     // values that failed one (a negative dim) too.
     Value rest = m.div(count, m.select(m.cmp(Pred::sgt, known, m.c(0)), known, m.c(1)));
-    Value product = m.c(1), fits = m.cmp(Pred::eq, m.c(0), m.c(0));
+    // The product of the dims, past int64 or not: with a 0 among them the
+    // count is 0 whatever the others ([2^40, 2^40, 0] with allowzero).
+    Value product = m.c(1), fits = m.cmp(Pred::eq, m.c(0), m.c(0)), empty = m.cmp(Pred::ne, m.c(0), m.c(0));
     for (int64_t i = 0; i < rank; ++i) {
       dims[i] = m.select(inferred[i], rest, dims[i]);
       product = m.checkedMul(product, dims[i], fits);
+      empty = m.either(empty, m.cmp(Pred::eq, dims[i], m.c(0)));
     }
-    check(b, loc, m.both(fits, m.cmp(Pred::eq, product, count)),
+    Value zero = m.cmp(Pred::eq, count, m.c(0));
+    check(b, loc,
+          m.either(m.both(fits, m.cmp(Pred::eq, product, count)), m.both(empty, zero)),
           "the shape's element count differs from the input's");
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
 
@@ -343,8 +348,11 @@ Value lowering::elementIndex(OpBuilder &b, Location loc, Value tensor, int64_t i
   DenseIntElementsAttr constant;
   if (matchPattern(tensor, m_Constant(&constant)))
     return arith::ConstantIndexOp::create(b, loc, constant.getValues<APInt>()[i].getSExtValue());
-  Value at = arith::ConstantIndexOp::create(b, loc, i);
-  Value raw = tensor::ExtractOp::create(b, loc, tensor, ValueRange{at});
+  // A 0-D tensor holds one element (a TopK's k given as a scalar).
+  SmallVector<Value> at;
+  if (tensorType(tensor).getRank() != 0)
+    at.push_back(arith::ConstantIndexOp::create(b, loc, i));
+  Value raw = tensor::ExtractOp::create(b, loc, tensor, at);
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
 }
 

@@ -371,7 +371,12 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
   if (auto of = dyn_cast<ShapeOp>(def))
     return ShapeElement{std::nullopt, of.getInput(), static_cast<int64_t>(of.getStart()) + i};
   if (auto cast = dyn_cast<CastOp>(def)) {
-    if (!isa<IntegerType>(getElementTypeOrSelf(cast.getInput().getType())))
+    // Through widening integer casts only: a narrower one (to uint8, bool)
+    // changes the values.
+    auto from = dyn_cast<IntegerType>(getElementTypeOrSelf(cast.getInput().getType()));
+    auto to = dyn_cast<IntegerType>(getElementTypeOrSelf(cast.getType()));
+    if (!from || !to || from.getWidth() < 32 || to.getWidth() < from.getWidth() ||
+        (from.isUnsigned() && to.getWidth() == from.getWidth()))
       return std::nullopt;
     return traceShapeElement(cast.getInput(), i);
   }

@@ -97,7 +97,7 @@ typedef struct nnc_abi_context {
    * when the last one is done, all from the thread that called the entry. */
   void (*profile)(void *profile_state, int32_t kernel);
   void *profile_state;
-  /* For a function with dynamic dims (its prepare is set), never NULL: the
+  /* For a function whose prepare is set, never NULL: the
    * dims of every input, then of every output, each tensor's in order
    * (static ones too), then the workspace's size in bytes, as prepare
    * computed them for these inputs. NULL for other functions. */
@@ -138,8 +138,10 @@ typedef struct nnc_abi_function {
   uint64_t workspace_alignment;
   int32_t num_kernels;              /* 0 unless compiled with --profile */
   const nnc_abi_kernel_t *kernels;  /* num_kernels, in execution order */
-  /* Set for a function with dynamic dims (a -1 in a shape), NULL otherwise
-   * (workspace_size then holds). From input_dims (the dims of every input,
+  /* Set for a function with dynamic dims (a -1 in a shape) or with shape
+   * inputs below (its dims may all be static: a Reshape to a shape input
+   * feeding a static output), NULL otherwise (workspace_size then holds;
+   * it is 0 when prepare is set). From input_dims (the dims of every input,
    * each tensor's in order) and the values of the shape inputs below
    * (inputs[i] as the entry gets it; prepare reads no other input's data) it
    * computes output_dims (the same for the outputs) and *workspace_size, and

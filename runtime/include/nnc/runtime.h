@@ -233,8 +233,9 @@ NNC_API nnc_status_t nnc_function_find_output(const nnc_function_t *function, co
                                               int32_t *out_index);
 
 /* Bytes of scratch memory a session of this function allocates (the
- * compiler's memory plan); 0 for a function with dynamic dims, whose workspace
- * is sized by each run's dims. Thread-safe. */
+ * compiler's memory plan); 0 for a function whose workspace each run sizes:
+ * one with dynamic dims, or with shapes given as input values (a Reshape to
+ * a shape input), static dims or not. Thread-safe. */
 NNC_API uint64_t nnc_function_workspace_size(const nnc_function_t *function);
 
 /* A kernel of a function compiled with `nnc --profile`: a row of nnc

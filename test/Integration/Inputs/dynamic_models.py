@@ -205,6 +205,19 @@ def main():
     os.makedirs(os.path.join(args.out, "flatten2"), exist_ok=True)
     onnx.save(flatten, os.path.join(args.out, "flatten2", "model.onnx"))
 
+    # A LayerNorm whose scale has a symbolic length: dynamic in dim 0, but not
+    # a batch (the samples share it): refused, not sliced per sample.
+    layer_norm = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("LayerNormalization", ["x", "scale"], ["y"], axis=-1, name="norm")],
+            "ln_scale",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4]),
+             helper.make_tensor_value_info("scale", TensorProto.FLOAT, ["D"])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "ln_scale"), exist_ok=True)
+    onnx.save(layer_norm, os.path.join(args.out, "ln_scale", "model.onnx"))
+
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):
         def forward(self, x):

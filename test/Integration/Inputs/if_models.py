@@ -85,6 +85,19 @@ def main():
         "mismatch_if", [vi("c", BOOL, []), vi("x", F32, [2, 3])], [vi("y", F32, [None, None])])
     save(out, "mismatch", graph)
 
+    # Branches whose shapes are given at run time (a Reshape to an input):
+    # both would run, and the one not taken could fail its checks: refused.
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], name="reshapes",
+                          then_branch=branch("then", [helper.make_node("Reshape", ["x", "s"], ["r"])],
+                                             [vi("r", F32, [None, None])]),
+                          else_branch=branch("else", [helper.make_node("Reshape", ["x", "s2"], ["r2"])],
+                                             [vi("r2", F32, [None, None])]))],
+        "dynamic_branches", [vi("c", BOOL, []), vi("x", F32, [6]),
+                             vi("s", TensorProto.INT64, [2]), vi("s2", TensorProto.INT64, [2])],
+        [vi("y", F32, [None, None])])
+    save(out, "dynamic_branches", graph)
+
 
 if __name__ == "__main__":
     main()

@@ -90,6 +90,19 @@ def main():
                   list(top_k(x, k, 0, False)))
     write_set(os.path.join(out, "smallest", "bad_k"), [x, np.array([7], dtype=np.int64)])
 
+    # k as a 0-D input (ONNX says 1-D; a scalar is taken as its one value).
+    graph = helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=1, name="topk")], "scalar_k",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5]),
+         helper.make_tensor_value_info("k", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, [2, None]),
+         helper.make_tensor_value_info("indices", TensorProto.INT64, [2, None])])
+    os.makedirs(os.path.join(out, "scalar_k"), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]),
+              os.path.join(out, "scalar_k", "model.onnx"))
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    write_set(os.path.join(out, "scalar_k", "k2"), [x, np.array(2, dtype=np.int64)], list(top_k(x, 2, 1, True)))
+
 
 if __name__ == "__main__":
     main()

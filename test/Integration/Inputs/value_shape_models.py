@@ -221,6 +221,17 @@ def write_edge_cases(out):
     y = np.interp(np.arange(4) + 0.5, np.arange(4), x.ravel()).astype(np.float32).reshape(1, 1, 1, 4)
     write_set(os.path.join(out, "resize_tf", "scale1"), [x], [y])
 
+    # A shape through a narrowing cast (uint8: 260 -> 4) keeps the cast's values.
+    model("narrow_cast", [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Cast", ["s"], ["u"], to=TensorProto.UINT8, name="narrow"),
+        helper.make_node("Cast", ["u"], ["w"], to=I64, name="widen"),
+        helper.make_node("ConstantOfShape", ["w"], ["y"], name="fill",
+                         value=numpy_helper.from_array(np.array([1], dtype=np.float32)))],
+        [vi("x", F32, ["N"])], [vi("y", F32, [None])])
+    write_set(os.path.join(out, "narrow_cast", "n260"), [np.zeros(260, dtype=np.float32)],
+              [np.ones(260 % 256, dtype=np.float32)])
+
     # An Expand whose result is static (x's dims > 1 decide) checks its shape.
     model("expand_static", [helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
           [vi("x", F32, [3, 4]), vi("shape", I64, [2])], [vi("y", F32, [3, 4])])
