@@ -66,6 +66,19 @@ bool staticParameters(Operation *op) {
   });
 }
 
+/// A tensor of `type` (dynamic dims `sizes`) whose element at each index is
+/// `input` read where `at` maps that index.
+Value readAt(OpBuilder &b, Location loc, RankedTensorType type, Value input, ValueRange sizes,
+             function_ref<SmallVector<Value>(IndexMath &, ArrayRef<Value>)> at) {
+  return buildGather(
+      b, loc, type,
+      [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+        IndexMath n{nb, nl};
+        return tensor::ExtractOp::create(nb, nl, input, at(n, out)).getResult();
+      },
+      sizes);
+}
+
 /// Whether one of the patterns below lowers `op`: it has a dynamic dim, on
 /// its result (read from the operands' values) or on its data.
 bool lowersHere(Operation *op) {
@@ -147,17 +160,12 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
         all.push_back(d);
       flat = tensor::CollapseShapeOp::create(b, loc, input, ArrayRef<ReassociationIndices>{all});
     }
-    Value result = buildGather(
-        b, loc, type,
-        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-          IndexMath n{nb, nl};
-          Value offset = n.c(0);
-          for (int64_t d = 0; d < rank; ++d)
-            offset = n.add(n.mul(offset, dims[d]), out[d]);
-          return tensor::ExtractOp::create(nb, nl, flat, ValueRange{offset}).getResult();
-        },
-        sizes);
-    b.replaceOp(op, result);
+    b.replaceOp(op, readAt(b, loc, type, flat, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
+      Value offset = n.c(0);
+      for (int64_t d = 0; d < rank; ++d)
+        offset = n.add(n.mul(offset, dims[d]), out[d]);
+      return SmallVector<Value>{offset};
+    }));
     return success();
   }
 };
@@ -195,17 +203,12 @@ struct ExpandPattern : OpConversionPattern<nn::ExpandOp> {
       reads.push_back(one);
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
-    Value result = buildGather(
-        b, loc, type,
-        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-          IndexMath n{nb, nl};
-          SmallVector<Value> at;
-          for (int64_t k = 0; k < inRank; ++k)
-            at.push_back(n.select(reads[k], n.c(0), out[k + rank - inRank]));
-          return tensor::ExtractOp::create(nb, nl, input, at).getResult();
-        },
-        sizes);
-    b.replaceOp(op, result);
+    b.replaceOp(op, readAt(b, loc, type, input, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
+      SmallVector<Value> at;
+      for (int64_t k = 0; k < inRank; ++k)
+        at.push_back(n.select(reads[k], n.c(0), out[k + rank - inRank]));
+      return at;
+    }));
     return success();
   }
 };
@@ -232,17 +235,12 @@ struct TilePattern : OpConversionPattern<nn::TileOp> {
       check(b, loc, fits, "a repeated dim is too large");
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
-    Value result = buildGather(
-        b, loc, type,
-        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-          IndexMath n{nb, nl};
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(n.rem(out[d], in[d]));
-          return tensor::ExtractOp::create(nb, nl, input, at).getResult();
-        },
-        sizes);
-    b.replaceOp(op, result);
+    b.replaceOp(op, readAt(b, loc, type, input, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
+      SmallVector<Value> at;
+      for (int64_t d = 0; d < rank; ++d)
+        at.push_back(n.rem(out[d], in[d]));
+      return at;
+    }));
     return success();
   }
 };
@@ -306,17 +304,12 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
       dims.push_back(size);
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
-    Value result = buildGather(
-        b, loc, type,
-        [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-          IndexMath n{nb, nl};
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(n.add(first[d], n.mul(out[d], step[d])));
-          return tensor::ExtractOp::create(nb, nl, input, at).getResult();
-        },
-        sizes);
-    b.replaceOp(op, result);
+    b.replaceOp(op, readAt(b, loc, type, input, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
+      SmallVector<Value> at;
+      for (int64_t d = 0; d < rank; ++d)
+        at.push_back(n.add(first[d], n.mul(out[d], step[d])));
+      return at;
+    }));
     return success();
   }
 };

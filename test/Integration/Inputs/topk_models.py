@@ -16,13 +16,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-
-def write_set(directory, inputs, outputs=()):
-    os.makedirs(directory, exist_ok=True)
-    for kind, tensors in (("input", inputs), ("output", outputs)):
-        for i, t in enumerate(tensors):
-            with open(os.path.join(directory, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(t).SerializeToString())
+from test_sets import write_set
 
 
 def top_k(x, k, axis, largest):

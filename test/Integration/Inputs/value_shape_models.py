@@ -16,15 +16,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from test_sets import write_set
+
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
-
-
-def write_set(directory, inputs, outputs=()):
-    os.makedirs(directory, exist_ok=True)
-    for kind, tensors in (("input", inputs), ("output", outputs)):
-        for i, t in enumerate(tensors):
-            with open(os.path.join(directory, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(t).SerializeToString())
 
 
 def write_model(out, name, nodes, inputs, outputs, initializers=()):
