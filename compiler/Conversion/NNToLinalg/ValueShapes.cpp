@@ -15,7 +15,6 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -147,9 +146,7 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
           "the shape's element count differs from the input's");
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
 
-    // The input as one dim, read at each result index's row-major offset
-    // (a copy: MLIR 22's memref lowering fails on an expand_shape with
-    // several dynamic dims).
+    // The input as one dim.
     Value flat = input;
     if (inRank == 0) {
       flat = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({1}, type.getElementType()),
@@ -159,6 +156,29 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
       for (int64_t d = 0; d < inRank; ++d)
         all.push_back(d);
       flat = tensor::CollapseShapeOp::create(b, loc, input, ArrayRef<ReassociationIndices>{all});
+    }
+    // With at most one dynamic dim in the result (a symbolic batch kept by
+    // the shape), that dim expanded: a view, no copy. MLIR 22's memref
+    // lowering fails on an expand_shape with several dynamic dims, so those
+    // read the input at each result index's row-major offset.
+    int64_t dynamicDims = llvm::count_if(type.getShape(), ShapedType::isDynamic);
+    if (rank >= 1 && dynamicDims <= 1) {
+      int64_t length = dynamicDims ? ShapedType::kDynamic : type.getNumElements();
+      flat = tensor::CastOp::create(b, loc, RankedTensorType::get({length}, type.getElementType()), flat);
+      if (rank == 1) {
+        b.replaceOpWithNewOp<tensor::CastOp>(op, type, flat);
+        return success();
+      }
+      ReassociationIndices all;
+      SmallVector<OpFoldResult> outputShape;
+      for (int64_t d = 0; d < rank; ++d) {
+        all.push_back(d);
+        outputShape.push_back(type.isDynamicDim(d) ? OpFoldResult(dims[d])
+                                                   : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+      }
+      b.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, ArrayRef<ReassociationIndices>{all},
+                                                  outputShape);
+      return success();
     }
     b.replaceOp(op, readAt(b, loc, type, flat, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
       Value offset = n.c(0);
