@@ -595,12 +595,9 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
       return module.emitError("function '") << f.name << "' has dynamic dims, which the CUDA "
                                               "target does not support yet; pin them with --dim";
     // A function with static dims has a shape function too when it checks
-    // values given at run time (a shape input feeding an intermediate).
+    // values given at run time (a shape input feeding an intermediate; the
+    // CUDA target refuses those in nnc-cuda-map-to-gpu).
     bool checksValues = m->getFunction(f.name + "__shapes") != nullptr;
-    if (checksValues && cuda)
-      return module.emitError("function '")
-             << f.name << "' checks values given at run time (a shape that is an input), which "
-                          "the CUDA target does not support yet";
     entries.push_back(addEntryWrapper(*m, f, cuda.has_value()));
     prepares.push_back(f.dynamic() || checksValues ? addPrepareWrapper(*m, f) : nullptr);
     if (f.dynamic() && !prepares.back())

@@ -324,6 +324,7 @@ void testModuleLoadErrors() {
       {"bad_duplicate_name.so", "two functions are named 'main'"},
       {"bad_kernel_count.so", "function 'main' has an invalid kernel list (count -1)"},
       {"bad_kernel_table.so", "function 'main' kernel 0 has no kind or node list"},
+      {"bad_shape_inputs.so", "function 'main' has an invalid shape input list (entry 0 is 1)"},
       {"bad_cuda_no_image.so", "no CUDA image (count 0) for its kernels (count 1)"},
       {"bad_cuda_chip.so",
        "CUDA image 0 has chip 'compute_90', expected sm_<digits> or sm_<digits>a"},

@@ -468,24 +468,19 @@ int main(int argc, char **argv) {
   std::vector<nnc::KernelReport> kernels;
   if (emit >= Emit::Linalg) {
     functions = nnc::describeFunctions(*module);
+    // The CUDA target has no prepare: every dim must be known when compiling.
     for (const nnc::FunctionInfo &info : functions)
-      for (const nnc::TensorInfo &input : info.inputs)
-        if (target == "cuda" && llvm::is_contained(input.shape, -1)) {
-          llvm::WithColor::error(llvm::errs(), "nnc")
-              << "graph input '" << input.name
-              << "' has dynamic dims, which the CUDA target does not support yet; pin them "
-                 "with --dim or --input-shape\n";
-          return 1;
-        }
-    for (const nnc::FunctionInfo &info : functions)
-      for (const nnc::TensorInfo &output : info.outputs)
-        if (target == "cuda" && llvm::is_contained(output.shape, -1)) {
-          llvm::WithColor::error(llvm::errs(), "nnc")
-              << "graph output '" << output.name
-              << "' has dims computed from input values at run time, which the CUDA target "
-                 "does not support yet (the CPU target does)\n";
-          return 1;
-        }
+      for (bool isInput : {true, false})
+        for (const nnc::TensorInfo &t : isInput ? info.inputs : info.outputs)
+          if (target == "cuda" && llvm::is_contained(t.shape, -1)) {
+            llvm::WithColor::error(llvm::errs(), "nnc")
+                << (isInput ? "graph input '" : "graph output '") << t.name
+                << (isInput ? "' has dynamic dims, which the CUDA target does not support yet; "
+                              "pin them with --dim or --input-shape\n"
+                            : "' has dims computed from input values at run time, which the "
+                              "CUDA target does not support yet (the CPU target does)\n");
+            return 1;
+          }
     if (failed(runStage(nnc::buildLowerPipeline, "lowering to linalg")))
       return 1;
   }

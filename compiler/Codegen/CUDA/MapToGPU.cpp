@@ -51,6 +51,15 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    // Checks on input values before a run (a Reshape to a shape input)
+    // need a prepare, which CUDA modules do not have.
+    if (auto checks = func->getAttrOfType<ArrayAttr>("nnc.checks"); checks && !checks.empty()) {
+      func.emitError("function '")
+          << func.getSymName() << "' checks values given at run time ("
+          << cast<StringAttr>(checks[0]).getValue()
+          << "), which the CUDA target does not support yet; the CPU target does";
+      return signalPassFailure();
+    }
     if (!func.getBody().hasOneBlock()) {
       func.emitOpError("expected a function body of one block");
       return signalPassFailure();

@@ -38,8 +38,9 @@ void populateTopKPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &p
 /// sample (DynamicBatch.cpp).
 bool isBatchLoop(mlir::Operation *op);
 
-/// Whether `op` has result dims computed at run time from its operands'
-/// values (a Reshape to a shape that is a graph input, ValueShapes.cpp).
+/// Whether `op` takes its result's shape from operands of static length
+/// whose values may be known only at run time (a Reshape's shape, a Slice's
+/// bounds): with dynamic dims it lowers by ValueShapes.cpp's rules.
 bool isValueShaped(mlir::Operation *op);
 
 /// Whether `op` is one of the elementwise ops (a scalar body over broadcast operands).

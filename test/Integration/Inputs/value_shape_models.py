@@ -75,6 +75,7 @@ def main():
                   [np.maximum(x.reshape(dims), 0) * 2])
     write_set(os.path.join(out, "reshape", "bad_count"), [x, i64(5, -1)])
     write_set(os.path.join(out, "reshape", "bad_two_inferred"), [x, i64(-1, -1)])
+    write_set(os.path.join(out, "reshape", "bad_below"), [x, i64(-2, 12)])
 
     # y = tile(slice(x), repeats) + 1
     write_model(out, "slice_tile", [
@@ -100,6 +101,8 @@ def main():
               [x, i64(0, 0), i64(5, 6), i64(0, 1), i64(1, 0), i64(1, 1)])
     write_set(os.path.join(out, "slice_tile", "bad_axis"),
               [x, i64(0, 0), i64(5, 6), i64(0, 2), i64(1, 1), i64(1, 1)])
+    write_set(os.path.join(out, "slice_tile", "bad_repeated_axis"),
+              [x, i64(0, 0), i64(5, 6), i64(1, 1), i64(1, 1), i64(1, 1)])
     write_set(os.path.join(out, "slice_tile", "bad_repeats"),
               [x, i64(0, 0), i64(5, 6), i64(0, 1), i64(1, 1), i64(1, -1)])
 
@@ -125,6 +128,10 @@ def main():
         write_set(os.path.join(out, "expand_pad", name), [x, shape, pads], [np.exp(padded)])
     write_set(os.path.join(out, "expand_pad", "bad_broadcast"), [x, i64(2, 4), i64(0, 0, 0, 0)])
     write_set(os.path.join(out, "expand_pad", "bad_pads"), [x, i64(3, 4), i64(0, -3, 0, -2)])
+    write_set(os.path.join(out, "expand_pad", "bad_negative"), [x, i64(-1, 4), i64(0, 0, 0, 0)])
+    # Pad reads its input at clamped indices: an input found empty at run
+    # time is refused (its dims are known only then).
+    write_set(os.path.join(out, "expand_pad", "bad_empty"), [x, i64(3, 0), i64(0, 1, 0, 1)])
 
     # y = cos(range(0, n) * 0.25), as ONNX's window functions build theirs.
     write_model(out, "range", [
@@ -175,6 +182,9 @@ def write_edge_cases(out):
           [vi(n, F32, []) for n in "sld"], [vi("y", F32, [None])])
     s0, l0, d0 = (np.array(v, dtype=np.float32) for v in (0, 0.3, 0.1))
     write_set(os.path.join(out, "rangef", "tenths"), [s0, l0, d0], [np.arange(s0, l0, d0, dtype=np.float32)])
+    write_set(os.path.join(out, "rangef", "bad_delta"), [s0, l0, np.array(0, dtype=np.float32)])
+    write_set(os.path.join(out, "range64", "bad_delta"),
+              [np.array(0, dtype=np.int64), np.array(5, dtype=np.int64), np.array(0, dtype=np.int64)])
 
     # Dims past int64 from repeats and pads: refused.
     model("huge", [helper.make_node("Tile", ["x", "r"], ["t"], name="tile"),
@@ -194,6 +204,17 @@ def write_edge_cases(out):
         [vi("s1", I64, [2]), vi("s2", I64, [3])], [vi("y", F32, [None, None, None])])
     write_set(os.path.join(out, "wrapped_count", "bad"),
               [i64(2**62, 2), i64(2**32 + 1, 2**32 - 1, 1)])
+    write_set(os.path.join(out, "wrapped_count", "bad_negative"), [i64(-1, 2), i64(1, 1, 1)])
+
+    # Resize to scales given at run time (nearest, asymmetric, floor: output
+    # [i, j] reads input [floor(i / s), floor(j / s')]).
+    model("resize_rt", [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="nearest",
+                                         coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+          [vi("x", F32, [1, 1, 2, 2]), vi("scales", F32, [4])], [vi("y", F32, [None, None, None, None])])
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
+    write_set(os.path.join(out, "resize_rt", "2x3"), [x, np.array([1, 1, 2, 3], dtype=np.float32)],
+              [np.repeat(np.repeat(x, 2, axis=2), 3, axis=3)])
+    write_set(os.path.join(out, "resize_rt", "bad_nan"), [x, np.array([1, 1, np.nan, 2], dtype=np.float32)])
 
     # Static inputs and outputs, a shape input in between: the function
     # still checks it before the run.

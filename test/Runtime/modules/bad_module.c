@@ -40,6 +40,19 @@ static const nnc_abi_tensor_t kTensors[] = {{"x",
 #endif
                                              2, kShape}};
 
+#if defined(BAD_SHAPE_INPUTS)
+/* A shape input past the function's one input. */
+static int32_t prepare(const int64_t *input_dims, void *const *inputs, int64_t *output_dims,
+                       uint64_t *workspace_size) {
+  (void)input_dims;
+  (void)inputs;
+  (void)output_dims;
+  *workspace_size = 0;
+  return 0;
+}
+static const int32_t kShapeInputs[] = {1};
+#endif
+
 #if defined(BAD_KERNEL_TABLE)
 /* A kernel without its node list. */
 static const nnc_abi_kernel_t kKernels[] = {{"parallel loop", NULL, 1, 1, 1, 0}};
@@ -66,6 +79,8 @@ static const nnc_abi_function_t kFunctions[] = {{"main",
                                                  -1, NULL
 #elif defined(BAD_KERNEL_TABLE)
                                                  1, kKernels
+#elif defined(BAD_SHAPE_INPUTS)
+                                                 0, NULL, prepare, 0, NULL, 1, kShapeInputs
 #else
                                                  0, NULL
 #endif
