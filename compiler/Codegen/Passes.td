@@ -241,6 +241,19 @@ def PrefetchPanels : Pass<"nnc-cpu-prefetch-panels", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def ExpandDynamicViews : Pass<"nnc-expand-dynamic-views", "mlir::func::FuncOp"> {
+  let summary = "expansions with several dynamic dims in a group as reinterpret casts";
+  let description = [{
+    A `memref.expand_shape` one of whose groups holds several dynamic dims
+    (`[B*T, C]` viewed as `[B, T, C]`, both dynamic) becomes a
+    `memref.reinterpret_cast` of its source's base with the sizes its
+    `output_shape` states and the strides they imply. MLIR 22's
+    `expand-strided-metadata` derives such a group's sizes from the static
+    shape alone, and crashes on it.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // CUDA
 //===----------------------------------------------------------------------===//

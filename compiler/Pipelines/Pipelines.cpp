@@ -240,6 +240,7 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // Subviews and views become plain pointer arithmetic.
+  pm.addNestedPass<func::FuncOp>(createExpandDynamicViews());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Integer powers have no LLVM intrinsic: expand them into loops.

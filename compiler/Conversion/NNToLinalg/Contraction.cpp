@@ -174,6 +174,62 @@ Value dynamicMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, RankedTens
   return tensor::ExpandShapeOp::create(b, loc, resultType, out, groups, shape);
 }
 
+/// A batched product with dynamic dims, [B..., M, K] x [B..., K, N] (the
+/// batch dims alike on both sides, isDynamicBatchedMatmul): one
+/// linalg.batch_matmul over the batch dims folded into one.
+Value dynamicBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  auto a = tensorType(lhs), bt = tensorType(rhs);
+  int64_t rank = a.getRank();
+  Type element = a.getElementType();
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (a.isDynamicDim(d) || bt.isDynamicDim(d))
+      checkSameSize(b, loc, dimOf(b, loc, lhs, d), dimOf(b, loc, rhs, d),
+                    "the batch dims of a matrix product's operands");
+  if (a.isDynamicDim(rank - 1) || bt.isDynamicDim(rank - 2))
+    checkSameSize(b, loc, dimOf(b, loc, lhs, rank - 1), dimOf(b, loc, rhs, rank - 2),
+                  "the matrix product's inner dims");
+  // The batch dims as one ([B*H, M, K]): a view, as each group of a
+  // collapse may hold several dynamic dims. Each side's batch dims are
+  // taken from the side whose dims are static where the other's are not.
+  ReassociationIndices batch = llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
+  SmallVector<ReassociationIndices> groups{batch, {rank - 2}, {rank - 1}};
+  Value lhs3 = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
+  Value rhs3 = tensor::CollapseShapeOp::create(b, loc, rhs, groups);
+  auto l3 = tensorType(lhs3), r3 = tensorType(rhs3);
+  int64_t batchSize = l3.isDynamicDim(0) ? r3.getDimSize(0) : l3.getDimSize(0);
+  auto type3 = RankedTensorType::get({batchSize, l3.getDimSize(1), r3.getDimSize(2)}, element);
+  SmallVector<Value> sizes;
+  if (type3.isDynamicDim(0))
+    sizes.push_back(dimOf(b, loc, lhs3, 0));
+  if (type3.isDynamicDim(1))
+    sizes.push_back(dimOf(b, loc, lhs3, 1));
+  if (type3.isDynamicDim(2))
+    sizes.push_back(dimOf(b, loc, rhs3, 2));
+  if (l3 != RankedTensorType::get({batchSize, l3.getDimSize(1), l3.getDimSize(2)}, element))
+    lhs3 = tensor::CastOp::create(
+        b, loc, RankedTensorType::get({batchSize, l3.getDimSize(1), l3.getDimSize(2)}, element), lhs3);
+  if (r3 != RankedTensorType::get({batchSize, r3.getDimSize(1), r3.getDimSize(2)}, element))
+    rhs3 = tensor::CastOp::create(
+        b, loc, RankedTensorType::get({batchSize, r3.getDimSize(1), r3.getDimSize(2)}, element), rhs3);
+  Value out = linalg::BatchMatmulOp::create(b, loc, ValueRange{lhs3, rhs3},
+                                            ValueRange{zeros(b, loc, type3, sizes)})
+                  .getResult(0);
+  // Back to the batch dims: an expansion whose batch group holds at most one
+  // dynamic dim (the gate's rule), which MLIR's memref lowering takes.
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outShape;
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    bool useLhs = !a.isDynamicDim(d) || bt.isDynamicDim(d);
+    shape.push_back(useLhs ? a.getDimSize(d) : bt.getDimSize(d));
+    outShape.push_back(tensor::getMixedSize(b, loc, useLhs ? lhs : rhs, d));
+  }
+  shape.append({type3.getDimSize(1), type3.getDimSize(2)});
+  outShape.push_back(tensor::getMixedSize(b, loc, out, 1));
+  outShape.push_back(tensor::getMixedSize(b, loc, out, 2));
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, element), out, groups,
+                                       outShape);
+}
+
 /// The accumulator a convolution starts from: the bias viewed as `biasShape`
 /// (ones but for the channel dims) broadcast to `type`, or zeros.
 Value initFromBias(OpBuilder &b, Location loc, Value bias, RankedTensorType type,
@@ -255,8 +311,13 @@ struct MatMulPattern : OpConversionPattern<nn::MatMulOp> {
     }
     if (!resultType.hasStaticShape() || !tensorType(lhs).hasStaticShape() ||
         !tensorType(rhs).hasStaticShape()) {
+      if (bs.size() > 2) {
+        b.replaceOp(op, reshapeTo(b, loc, dynamicBatchedMatmul(b, loc, lhs, rhs), resultType));
+        return success();
+      }
       // NNToLinalg's gate lets through only a 2-D right operand, static when
-      // the left one has more than two dims.
+      // the left one has more than two dims, or batched products
+      // (isDynamicBatchedMatmul).
       assert(bs.size() == 2 && (a.size() == 2 || tensorType(rhs).hasStaticShape()));
       b.replaceOp(op, reshapeTo(b, loc, dynamicMatmul(b, loc, lhs, rhs,
                                                       RankedTensorType::get(
@@ -1327,6 +1388,29 @@ template <typename Op, bool isMax> struct PoolPattern : OpConversionPattern<Op> 
   }
 };
 } // namespace
+
+bool lowering::isDynamicBatchedMatmul(nn::MatMulOp op) {
+  auto a = cast<RankedTensorType>(op.getLhs().getType());
+  auto b = cast<RankedTensorType>(op.getRhs().getType());
+  int64_t rank = a.getRank();
+  if (rank < 3 || b.getRank() != rank || !isa<FloatType>(a.getElementType()))
+    return false;
+  // Each batch dim alike on both sides: a static 1 against another size
+  // would broadcast, which the product's one folded batch dim cannot; and
+  // at most one dynamic on both (the expansion back, dynamicBatchedMatmul).
+  int64_t dynamic = 0;
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    int64_t x = a.getDimSize(d), y = b.getDimSize(d);
+    if (ShapedType::isDynamic(x) && ShapedType::isDynamic(y))
+      ++dynamic;
+    else if (ShapedType::isDynamic(x) || ShapedType::isDynamic(y)) {
+      if (std::min(x, y) == 1)
+        return false;
+    } else if (x != y)
+      return false;
+  }
+  return dynamic <= 1;
+}
 
 void lowering::populateContractionPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<MatMulPattern, EinsumPattern, ConvPattern, ConvTransposePattern,

@@ -70,7 +70,11 @@ struct TransposePattern : OpConversionPattern<nn::TransposeOp> {
     for (auto [i, p] : llvm::enumerate(perm))
       reads[p] = b.getAffineDimExpr(i);
     AffineMap map = AffineMap::get(perm.size(), 0, reads, b.getContext());
-    b.replaceOp(op, buildMappedCopy(b, op.getLoc(), adaptor.getInput(), type, map));
+    SmallVector<Value> sizes;
+    for (auto [i, p] : llvm::enumerate(perm))
+      if (type.isDynamicDim(i))
+        sizes.push_back(dimOf(b, op.getLoc(), adaptor.getInput(), p));
+    b.replaceOp(op, buildMappedCopy(b, op.getLoc(), adaptor.getInput(), type, map, sizes));
     return success();
   }
 };
@@ -118,12 +122,18 @@ struct SplitPattern : OpConversionPattern<nn::SplitOp> {
     Location loc = op.getLoc();
     int64_t axis = op.getAxis(), offset = 0;
     SmallVector<Value> results;
+    // The split axis is static (NNToLinalg's gate); the other dims, dynamic
+    // or not, are the input's.
     for (Value r : op.getResults()) {
       auto type = convertedType(getTypeConverter(), r);
       SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
       offsets[axis] = offset;
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        sizes.push_back(type.isDynamicDim(d) ? OpFoldResult(dimOf(b, loc, adaptor.getInput(), d))
+                                             : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
       results.push_back(tensor::ExtractSliceOp::create(b, loc, type, adaptor.getInput(),
-                                                       indexAttrs(b, offsets), indexAttrs(b, type.getShape()),
+                                                       indexAttrs(b, offsets), sizes,
                                                        indexAttrs(b, strides)));
       offset += type.getDimSize(axis);
     }

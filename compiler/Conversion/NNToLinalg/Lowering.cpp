@@ -219,14 +219,14 @@ Value expandIndex(OpBuilder &b, Location loc, AffineExpr expr, ArrayRef<Value> d
 } // namespace
 
 Value lowering::buildMappedCopy(OpBuilder &b, Location loc, Value input, RankedTensorType type,
-                               AffineMap map) {
+                               AffineMap map, ValueRange dynamicSizes) {
   int64_t rank = type.getRank();
   if (readsBackwards(map)) {
     // A flip reads its input at computed indices (a gather), so the CPU
     // schedule splits it into thread chunks like any elementwise op; tiling
     // cannot bound a backwards read's slice.
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{}, ValueRange{emptyTensor(b, loc, type)},
+        b, loc, TypeRange{type}, ValueRange{}, ValueRange{emptyTensor(b, loc, type, dynamicSizes)},
         SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &nb, Location nl, ValueRange) {
@@ -240,7 +240,7 @@ Value lowering::buildMappedCopy(OpBuilder &b, Location loc, Value input, RankedT
     return generic.getResult(0);
   }
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type)},
+      b, loc, TypeRange{type}, ValueRange{input}, ValueRange{emptyTensor(b, loc, type, dynamicSizes)},
       SmallVector<AffineMap>{map, AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [](OpBuilder &nb, Location nl, ValueRange args) { linalg::YieldOp::create(nb, nl, args[0]); });

@@ -43,6 +43,11 @@ bool isBatchLoop(mlir::Operation *op);
 /// bounds): with dynamic dims it lowers by ValueShapes.cpp's rules.
 bool isValueShaped(mlir::Operation *op);
 
+/// Whether `op` is a batched product with dynamic dims that lowers as one
+/// linalg.batch_matmul: both operands of rank >= 3 with the same batch dims,
+/// at most one of them dynamic on both sides.
+bool isDynamicBatchedMatmul(nn::MatMulOp op);
+
 /// Whether `op` is one of the elementwise ops (a scalar body over broadcast operands).
 bool isElementwise(mlir::Operation *op);
 
@@ -102,10 +107,11 @@ mlir::Value buildGather(
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)> body,
     mlir::ValueRange dynamicSizes = {});
 
-/// A tensor of `type` whose element at index i is input[map(i)]: slices with
-/// negative steps, tiling, flips.
+/// A tensor of `type` (whose dynamic dims are `dynamicSizes`) whose element
+/// at index i is input[map(i)]: slices with negative steps, tiling, flips.
 mlir::Value buildMappedCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                            mlir::RankedTensorType type, mlir::AffineMap map);
+                            mlir::RankedTensorType type, mlir::AffineMap map,
+                            mlir::ValueRange dynamicSizes = {});
 
 /// Static sizes and offsets as the OpFoldResults slicing ops take.
 llvm::SmallVector<mlir::OpFoldResult> indexAttrs(mlir::OpBuilder &b, llvm::ArrayRef<int64_t> values);

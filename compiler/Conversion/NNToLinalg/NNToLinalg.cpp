@@ -46,14 +46,26 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
     if (rhs.getRank() == 2 &&
         (cast<RankedTensorType>(matmul.getLhs().getType()).getRank() == 2 || rhs.hasStaticShape()))
       return std::nullopt;
-    return refuse("only a matrix product with a 2-D right operand is supported yet");
-  }
-  if (isa<nn::SoftmaxOp, nn::LogSoftmaxOp>(op)) {
-    auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-    int64_t axis = cast<IntegerAttr>(op->getAttr("axis")).getInt();
-    if (!type.isDynamicDim(axis))
+    if (lowering::isDynamicBatchedMatmul(matmul))
       return std::nullopt;
-    return refuse("the normalized axis must be static");
+    return refuse("only a matrix product with a 2-D right operand, or a batched product with "
+                  "the same batch dims on both sides, is supported yet");
+  }
+  // Softmax reduces over its axis, dynamic or not.
+  if (isa<nn::SoftmaxOp, nn::LogSoftmaxOp, nn::TransposeOp>(op))
+    return std::nullopt;
+  // Normalized over static dims; the leading ones (batch, sequence) any.
+  if (auto norm = dyn_cast<nn::LayerNormOp>(op)) {
+    auto type = cast<RankedTensorType>(norm.getInput().getType());
+    int64_t axis = norm.getAxis();
+    if (llvm::all_of(type.getShape().drop_front(axis), [](int64_t d) { return !ShapedType::isDynamic(d); }))
+      return std::nullopt;
+    return refuse("the normalized dims must be static");
+  }
+  if (auto split = dyn_cast<nn::SplitOp>(op)) {
+    if (!cast<RankedTensorType>(split.getInput().getType()).isDynamicDim(split.getAxis()))
+      return std::nullopt;
+    return refuse("the split axis must be static");
   }
   // Constants, and the dims of a tensor as values.
   if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp>(op))

@@ -144,7 +144,8 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
     check(b, loc,
           m.either(m.both(fits, m.cmp(Pred::eq, product, count)), m.both(empty, zero)),
           "the shape's element count differs from the input's");
-    SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+    // Checks the static dims of the result against the shape's.
+    resultSizes(b, loc, type, dims);
 
     // The input as one dim.
     Value flat = input;
@@ -157,35 +158,28 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
         all.push_back(d);
       flat = tensor::CollapseShapeOp::create(b, loc, input, ArrayRef<ReassociationIndices>{all});
     }
-    // With at most one dynamic dim in the result (a symbolic batch kept by
-    // the shape), that dim expanded: a view, no copy. MLIR 22's memref
-    // lowering fails on an expand_shape with several dynamic dims, so those
-    // read the input at each result index's row-major offset.
-    int64_t dynamicDims = llvm::count_if(type.getShape(), ShapedType::isDynamic);
-    if (rank >= 1 && dynamicDims <= 1) {
-      int64_t length = dynamicDims ? ShapedType::kDynamic : type.getNumElements();
-      flat = tensor::CastOp::create(b, loc, RankedTensorType::get({length}, type.getElementType()), flat);
-      if (rank == 1) {
-        b.replaceOpWithNewOp<tensor::CastOp>(op, type, flat);
-        return success();
-      }
-      ReassociationIndices all;
-      SmallVector<OpFoldResult> outputShape;
-      for (int64_t d = 0; d < rank; ++d) {
-        all.push_back(d);
-        outputShape.push_back(type.isDynamicDim(d) ? OpFoldResult(dims[d])
-                                                   : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-      }
-      b.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, ArrayRef<ReassociationIndices>{all},
-                                                  outputShape);
+    // The flat input expanded to the result's dims: a view, no copy (a
+    // group of several dynamic dims is cast by nnc-expand-dynamic-views).
+    bool dynamic = !type.hasStaticShape();
+    int64_t length = dynamic ? ShapedType::kDynamic : type.getNumElements();
+    flat = tensor::CastOp::create(b, loc, RankedTensorType::get({length}, type.getElementType()), flat);
+    if (rank == 0) {
+      b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, flat, ArrayRef<ReassociationIndices>{});
       return success();
     }
-    b.replaceOp(op, readAt(b, loc, type, flat, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
-      Value offset = n.c(0);
-      for (int64_t d = 0; d < rank; ++d)
-        offset = n.add(n.mul(offset, dims[d]), out[d]);
-      return SmallVector<Value>{offset};
-    }));
+    if (rank == 1) {
+      b.replaceOpWithNewOp<tensor::CastOp>(op, type, flat);
+      return success();
+    }
+    ReassociationIndices all;
+    SmallVector<OpFoldResult> outputShape;
+    for (int64_t d = 0; d < rank; ++d) {
+      all.push_back(d);
+      outputShape.push_back(type.isDynamicDim(d) ? OpFoldResult(dims[d])
+                                                 : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    }
+    b.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, ArrayRef<ReassociationIndices>{all},
+                                                outputShape);
     return success();
   }
 };
@@ -350,8 +344,34 @@ Value lowering::shapeElement(ConversionPatternRewriter &b, Location loc, Value o
   if (std::optional<nn::ShapeElement> e = nn::traceShapeElement(original, i)) {
     if (e->constant)
       return arith::ConstantIndexOp::create(b, loc, *e->constant);
-    if (Value of = b.getRemappedValue(e->of))
-      return dimOf(b, loc, of, e->dim);
+    if (e->of) {
+      if (Value of = b.getRemappedValue(e->of))
+        return dimOf(b, loc, of, e->dim);
+    } else if (Operation *op = e->computed) {
+      // Computed from dims, so that what the dims give is known before the
+      // run (the shape function computes it the same way).
+      SmallVector<Value> operands;
+      for (Value operand : op->getOperands()) {
+        int64_t at = tensorType(operand).getNumElements() == 1 ? 0 : e->dim;
+        operands.push_back(shapeElement(b, loc, operand, b.getRemappedValue(operand), at));
+      }
+      if (isa<nn::AddOp>(op))
+        return arith::AddIOp::create(b, loc, operands[0], operands[1]);
+      if (isa<nn::SubOp>(op))
+        return arith::SubIOp::create(b, loc, operands[0], operands[1]);
+      if (isa<nn::MulOp>(op))
+        return arith::MulIOp::create(b, loc, operands[0], operands[1]);
+      // A division by zero is checked rather than executed (prepare
+      // evaluates it with any values).
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, operands[1], zero),
+            "a shape divides by zero");
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value divisor = arith::SelectOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, operands[1], zero), one,
+          operands[1]);
+      return arith::DivSIOp::create(b, loc, operands[0], divisor);
+    }
   }
   return elementIndex(b, loc, converted, i);
 }

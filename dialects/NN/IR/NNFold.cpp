@@ -401,6 +401,34 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
     int64_t index = (*indices)[i];
     return traceShapeElement(gather.getInput(), index < 0 ? index + data.getDimSize(0) : index);
   }
+  if (isa<AddOp, SubOp, MulOp, DivOp>(def) && isa<IntegerType>(type.getElementType())) {
+    // Known when both operands' elements are (a static dim divided by the
+    // heads); else computed at run time from theirs.
+    auto known = [&](Value operand) -> std::optional<int64_t> {
+      auto operandType = cast<RankedTensorType>(operand.getType());
+      std::optional<ShapeElement> e =
+          traceShapeElement(operand, operandType.getNumElements() == 1 ? 0 : i);
+      if (e && e->constant)
+        return e->constant;
+      if (e && e->of && !cast<RankedTensorType>(e->of.getType()).isDynamicDim(e->dim))
+        return cast<RankedTensorType>(e->of.getType()).getDimSize(e->dim);
+      return std::nullopt;
+    };
+    std::optional<int64_t> x = known(def->getOperand(0)), y = known(def->getOperand(1));
+    // Dims are small and non-negative: no overflow, and C's division is ONNX's.
+    auto small = [](std::optional<int64_t> v) { return v && *v >= 0 && *v < (int64_t(1) << 31); };
+    if (small(x) && small(y)) {
+      if (isa<AddOp>(def))
+        return ShapeElement{*x + *y, Value(), -1};
+      if (isa<SubOp>(def))
+        return ShapeElement{*x - *y, Value(), -1};
+      if (isa<MulOp>(def))
+        return ShapeElement{*x * *y, Value(), -1};
+      if (*y > 0)
+        return ShapeElement{*x / *y, Value(), -1};
+    }
+    return ShapeElement{std::nullopt, Value(), i, def};
+  }
   return std::nullopt;
 }
 

@@ -48,11 +48,15 @@ llvm::LogicalResult checkAxis(std::optional<mlir::Location> loc, llvm::StringRef
 
 /// Element `i` of a small integer tensor that holds a shape, as far as its
 /// producers show: a constant, or dim `dim` of tensor `of` (exporters build
-/// shapes as Shape -> Gather -> Unsqueeze -> Concat, and Cast).
+/// shapes as Shape -> Gather -> Unsqueeze -> Concat, and Cast), or element
+/// `dim` of the result of `computed`, an integer Add, Sub, Mul or Div of such
+/// elements (a batch times the heads) that the caller evaluates from its
+/// operands' elements (element 0 of a one-element operand).
 struct ShapeElement {
   std::optional<int64_t> constant;
   mlir::Value of;
   int64_t dim = -1;
+  mlir::Operation *computed = nullptr;
 };
 std::optional<ShapeElement> traceShapeElement(mlir::Value shape, int64_t i);
 

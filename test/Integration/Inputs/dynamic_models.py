@@ -217,6 +217,27 @@ def main():
         opset_imports=[helper.make_opsetid("", 17)])
     os.makedirs(os.path.join(args.out, "ln_scale"), exist_ok=True)
     onnx.save(layer_norm, os.path.join(args.out, "ln_scale", "model.onnx"))
+    x = torch.randn(3, 4)
+    for d in (4, 5):
+        scale = torch.randn(d)
+        y = torch.nn.functional.layer_norm(x.double(), (4,), scale.double()) if d == 4 else x
+        write_set(os.path.join(args.out, "ln_scale", f"d{d}"), [x, scale], [y])
+
+    # A dynamic sequence length as well as batch: a GPT block's attention
+    # (its mask sliced to the length) and PyTorch's encoder layer, batch first
+    # (heads split by a Reshape to batch x heads, computed with Mul).
+    encoder = torch.nn.TransformerEncoderLayer(32, 4, 64, activation="gelu", batch_first=True)
+    for name, module in (("seq_attention", Attention(t=300)), ("seq_encoder", encoder)):
+        module.eval()
+        export(module, (torch.randn(2, 16, 32),), ["x"],
+               {"x": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}},
+               os.path.join(args.out, name, "model.onnx"))
+        reference = module.double()
+        for batch, seq in ((1, 7), (3, 64), (2, 300)):
+            x = torch.randn(batch, seq, 32)
+            with torch.no_grad():
+                y = reference(x.double())
+            write_set(os.path.join(args.out, name, f"b{batch}_t{seq}"), [x], [y])
 
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):
