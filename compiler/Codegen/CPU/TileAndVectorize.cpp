@@ -75,10 +75,11 @@ struct RegisterShapes {
 // convolutions, a short m tile and the whole k of most layers.
 constexpr int64_t kCacheM = 32, kCacheN = 128, kCacheK = 1024;
 
-/// The m, n, k loops of a plain f32 contraction with static bounds, or
-/// failure for anything the schedule does not cover (those stay scalar).
-FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op) {
-  if (!linalg::isaContractionOpInterface(op) || op.hasDynamicShape() ||
+/// The m, n, k loops of a plain f32 contraction with static bounds (with
+/// dynamic ones when `dynamic`), or failure for anything the schedules do not
+/// cover (those stay scalar).
+FailureOr<linalg::ContractionDimensions> matmulDims(linalg::LinalgOp op, bool dynamic = false) {
+  if (!linalg::isaContractionOpInterface(op) || op.hasDynamicShape() != dynamic ||
       op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
     return failure();
   if (!getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
@@ -580,6 +581,46 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// A contraction with dynamic bounds (attention's products over a dynamic
+/// sequence length): each batch a thread chunk, then the static schedule's
+/// register tiles in loops with dynamic bounds. The m and n loops' edges are
+/// peeled off: full tiles vectorize and keep their accumulators in
+/// registers across the k loop; the edges stay scalar.
+LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    const linalg::ContractionDimensions &dims,
+                                    const RegisterShapes &shapes) {
+  unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
+  int64_t loops = op.getNumLoops();
+  SmallVector<int64_t> batchOrder(dims.batch.begin(), dims.batch.end());
+  if (!dims.batch.empty()) {
+    SmallVector<int64_t> split(loops, 0);
+    for (unsigned b : dims.batch)
+      split[b] = 1;
+    FailureOr<FusedTiling> chunk = tileFusingInit(rewriter, op, split, batchOrder, LoopType::ForallOp);
+    if (failed(chunk))
+      return failure();
+    op = chunk->op;
+  }
+  SmallVector<int64_t> parallel(loops, 0), reduction(loops, 0);
+  parallel[m] = shapes.m;
+  parallel[n] = shapes.n;
+  reduction[k] = 1;
+  SmallVector<int64_t> order(batchOrder);
+  order.append({n, m, k});
+  FailureOr<FusedTiling> outer =
+      tileFusingInit(rewriter, op, parallel, order, LoopType::ForOp, /*registerTile=*/true);
+  if (failed(outer))
+    return failure();
+  FailureOr<scf::SCFTilingResult> inner = tile(rewriter, outer->op, reduction, order);
+  if (failed(inner))
+    return op->emitError("nnc: could not tile a matmul");
+  for (Operation *loop : outer->loops)
+    loop->setAttr(kPeel, rewriter.getUnitAttr());
+  inner->loops.front()->setAttr(kRegisterK, rewriter.getUnitAttr());
+  inner->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+  return success();
+}
+
 /// A register tile of a shifted-window convolution (one image, a few
 /// channels, one tap) as the matmul tile it is: filter [M, K] times input
 /// window [K, N], all three read through rank-reducing slices.
@@ -729,41 +770,76 @@ void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t la
 /// permutation, the result written in loop order) are vectorized along rows:
 /// one vector instruction per vector register of elements, whatever LLVM's
 /// alias analysis concludes.
+/// Whether every operand of `op` has elements of whole bytes: booleans are
+/// bytes in memory but bits in vectors, so a vector load of i1 would read
+/// packed bits.
+bool onBytes(linalg::GenericOp op) {
+  return llvm::all_of(op->getOperands(), [](Value operand) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    return element.isIntOrFloat() && element.getIntOrFloatBitWidth() >= 8;
+  });
+}
+
+/// Whether `op` is elementwise (all loops parallel, the result written in
+/// loop order) on operands of whole bytes.
+bool elementwiseOnBytes(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return false;
+  return onBytes(op);
+}
+
+/// Whether `op` reduces along its innermost loop only, into a result
+/// written in the order of the other loops (softmax's maximum and sum).
+bool rowReduction(linalg::GenericOp op) {
+  int64_t loops = op.getNumLoops();
+  return op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 && loops > 0 &&
+         op.getNumReductionLoops() == 1 &&
+         op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)) ==
+             AffineMap::getMultiDimIdentityMap(loops, op.getContext()).dropResult(loops - 1) &&
+         onBytes(op);
+}
+
 /// An op with dynamic parallel loops as scf.for loops over them around the op
-/// on one index of each: static, when its other loops are. Failure (the op
-/// stays as it is) for a dynamic reduction.
-FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg::GenericOp op) {
+/// on one index of each: static, when its other loops are. An elementwise
+/// op's innermost dynamic loop (a row of attention's scores over a dynamic
+/// sequence) steps a vector register of `lanes` instead, its edge peeled off:
+/// the full steps vectorize, the edge stays scalar; so does a reduction along
+/// that loop (softmax's over a dynamic axis), whose steps reduce a vector
+/// each. Failure (the op stays as it is) for another dynamic reduction.
+FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg::GenericOp op,
+                                                 int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 0);
+  bool rows = ShapedType::isDynamic(ranges.back()) && (elementwiseOnBytes(op) || rowReduction(op));
   for (auto [i, range] : llvm::enumerate(ranges)) {
     if (!ShapedType::isDynamic(range))
       continue;
-    if (op.getIteratorTypesArray()[i] != utils::IteratorType::parallel)
+    if (op.getIteratorTypesArray()[i] != utils::IteratorType::parallel &&
+        !(rows && i + 1 == ranges.size()))
       return failure();
     sizes[i] = 1;
   }
+  if (rows)
+    sizes.back() = lanes;
   FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, {});
   if (failed(tiled))
     return failure();
   auto inner = dyn_cast<linalg::GenericOp>(tiled->tiledOps.front());
-  if (!inner || inner.hasDynamicShape())
+  if (!inner)
     return failure();
+  if (rows) {
+    tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
+    inner->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+  }
   return inner;
 }
 
 void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
-  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
-      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
-      failed(linalg::vectorizeOpPrecondition(op)))
+  if (op.hasDynamicShape() || !elementwiseOnBytes(op) || failed(linalg::vectorizeOpPrecondition(op)))
     return;
-  // Booleans are bytes in memory but bits in vectors: a vector load of i1
-  // would read packed bits. Such ops stay scalar.
-  for (Value operand : op->getOperands()) {
-    Type element = getElementTypeOrSelf(operand.getType());
-    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
-      return;
-  }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t inner = ranges.size() - 1;
   // An input read across: square tiles of `lanes` over that loop and the
@@ -957,7 +1033,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
     }
-    SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>> matmuls;
+    SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>> matmuls, dynamicMatmuls;
     SmallVector<linalg::GenericOp> others;
     func.walk([&](linalg::LinalgOp op) {
       // Ops in loops (the steps of cumsum, say) keep their loop-carried form;
@@ -972,6 +1048,9 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
         return;
       if (FailureOr<linalg::ContractionDimensions> dims = matmulDims(op); succeeded(dims))
         matmuls.emplace_back(op, *dims);
+      else if (FailureOr<linalg::ContractionDimensions> dynamic = matmulDims(op, /*dynamic=*/true);
+               succeeded(dynamic))
+        dynamicMatmuls.emplace_back(op, *dynamic);
       else if (FailureOr<linalg::ContractionDimensions> conv = shiftedConvDims(op);
                succeeded(conv))
         matmuls.emplace_back(op, *conv);
@@ -981,12 +1060,15 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     for (auto &[op, dims] : matmuls)
       if (failed(scheduleMatmul(rewriter, op, dims, shapes)))
         return signalPassFailure();
+    for (auto &[op, dims] : dynamicMatmuls)
+      if (failed(scheduleDynamicMatmul(rewriter, op, dims, shapes)))
+        return signalPassFailure();
     for (linalg::GenericOp op : others) {
       // Dynamic dims (docs/dynamic-shapes.md): a loop over each, around the
       // op on the static rest, which is scheduled as usual.
       if (op.hasDynamicShape()) {
-        FailureOr<linalg::GenericOp> inner = loopOverDynamicDims(rewriter, op);
-        if (failed(inner))
+        FailureOr<linalg::GenericOp> inner = loopOverDynamicDims(rewriter, op, shapes.lanes);
+        if (failed(inner) || inner->hasDynamicShape())
           continue;
         op = *inner;
       }
@@ -1065,6 +1147,14 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       GreedyRewriteConfig config;
       config.setMaxNumRewrites(1 << 18);
       (void)applyPatternsGreedily(func, std::move(patterns), config);
+    }
+    // A reduction along a dynamic row (loopOverDynamicDims) reduces one
+    // vector per step; after the contractions above have taken theirs.
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          patterns, vector::VectorMultiReductionLowering::InnerReduction);
+      (void)applyPatternsGreedily(func, std::move(patterns));
     }
     // Every use of an empty tensor gets its own (CSE merged them): empty-
     // tensor elimination then places each in its own destination.
