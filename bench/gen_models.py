@@ -23,7 +23,7 @@ encoder at other shapes, and torchvision's classifiers of other families)
 needs python3-torchvision (0.14).
 
     gen_models.py --out DIR [--opset 17] [--set bench|wide] [--models a,b]
-                  [--dynamic-batch] [--fold-batchnorm] [--force] [--verbose] [--list]
+                  [--dynamic-batch] [--dynamic-seq] [--fold-batchnorm] [--force] [--verbose] [--list]
 """
 
 import argparse
@@ -259,7 +259,9 @@ class CausalSelfAttention(nn.Module):
 
 
 class GPTBlock(nn.Module):
-    def __init__(self, d_model=128, n_head=4, max_seq=64):
+    # The causal mask covers 512 tokens, so that a dynamic sequence runs up
+    # to that length; the bench runs 64.
+    def __init__(self, d_model=128, n_head=4, max_seq=512):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d_model)
         self.attn = CausalSelfAttention(d_model, n_head, max_seq)
@@ -418,13 +420,21 @@ def float32_atol(model, x, y):
     return max(1e-5, 4 * deviation)
 
 
-def generate(name, model_dir, opset, dynamic_batch, fold_batchnorm):
+# Models whose input is [batch, sequence, features]: --dynamic-seq makes dim 1
+# symbolic too.
+SEQUENCE_MODELS = ("transformer_encoder", "gpt_block")
+
+
+def generate(name, model_dir, opset, dynamic_batch, fold_batchnorm, dynamic_seq=False):
     """Export one model and its test data into model_dir; return the ModelProto."""
     model, x = build(name)
     with torch.no_grad():
         y = model(x)
     atol = float32_atol(model, x, y)
-    dynamic_axes = {"input": {0: "batch"}, "output": {0: "batch"}} if dynamic_batch else None
+    axes = {0: "batch"} if dynamic_batch else {}
+    if dynamic_seq and name in SEQUENCE_MODELS:
+        axes[1] = "seq"
+    dynamic_axes = {"input": axes, "output": axes} if axes else None
 
     if model_dir.exists():
         shutil.rmtree(model_dir)  # start clean: no stale files from older versions
@@ -475,6 +485,8 @@ def main():
     ap.add_argument("--models", help="comma-separated model names (default: the whole --set)")
     ap.add_argument("--dynamic-batch", action="store_true",
                     help="make dim 0 of inputs and outputs symbolic ('batch')")
+    ap.add_argument("--dynamic-seq", action="store_true",
+                    help="make dim 1 of the sequence models' inputs and outputs symbolic ('seq')")
     ap.add_argument("--fold-batchnorm", action="store_true",
                     help="let the exporter fold BatchNorm into Conv (PyTorch's default)")
     ap.add_argument("--force", action="store_true", help="regenerate up-to-date models too")
@@ -494,7 +506,8 @@ def main():
 
     stamp = {"script_sha256": script_digest(), "torch": torch.__version__,
              "onnx": onnx.__version__, "opset": args.opset,
-             "dynamic_batch": args.dynamic_batch, "fold_batchnorm": args.fold_batchnorm}
+             "dynamic_batch": args.dynamic_batch, "dynamic_seq": args.dynamic_seq,
+             "fold_batchnorm": args.fold_batchnorm}
     start = time.time()
     for name in names:
         model_dir = args.out / name
@@ -507,7 +520,8 @@ def main():
             print(f"{name:<20} up to date", flush=True)
             continue
         t0 = time.time()
-        proto = generate(name, model_dir, args.opset, args.dynamic_batch, args.fold_batchnorm)
+        proto = generate(name, model_dir, args.opset, args.dynamic_batch, args.fold_batchnorm,
+                         args.dynamic_seq)
         # Written last, so an interrupted run leaves no valid stamp behind.
         stamp_path.write_text(json.dumps(stamp, indent=1) + "\n")
         size = (model_dir / "model.onnx").stat().st_size
