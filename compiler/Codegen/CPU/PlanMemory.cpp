@@ -206,7 +206,10 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           // left operand seen as [B * S, K] rows).
           OpBuilder here(dim);
           Value product = arith::ConstantIndexOp::create(b, loc, 1);
-          for (int64_t j : collapse.getReassociationIndices()[*d]) {
+          // (The groups held by name: a range-for over an element of the
+          // temporary getReassociationIndices() returns reads freed memory.)
+          SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+          for (int64_t j : groups[*d]) {
             Value part = memref::DimOp::create(here, loc, collapse.getSrc(), j);
             FailureOr<Value> rebuilt = rebuild(part);
             if (failed(rebuilt))

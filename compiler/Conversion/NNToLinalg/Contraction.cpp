@@ -29,6 +29,15 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
 }
 
+/// Dim `d` of `tensor` as reshapes state sizes: a constant when static, else
+/// dimOf's value.
+OpFoldResult mixedDim(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return dimOf(b, loc, tensor, d);
+}
+
 /// A tensor of `type` holding zeros.
 Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynamicSizes = {}) {
   return filledTensor(b, loc, type, scalarConstant(b, loc, type.getElementType(), 0), dynamicSizes);
@@ -84,7 +93,7 @@ Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value 
         .getResult();
   };
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value m = tensor::DimOp::create(b, loc, rows, 0);
+  Value m = dimOf(b, loc, rows, 0);
   Value full = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, m, index(kRowChunk)),
                                      index(kRowChunk));
   auto loop = scf::ForOp::create(
@@ -155,9 +164,9 @@ Value dynamicMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, RankedTens
   auto type = RankedTensorType::get({rowsType.getDimSize(0), bt.getDimSize(1)}, element);
   SmallVector<Value> sizes;
   if (type.isDynamicDim(0))
-    sizes.push_back(tensor::DimOp::create(b, loc, rows, 0));
+    sizes.push_back(dimOf(b, loc, rows, 0));
   if (type.isDynamicDim(1))
-    sizes.push_back(tensor::DimOp::create(b, loc, rhs, 1));
+    sizes.push_back(dimOf(b, loc, rhs, 1));
   Value out = type.isDynamicDim(0) && !type.isDynamicDim(1) && !rowsType.isDynamicDim(1)
                   ? rowChunkedMatmul(b, loc, rows, rhs, emptyTensor(b, loc, type, sizes))
                   : linalg::MatmulOp::create(b, loc, ValueRange{rows, rhs},
@@ -167,8 +176,8 @@ Value dynamicMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, RankedTens
     return out;
   SmallVector<OpFoldResult> shape;
   for (int64_t d = 0; d + 1 < a.getRank(); ++d)
-    shape.push_back(tensor::getMixedSize(b, loc, lhs, d));
-  shape.push_back(tensor::getMixedSize(b, loc, out, 1));
+    shape.push_back(mixedDim(b, loc, lhs, d));
+  shape.push_back(mixedDim(b, loc, rhs, 1));
   SmallVector<ReassociationIndices> groups{llvm::to_vector(llvm::seq<int64_t>(0, a.getRank() - 1)),
                                            {a.getRank() - 1}};
   return tensor::ExpandShapeOp::create(b, loc, resultType, out, groups, shape);
@@ -237,11 +246,11 @@ Value dynamicBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   for (int64_t d = 0; d + 2 < rank; ++d) {
     bool useLhs = !a.isDynamicDim(d) || bt.isDynamicDim(d);
     shape.push_back(useLhs ? a.getDimSize(d) : bt.getDimSize(d));
-    outShape.push_back(tensor::getMixedSize(b, loc, useLhs ? lhs : rhs, d));
+    outShape.push_back(mixedDim(b, loc, useLhs ? lhs : rhs, d));
   }
   shape.append({type3.getDimSize(1), type3.getDimSize(2)});
-  outShape.push_back(tensor::getMixedSize(b, loc, out, 1));
-  outShape.push_back(tensor::getMixedSize(b, loc, out, 2));
+  outShape.push_back(mixedDim(b, loc, lhs, rank - 2));
+  outShape.push_back(mixedDim(b, loc, rhs, rank - 1));
   return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, element), out, groups,
                                        outShape);
 }
@@ -1420,7 +1429,7 @@ bool lowering::isDynamicBatchedMatmul(nn::MatMulOp op) {
     if (ShapedType::isDynamic(x) && ShapedType::isDynamic(y))
       ++dynamic;
     else if (ShapedType::isDynamic(x) || ShapedType::isDynamic(y)) {
-      if (std::min(x, y) == 1)
+      if (x == 1 || y == 1)
         return false;
     } else if (x != y)
       return false;

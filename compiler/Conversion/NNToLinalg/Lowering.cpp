@@ -47,9 +47,21 @@ Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type, 
 
 Value lowering::dimOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
   // Seen through a reshape that states its dims, so that equal dims are seen
-  // to be the same value and their check folds away.
+  // to be the same value and their check folds away; and through a collapse,
+  // as the product of its group's dims, so that the shape function computes
+  // it from dims rather than keep the ops producing the collapsed tensor.
   if (auto expand = tensor.getDefiningOp<tensor::ExpandShapeOp>())
     return getValueOrCreateConstantIndexOp(b, loc, expand.getMixedOutputShape()[d]);
+  if (auto collapse = tensor.getDefiningOp<tensor::CollapseShapeOp>()) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    if (!type.isDynamicDim(d))
+      return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+    Value product = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t j : groups[d])
+      product = arith::MulIOp::create(b, loc, product, dimOf(b, loc, collapse.getSrc(), j));
+    return product;
+  }
   return tensor::DimOp::create(b, loc, tensor, d);
 }
 

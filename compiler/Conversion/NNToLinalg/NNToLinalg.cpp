@@ -49,7 +49,8 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
     if (lowering::isDynamicBatchedMatmul(matmul))
       return std::nullopt;
     return refuse("only a matrix product with a 2-D right operand, or a batched product with "
-                  "the same batch dims on both sides, is supported yet");
+                  "the same batch dims on both sides (no static 1 against another size) and at "
+                  "most one of them dynamic on both, is supported yet");
   }
   // Softmax reduces over its axis, dynamic or not.
   if (isa<nn::SoftmaxOp, nn::LogSoftmaxOp, nn::TransposeOp>(op))

@@ -53,7 +53,7 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < rank; ++d)
     if (type.isDynamicDim(d) && !llvm::is_contained(axes, d))
-      sizes.push_back(tensor::DimOp::create(b, loc, input, d));
+      sizes.push_back(dimOf(b, loc, input, d));
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{outType}, ValueRange{input}, ValueRange{filledTensor(b, loc, outType, init, sizes)},
       SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),

@@ -339,9 +339,14 @@ bool lowering::isValueShaped(Operation *op) {
   return staticParameters(op);
 }
 
-Value lowering::shapeElement(ConversionPatternRewriter &b, Location loc, Value original,
-                             Value converted, int64_t i) {
-  if (std::optional<nn::ShapeElement> e = nn::traceShapeElement(original, i)) {
+/// shapeElement, inside `depth` computed elements: each evaluates both of
+/// its operands, so the depth is bounded as nn::traceShapeElement bounds it.
+static Value shapeElementAt(ConversionPatternRewriter &b, Location loc, Value original,
+                            Value converted, int64_t i, int depth) {
+  std::optional<nn::ShapeElement> e = nn::traceShapeElement(original, i);
+  if (e && e->computed && depth >= 4)
+    e.reset();
+  if (e) {
     if (e->constant)
       return arith::ConstantIndexOp::create(b, loc, *e->constant);
     if (e->of) {
@@ -353,7 +358,7 @@ Value lowering::shapeElement(ConversionPatternRewriter &b, Location loc, Value o
       SmallVector<Value> operands;
       for (Value operand : op->getOperands()) {
         int64_t at = tensorType(operand).getNumElements() == 1 ? 0 : e->dim;
-        operands.push_back(shapeElement(b, loc, operand, b.getRemappedValue(operand), at));
+        operands.push_back(shapeElementAt(b, loc, operand, b.getRemappedValue(operand), at, depth + 1));
       }
       if (isa<nn::AddOp>(op))
         return arith::AddIOp::create(b, loc, operands[0], operands[1]);
@@ -374,6 +379,11 @@ Value lowering::shapeElement(ConversionPatternRewriter &b, Location loc, Value o
     }
   }
   return elementIndex(b, loc, converted, i);
+}
+
+Value lowering::shapeElement(ConversionPatternRewriter &b, Location loc, Value original,
+                             Value converted, int64_t i) {
+  return shapeElementAt(b, loc, original, converted, i, 0);
 }
 
 Value lowering::elementIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {

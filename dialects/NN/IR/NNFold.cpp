@@ -359,7 +359,10 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRC
   patterns.add<ComposeTransposes, TransposeOfMatMul>(context);
 }
 
-std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
+/// traceShapeElement, through at most `arithmetic` nested Add/Sub/Mul/Div:
+/// each looks into both operands, so a deep chain (n + n, repeated) would
+/// cost exponential time; exporters nest one or two.
+static std::optional<ShapeElement> traceElement(Value shape, int64_t i, int arithmetic) {
   auto type = dyn_cast<RankedTensorType>(shape.getType());
   if (!type || type.getRank() > 1 || !type.hasStaticShape() || i < 0 || i >= type.getNumElements())
     return std::nullopt;
@@ -378,17 +381,17 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
     if (!from || !to || from.getWidth() < 32 || to.getWidth() < from.getWidth() ||
         (from.isUnsigned() && to.getWidth() == from.getWidth()))
       return std::nullopt;
-    return traceShapeElement(cast.getInput(), i);
+    return traceElement(cast.getInput(), i, arithmetic);
   }
   if (isa<UnsqueezeOp, SqueezeOp, ReshapeOp>(def)) // the same elements
-    return traceShapeElement(def->getOperand(0), i);
+    return traceElement(def->getOperand(0), i, arithmetic);
   if (auto concat = dyn_cast<ConcatOp>(def)) {
     for (Value piece : concat.getInputs()) {
       auto pieceType = cast<RankedTensorType>(piece.getType());
       if (pieceType.getRank() != 1 || pieceType.isDynamicDim(0))
         return std::nullopt;
       if (i < pieceType.getDimSize(0))
-        return traceShapeElement(piece, i);
+        return traceElement(piece, i, arithmetic);
       i -= pieceType.getDimSize(0);
     }
     return std::nullopt;
@@ -399,15 +402,16 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
     if (!indices || gather.getAxis() != 0 || data.getRank() != 1 || data.isDynamicDim(0))
       return std::nullopt;
     int64_t index = (*indices)[i];
-    return traceShapeElement(gather.getInput(), index < 0 ? index + data.getDimSize(0) : index);
+    return traceElement(gather.getInput(), index < 0 ? index + data.getDimSize(0) : index, arithmetic);
   }
-  if (isa<AddOp, SubOp, MulOp, DivOp>(def) && isa<IntegerType>(type.getElementType())) {
+  if (isa<AddOp, SubOp, MulOp, DivOp>(def) && isa<IntegerType>(type.getElementType()) &&
+      arithmetic > 0) {
     // Known when both operands' elements are (a static dim divided by the
     // heads); else computed at run time from theirs.
     auto known = [&](Value operand) -> std::optional<int64_t> {
       auto operandType = cast<RankedTensorType>(operand.getType());
       std::optional<ShapeElement> e =
-          traceShapeElement(operand, operandType.getNumElements() == 1 ? 0 : i);
+          traceElement(operand, operandType.getNumElements() == 1 ? 0 : i, arithmetic - 1);
       if (e && e->constant)
         return e->constant;
       if (e && e->of && !cast<RankedTensorType>(e->of.getType()).isDynamicDim(e->dim))
@@ -430,6 +434,10 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
     return ShapeElement{std::nullopt, Value(), i, def};
   }
   return std::nullopt;
+}
+
+std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
+  return traceElement(shape, i, /*arithmetic=*/4);
 }
 
 namespace {

@@ -223,6 +223,25 @@ def main():
         y = torch.nn.functional.layer_norm(x.double(), (4,), scale.double()) if d == 4 else x
         write_set(os.path.join(args.out, "ln_scale", f"d{d}"), [x, scale], [y])
 
+    # Batched products of two graph inputs with independent symbolic dims:
+    # three batch dims (checked equal at run time), and a static 1 against a
+    # dynamic batch dim (a broadcast, refused when compiling).
+    for name, x_dims, w_dims in (("bmm5", ["a", 3, 2, "m", 5], ["b", 3, 2, 5, "n"]),
+                                 ("bmm_broadcast", ["a", 3, "m", 5], [1, 3, 5, 6])):
+        model = helper.make_model(
+            helper.make_graph(
+                [helper.make_node("MatMul", ["x", "w"], ["y"], name="product")], name,
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_dims),
+                 helper.make_tensor_value_info("w", TensorProto.FLOAT, w_dims)],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+            opset_imports=[helper.make_opsetid("", 17)])
+        os.makedirs(os.path.join(args.out, name), exist_ok=True)
+        onnx.save(model, os.path.join(args.out, name, "model.onnx"))
+    for a, b in ((2, 2), (2, 3)):
+        x, w = torch.randn(a, 3, 2, 4, 5), torch.randn(b, 3, 2, 5, 6)
+        y = x.double() @ w.double() if a == b else torch.zeros(2, 3, 2, 4, 6)
+        write_set(os.path.join(args.out, "bmm5", f"a{a}_b{b}"), [x, w], [y])
+
     # A dynamic sequence length as well as batch: a GPT block's attention
     # (its mask sliced to the length) and PyTorch's encoder layer, batch first
     # (heads split by a Reshape to batch x heads, computed with Mul).
