@@ -112,10 +112,21 @@ func.func @dynamic(%x: tensor<?x3xf32> {nn.name = "x"}, %y: tensor<?x3xf32> {nn.
 
 // -----
 
-func.func @dynamic_unsupported(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
-  // expected-error @+1 {{cannot compile nn.transpose with dynamic dims: not supported for this op yet; pin them with --dim or --input-shape}}
+// A transpose with a dynamic dim: the result's dim is the input's, permuted.
+// CHECK-LABEL: func.func @dynamic_transpose
+// CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x3xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<3x?xf32>
+func.func @dynamic_transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
   %0 = nn.transpose %x {perm = array<i64: 1, 0>} : (tensor<?x3xf32>) -> tensor<3x?xf32>
   return %0 : tensor<3x?xf32>
+}
+
+// -----
+
+func.func @dynamic_unsupported(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{cannot compile nn.cumsum with dynamic dims: not supported for this op yet; pin them with --dim or --input-shape}}
+  %0 = nn.cumsum %x {axis = 0 : i64, exclusive = false, reverse = false} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
 }
 
 // -----
