@@ -766,10 +766,6 @@ void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t la
   tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
 }
 
-/// Elementwise ops (all loops parallel, each operand read along a projected
-/// permutation, the result written in loop order) are vectorized along rows:
-/// one vector instruction per vector register of elements, whatever LLVM's
-/// alias analysis concludes.
 /// Whether every operand of `op` has elements of whole bytes: booleans are
 /// bytes in memory but bits in vectors, so a vector load of i1 would read
 /// packed bits.
@@ -837,6 +833,10 @@ FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg:
   return inner;
 }
 
+/// Elementwise ops (all loops parallel, each operand read along a projected
+/// permutation, the result written in loop order) are vectorized along rows:
+/// one vector instruction per vector register of elements, whatever LLVM's
+/// alias analysis concludes.
 void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
   if (op.hasDynamicShape() || !elementwiseOnBytes(op) || failed(linalg::vectorizeOpPrecondition(op)))
     return;

@@ -185,7 +185,8 @@ Value dynamicMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, RankedTens
 
 /// A batched product with dynamic dims, [B..., M, K] x [B..., K, N] (the
 /// batch dims alike on both sides, isDynamicBatchedMatmul): one
-/// linalg.batch_matmul over the batch dims folded into one.
+/// linalg.batch_matmul over the batch dims folded into one, which the CPU
+/// schedule tiles like a static one (scheduleDynamicMatmul).
 Value dynamicBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   auto a = tensorType(lhs), bt = tensorType(rhs);
   int64_t rank = a.getRank();
@@ -198,8 +199,8 @@ Value dynamicBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
     checkSameSize(b, loc, dimOf(b, loc, lhs, rank - 1), dimOf(b, loc, rhs, rank - 2),
                   "the matrix product's inner dims");
   // The batch dims as one ([B*H, M, K]): a view, as each group of a
-  // collapse may hold several dynamic dims. Each side's batch dims are
-  // taken from the side whose dims are static where the other's are not.
+  // collapse may hold several dynamic dims. Where one side's folded batch
+  // is static, the other's (checked equal above) is cast to it.
   ReassociationIndices batch = llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
   SmallVector<ReassociationIndices> groups{batch, {rank - 2}, {rank - 1}};
   Value lhs3 = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
@@ -214,30 +215,13 @@ Value dynamicBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
     sizes.push_back(dimOf(b, loc, lhs3, 1));
   if (type3.isDynamicDim(2))
     sizes.push_back(dimOf(b, loc, rhs3, 2));
-  if (l3 != RankedTensorType::get({batchSize, l3.getDimSize(1), l3.getDimSize(2)}, element))
-    lhs3 = tensor::CastOp::create(
-        b, loc, RankedTensorType::get({batchSize, l3.getDimSize(1), l3.getDimSize(2)}, element), lhs3);
-  if (r3 != RankedTensorType::get({batchSize, r3.getDimSize(1), r3.getDimSize(2)}, element))
-    rhs3 = tensor::CastOp::create(
-        b, loc, RankedTensorType::get({batchSize, r3.getDimSize(1), r3.getDimSize(2)}, element), rhs3);
-  // Loops (batch, m, k, n): the CPU schedules take only static products,
-  // and as plain loops this order runs the innermost along rows of B and
-  // the result, which LLVM vectorizes (k innermost strides down B's
-  // columns: 6x slower for attention's weighted sum over 300 tokens).
-  MLIRContext *ctx = b.getContext();
-  AffineExpr db = getAffineDimExpr(0, ctx), dm = getAffineDimExpr(1, ctx),
-             dk = getAffineDimExpr(2, ctx), dn = getAffineDimExpr(3, ctx);
-  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {db, dm, dk}, ctx),
-                              AffineMap::get(4, 0, {db, dk, dn}, ctx),
-                              AffineMap::get(4, 0, {db, dm, dn}, ctx)};
-  Value out = linalg::GenericOp::create(
-                  b, loc, TypeRange{type3}, ValueRange{lhs3, rhs3},
-                  ValueRange{zeros(b, loc, type3, sizes)}, maps,
-                  SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
-                                            IteratorType::reduction, IteratorType::parallel},
-                  [](OpBuilder &nb, Location nl, ValueRange args) {
-                    linalg::YieldOp::create(nb, nl, multiplyAdd(nb, nl, args[0], args[1], args[2]));
-                  })
+  auto withBatch = [&](Value v) -> Value {
+    auto type = tensorType(v);
+    auto cast = RankedTensorType::get({batchSize, type.getDimSize(1), type.getDimSize(2)}, element);
+    return type == cast ? v : tensor::CastOp::create(b, loc, cast, v).getResult();
+  };
+  Value out = linalg::BatchMatmulOp::create(b, loc, ValueRange{withBatch(lhs3), withBatch(rhs3)},
+                                            ValueRange{zeros(b, loc, type3, sizes)})
                   .getResult(0);
   // Back to the batch dims: an expansion whose batch group holds at most one
   // dynamic dim (the gate's rule), which MLIR's memref lowering takes.

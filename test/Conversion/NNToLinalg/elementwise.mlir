@@ -131,6 +131,24 @@ func.func @dynamic_unsupported(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
+// A LayerNorm normalizes over static dims only; its leading dims may be dynamic.
+func.func @dynamic_normalized(%x: tensor<2x?xf32>, %s: tensor<?xf32>) -> tensor<2x?xf32> {
+  // expected-error @+1 {{cannot compile nn.layer_norm with dynamic dims: the normalized dims must be static}}
+  %0 = nn.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x?xf32>, tensor<?xf32>) -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+// A split's parts are static: the dim it splits must be.
+func.func @dynamic_split_axis(%x: tensor<?x3xf32>) -> (tensor<1x3xf32>, tensor<2x3xf32>) {
+  // expected-error @+1 {{cannot compile nn.split with dynamic dims: the split axis must be static}}
+  %0:2 = nn.split %x {axis = 0 : i64, sizes = array<i64: 1, 2>} : (tensor<?x3xf32>) -> (tensor<1x3xf32>, tensor<2x3xf32>)
+  return %0#0, %0#1 : tensor<1x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 func.func @data_dependent(%x: tensor<?x1x2x2xf32>, %s: tensor<4xf32>) -> tensor<?x?x?x?xf32> {
   // A Resize to scales given at run time takes a static input only.
   // expected-error @+1 {{cannot compile nn.resize with dynamic dims: not supported for this op yet; pin them with --dim or --input-shape}}

@@ -242,6 +242,34 @@ def main():
         y = x.double() @ w.double() if a == b else torch.zeros(2, 3, 2, 4, 6)
         write_set(os.path.join(args.out, "bmm5", f"a{a}_b{b}"), [x, w], [y])
 
+    # A shape computed from a dim and an input's value (the batch divided by
+    # `d`): a division by a d of 0 is a refused run, not a trap in prepare.
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Constant", [], ["zero"], value=numpy_helper.from_array(np.array([0], np.int64))),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        helper.make_node("Div", ["batch", "d"], ["rows"]),
+        helper.make_node("Constant", [], ["rest"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+        helper.make_node("Concat", ["rows", "rest"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape"),
+    ]
+    divide = helper.make_model(
+        helper.make_graph(nodes, "divide",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 6]),
+                           helper.make_tensor_value_info("d", TensorProto.INT64, [1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "divide"), exist_ok=True)
+    onnx.save(divide, os.path.join(args.out, "divide", "model.onnx"))
+    x = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32)
+    for d in (2, 0):
+        directory = os.path.join(args.out, "divide", f"d{d}")
+        os.makedirs(directory, exist_ok=True)
+        y = x.reshape(2, 12) if d else np.zeros((1, 1), np.float32)
+        for name, array in (("input_0", x), ("input_1", np.array([d], np.int64)), ("output_0", y)):
+            with open(os.path.join(directory, name + ".pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array).SerializeToString())
+
     # A dynamic sequence length as well as batch: a GPT block's attention
     # (its mask sliced to the length) and PyTorch's encoder layer, batch first
     # (heads split by a Reshape to batch x heads, computed with Mul).
