@@ -62,17 +62,6 @@ LogicalResult importHardmax(NodeImporter &n) {
 
 LogicalResult importOneHot(NodeImporter &n) {
   Value indices = n.input(0), values = n.input(2);
-  auto depthValues = nn::getConstantFloats(n.input(1));
-  auto depthInts = n.constInts(1);
-  int64_t depth;
-  if (depthInts && depthInts->size() == 1)
-    depth = (*depthInts)[0];
-  else if (depthValues && depthValues->size() == 1)
-    depth = (int64_t)(*depthValues)[0];
-  else
-    return n.fail("depth must be a constant scalar");
-  if (depth < 1)
-    return n.fail("depth must be positive (got " + Twine(depth) + ")");
   auto valuesType = NodeImporter::type(values);
   if (!valuesType.hasStaticShape() || valuesType.getNumElements() != 2)
     return n.fail("expected two values (off, on)");
@@ -80,22 +69,37 @@ LogicalResult importOneHot(NodeImporter &n) {
   FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
   if (failed(axis))
     return failure();
-  // The index ramp below holds `depth` values: refuse a depth no result could have.
-  SmallVector<int64_t> resultShape(NodeImporter::type(indices).getShape());
-  resultShape.insert(resultShape.begin() + *axis, depth);
-  if (std::optional<std::string> problem =
-          tensorShapeProblem(resultShape, valuesType.getElementType()))
-    return n.fail("depth '" + Twine(depth) + "' makes a result with " + *problem);
   auto &b = n.builder;
   Type i64 = b.getI64Type();
+  // The depth as a value, and the ramp 0..depth-1 along the axis.
+  DepthRamp depth;
+  auto depthValues = nn::getConstantFloats(n.input(1));
+  auto depthInts = n.constInts(1);
+  if ((depthInts && depthInts->size() == 1) || (depthValues && depthValues->size() == 1)) {
+    int64_t known = depthInts ? (*depthInts)[0] : (int64_t)(*depthValues)[0];
+    if (known < 1)
+      return n.fail("depth must be positive (got " + Twine(known) + ")");
+    // The index ramp below holds `depth` values: refuse a depth no result could have.
+    SmallVector<int64_t> resultShape(NodeImporter::type(indices).getShape());
+    resultShape.insert(resultShape.begin() + *axis, known);
+    if (std::optional<std::string> problem =
+            tensorShapeProblem(resultShape, valuesType.getElementType()))
+      return n.fail("depth '" + Twine(known) + "' makes a result with " + *problem);
+    depth = {n.scalar(i64, known), indexRamp(n, known, *axis, rank)};
+  } else {
+    FailureOr<DepthRamp> given = depthRampAt(n, n.input(1), *axis, rank);
+    if (failed(given))
+      return failure();
+    depth = *given;
+  }
   // Indices may be floats; negative ones count from depth.
   Value idx = getElementTypeOrSelf(indices.getType()) == i64
                   ? indices
                   : n.create<nn::CastOp>(indices, TypeAttr::get(i64));
   Value negative = n.create<nn::LessOp>(idx, n.scalar(i64, 0));
-  idx = n.create<nn::WhereOp>(negative, n.create<nn::AddOp>(idx, n.scalar(i64, depth)), idx);
+  idx = n.create<nn::WhereOp>(negative, n.create<nn::AddOp>(idx, depth.depth), idx);
   Value hit = n.create<nn::EqualOp>(n.create<nn::UnsqueezeOp>(idx, b.getDenseI64ArrayAttr({*axis})),
-                                    indexRamp(n, depth, *axis, rank));
+                                    depth.ramp);
   Value flatValues = n.create<nn::ReshapeOp>(values, n.constI64({2}), b.getBoolAttr(false));
   auto pick = [&](int64_t i) {
     return n.create<nn::GatherOp>(flatValues, n.create<nn::ConstantOp>(cast<ElementsAttr>(

@@ -66,6 +66,27 @@ class NodeImporter;
 mlir::FailureOr<mlir::Value> buildConvolution(NodeImporter &n, mlir::Value x, mlir::Value w,
                                               mlir::Value bias);
 
+/// Nodes whose axes, part sizes or depth are run-time inputs
+/// (RuntimeParameters.cpp): their shapes are computed from the values before
+/// the run, which checks them.
+llvm::LogicalResult importSqueezeAt(NodeImporter &n, mlir::Value x, mlir::Value axes);
+llvm::LogicalResult importUnsqueezeAt(NodeImporter &n, mlir::Value x, mlir::Value axes);
+llvm::LogicalResult importCumSumAt(NodeImporter &n, mlir::Value x, mlir::Value axis);
+llvm::LogicalResult importSplitAt(NodeImporter &n, mlir::Value x, int64_t axis, mlir::Value sizes);
+/// A reduction over `axes`, for reductions that compose: `reduceKeeping(y,
+/// d)` reduces y along d keeping the dim, and reducing the reduced gives the
+/// reduction over both (sum, mean, max, min, product, L1, L2, log-sum-exp).
+mlir::FailureOr<mlir::Value>
+reduceAt(NodeImporter &n, mlir::Value x, mlir::Value axes, bool keepDims,
+         llvm::function_ref<mlir::Value(mlir::Value, int64_t)> reduceKeeping);
+/// OneHot's depth given at run time: the depth as a checked 0-D i64, and the
+/// ramp 0..depth-1 along `axis` of a rank-`rank` i64 tensor (size 1 elsewhere).
+struct DepthRamp {
+  mlir::Value depth, ramp;
+};
+mlir::FailureOr<DepthRamp> depthRampAt(NodeImporter &n, mlir::Value depth, int64_t axis,
+                                       int64_t rank);
+
 class NodeImporter {
 public:
   using ValueLookup = std::function<mlir::Value(const std::string &)>;

@@ -15,6 +15,10 @@ using namespace nnc::onnx_frontend;
 namespace {
 template <typename Op> Handler reduce(int64_t axesInputSince) {
   return [axesInputSince](NodeImporter &n) -> LogicalResult {
+    // Reducing what was reduced gives the reduction over both dims.
+    // (Not so the sum of squares, or the log of a sum.)
+    constexpr bool composes = !std::is_same_v<Op, nn::ReduceSumSquareOp> &&
+                              !std::is_same_v<Op, nn::ReduceLogSumOp>;
     Value x = n.input(0);
     int64_t rank = NodeImporter::rank(x);
     SmallVector<int64_t> axes;
@@ -27,9 +31,24 @@ template <typename Op> Handler reduce(int64_t axesInputSince) {
       axes = n.attrInts("axes").value_or(SmallVector<int64_t>());
     } else if (n.input(1)) {
       auto values = n.constInts(1);
-      if (!values)
-        return n.fail("axes must be a constant");
-      axes = *values;
+      // Axes given at run time; an empty list is known when compiling.
+      auto axesType = NodeImporter::type(n.input(1));
+      bool none = axesType.hasStaticShape() && axesType.getNumElements() == 0;
+      if (!values && !none) {
+        if (!composes)
+          return n.fail("axes given at run time are not supported for ReduceSumSquare and "
+                        "ReduceLogSum");
+        bool keepDims = n.attrInt("keepdims", 1) != 0;
+        FailureOr<Value> result =
+            reduceAt(n, x, n.input(1), keepDims, [&](Value y, int64_t d) {
+              return n.create<Op>(y, n.builder.getDenseI64ArrayAttr({d}), n.builder.getBoolAttr(true));
+            });
+        if (failed(result))
+          return failure();
+        n.setOutputs(*result);
+        return success();
+      }
+      axes = values.value_or(SmallVector<int64_t>());
     }
     if (axes.empty()) {
       if (n.attrInt("noop_with_empty_axes", 0) != 0) {

@@ -73,6 +73,11 @@ LogicalResult importTranspose(NodeImporter &n) {
   return success();
 }
 
+/// Whether input 1 holds axes given at run time (from `inputSince`).
+bool runtimeAxes(NodeImporter &n, int64_t inputSince) {
+  return n.opset >= inputSince && n.input(1) && !n.constInts(1);
+}
+
 /// Axes from the attribute (before `inputSince`) or the constant input 1.
 FailureOr<std::optional<SmallVector<int64_t>>> readAxes(NodeImporter &n, int64_t inputSince) {
   if (n.opset < inputSince)
@@ -87,6 +92,8 @@ FailureOr<std::optional<SmallVector<int64_t>>> readAxes(NodeImporter &n, int64_t
 
 LogicalResult importSqueeze(NodeImporter &n) {
   Value x = n.input(0);
+  if (runtimeAxes(n, 13))
+    return importSqueezeAt(n, x, n.input(1));
   auto type = NodeImporter::type(x);
   FailureOr<std::optional<SmallVector<int64_t>>> axes = readAxes(n, 13);
   if (failed(axes))
@@ -111,6 +118,8 @@ LogicalResult importSqueeze(NodeImporter &n) {
 
 LogicalResult importUnsqueeze(NodeImporter &n) {
   Value x = n.input(0);
+  if (runtimeAxes(n, 13))
+    return importUnsqueezeAt(n, x, n.input(1));
   FailureOr<std::optional<SmallVector<int64_t>>> axes = readAxes(n, 13);
   if (failed(axes))
     return failure();
@@ -150,7 +159,7 @@ LogicalResult importSplit(NodeImporter &n) {
   } else if (n.input(1)) {
     sizes = n.constInts(1);
     if (!sizes)
-      return n.fail("split sizes must be a constant");
+      return importSplitAt(n, x, *axis, n.input(1));
   }
   if (!sizes) {
     // Equal parts, one per output (Split-18: num_outputs parts, the last smaller).
@@ -488,8 +497,10 @@ LogicalResult importTrilu(NodeImporter &n) {
 LogicalResult importCumSum(NodeImporter &n) {
   Value x = n.input(0);
   auto axisValues = n.constInts(1);
-  if (!axisValues || axisValues->size() != 1)
-    return n.fail("axis must be a constant scalar");
+  if (!axisValues)
+    return importCumSumAt(n, x, n.input(1));
+  if (axisValues->size() != 1)
+    return n.fail("expected one axis");
   FailureOr<int64_t> axis = n.normalizeAxis((*axisValues)[0], NodeImporter::rank(x));
   if (failed(axis))
     return failure();

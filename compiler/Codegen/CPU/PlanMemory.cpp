@@ -223,8 +223,18 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         return size;
       }
       if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
-        // A value of an input the shape function is given too (ShapeFunctions.cpp).
-        auto arg = dyn_cast<BlockArgument>(load.getMemRef());
+        // A value of an input the shape function is given too (ShapeFunctions.cpp),
+        // or of a one-element input reshaped (a [1] scalar read as 0-D).
+        Value read = load.getMemRef();
+        bool single = false;
+        if (isa_and_present<memref::CollapseShapeOp, memref::ExpandShapeOp>(read.getDefiningOp())) {
+          read = read.getDefiningOp()->getOperand(0);
+          auto type = cast<MemRefType>(read.getType());
+          single = type.hasStaticShape() && type.getNumElements() == 1;
+          if (!single)
+            return failure();
+        }
+        auto arg = dyn_cast<BlockArgument>(read);
         auto valueInputs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.shape_inputs");
         if (!arg || !valueInputs || arg.getOwner()->getParentOp() != func)
           return failure();
@@ -232,7 +242,10 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         if (at == valueInputs.asArrayRef().end())
           return failure();
         SmallVector<Value> indices;
-        for (Value i : load.getIndices()) {
+        if (single)
+          indices.assign(cast<MemRefType>(read.getType()).getRank(),
+                         arith::ConstantIndexOp::create(b, loc, 0));
+        for (Value i : single ? ValueRange() : load.getIndices()) {
           FailureOr<Value> rebuilt = rebuild(i);
           if (failed(rebuilt))
             return failure();

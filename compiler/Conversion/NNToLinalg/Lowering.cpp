@@ -78,12 +78,13 @@ void lowering::checkSameSize(OpBuilder &b, Location loc, Value x, Value y, const
 
 Value lowering::buildGather(OpBuilder &b, Location loc, RankedTensorType resultType,
                             function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body,
-                            ValueRange dynamicSizes) {
+                            ValueRange dynamicSizes, Value init) {
   int64_t rank = resultType.getRank();
   MLIRContext *ctx = b.getContext();
+  if (!init)
+    init = emptyTensor(b, loc, resultType, dynamicSizes);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{},
-      ValueRange{emptyTensor(b, loc, resultType, dynamicSizes)},
+      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
       SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange) {

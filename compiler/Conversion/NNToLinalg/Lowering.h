@@ -101,11 +101,11 @@ mlir::Value buildElementwise(
 
 /// A generic over `resultType` (whose dynamic dims are `dynamicSizes`) whose
 /// body computes each element from its output index (`linalg.index` per dim),
-/// reading inputs via tensor.extract.
+/// reading inputs via tensor.extract. Its buffer is `init` when given.
 mlir::Value buildGather(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)> body,
-    mlir::ValueRange dynamicSizes = {});
+    mlir::ValueRange dynamicSizes = {}, mlir::Value init = {});
 
 /// A tensor of `type` (whose dynamic dims are `dynamicSizes`) whose element
 /// at index i is input[map(i)]: slices with negative steps, tiling, flips.

@@ -68,8 +68,8 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
       return std::nullopt;
     return refuse("the split axis must be static");
   }
-  // Constants, and the dims of a tensor as values.
-  if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp>(op))
+  // Constants, the dims of a tensor as values, and checks passing a tensor on.
+  if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp, nn::CheckOp>(op))
     return std::nullopt;
   return refuse("not supported for this op yet");
 }

@@ -66,16 +66,16 @@ bool staticParameters(Operation *op) {
 }
 
 /// A tensor of `type` (dynamic dims `sizes`) whose element at each index is
-/// `input` read where `at` maps that index.
+/// `input` read where `at` maps that index; written into `init` when given.
 Value readAt(OpBuilder &b, Location loc, RankedTensorType type, Value input, ValueRange sizes,
-             function_ref<SmallVector<Value>(IndexMath &, ArrayRef<Value>)> at) {
+             function_ref<SmallVector<Value>(IndexMath &, ArrayRef<Value>)> at, Value init = {}) {
   return buildGather(
       b, loc, type,
       [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
         IndexMath n{nb, nl};
         return tensor::ExtractOp::create(nb, nl, input, at(n, out)).getResult();
       },
-      sizes);
+      sizes, init);
 }
 
 /// Whether one of the patterns below lowers `op`: it has a dynamic dim, on
@@ -318,12 +318,37 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
       dims.push_back(size);
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+    // A slice of a static input is never larger: its buffer is the input's
+    // size, so the workspace is known when the bounds are computed in the
+    // run (axes given at run time, RuntimeParameters.cpp).
+    Value init;
+    auto inputType = tensorType(input);
+    if (inputType.hasStaticShape() && !type.hasStaticShape()) {
+      Value whole = emptyTensor(b, loc, RankedTensorType::get(inputType.getShape(), type.getElementType()), {});
+      SmallVector<OpFoldResult> zeros(rank, b.getIndexAttr(0)), ones(rank, b.getIndexAttr(1)), extents;
+      for (int64_t d = 0; d < rank; ++d)
+        extents.push_back(type.isDynamicDim(d) ? OpFoldResult(dims[d]) : b.getIndexAttr(type.getDimSize(d)));
+      init = tensor::ExtractSliceOp::create(b, loc, type, whole, zeros, extents, ones);
+    }
     b.replaceOp(op, readAt(b, loc, type, input, sizes, [&](IndexMath &n, ArrayRef<Value> out) {
       SmallVector<Value> at;
       for (int64_t d = 0; d < rank; ++d)
         at.push_back(n.add(first[d], n.mul(out[d], step[d])));
       return at;
-    }));
+    }, init));
+    return success();
+  }
+};
+
+/// A run-time condition on operand values: one of the function's checks,
+/// the input passed on.
+struct CheckPattern : OpConversionPattern<nn::CheckOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::CheckOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Value holds = tensor::ExtractOp::create(b, op.getLoc(), adaptor.getHolds(), ValueRange{});
+    check(b, op.getLoc(), holds, op.getMessage());
+    b.replaceOp(op, adaptor.getInput());
     return success();
   }
 };
@@ -418,4 +443,5 @@ void lowering::populateValueShapePatterns(NNTypeConverter &converter, RewritePat
   // Before the static lowerings of the same ops, which need static results.
   patterns.add<ReshapePattern, ExpandPattern, TilePattern, SlicePattern>(converter,
                                                                           patterns.getContext(), 5);
+  patterns.add<CheckPattern>(converter, patterns.getContext());
 }

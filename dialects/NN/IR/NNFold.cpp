@@ -233,6 +233,14 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
   return makeConstant(cast<RankedTensorType>(getType()), {input.getNumElements()});
 }
 
+OpFoldResult CheckOp::fold(FoldAdaptor adaptor) {
+  // A check that holds whatever the inputs is no check.
+  auto holds = dyn_cast_if_present<DenseElementsAttr>(adaptor.getHolds());
+  if (holds && holds.getSplatValue<bool>())
+    return getInput();
+  return {};
+}
+
 OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
   // A splat is stored once whatever its size.
   auto type = dyn_cast<RankedTensorType>(getType());

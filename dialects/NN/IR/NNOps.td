@@ -630,6 +630,24 @@ def NN_SizeOp : NN_Op<"size"> {
   let hasFolder = 1;
 }
 
+def NN_CheckOp : NN_Op<"check"> {
+  let summary = "a value, once a condition known only at run time holds";
+  let description = [{
+    `input` unchanged when the 0-D `holds` is true; otherwise the run is
+    refused with `message`, naming the node. Ops whose parameters are
+    run-time inputs (axes, sizes) check them this way: the check joins the
+    function's dim checks, evaluated before the run.
+
+    ```mlir
+    %m = nn.check %member, %ok {message = "axes must be distinct"}
+         : (tensor<3xi1>, tensor<i1>) -> tensor<3xi1>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_BoolTensor:$holds, StrAttr:$message);
+  let results = (outs NN_Tensor:$result);
+  let hasFolder = 1;
+}
+
 def NN_ConstantOfShapeOp : NN_Op<"constant_of_shape"> {
   let summary = "a tensor of a runtime shape filled with one value";
   let description = [{

@@ -663,6 +663,14 @@ LogicalResult SizeOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   return success();
 }
 
+LogicalResult CheckOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  if (ranked(adaptor.getHolds().getType()).getRank() != 0)
+    return fail(loc, getOperationName(), "expected a 0-D 'holds'");
+  types.push_back(adaptor.getInput().getType());
+  return success();
+}
+
 LogicalResult ConstantOfShapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto dims = shapeOperandDims(adaptor.getShape());

@@ -628,3 +628,17 @@ func.func @shape_size(%x: tensor<2x3x4xf32>) -> (tensor<2xi64>, tensor<i64>) {
   %1 = nn.size %x : (tensor<2x3x4xf32>) -> tensor<i64>
   return %0, %1 : tensor<2xi64>, tensor<i64>
 }
+
+// -----
+
+// A check becomes one of the function's checks, naming the node; the value
+// passes on.
+// CHECK-LABEL: func.func @check
+// CHECK-SAME: (%[[X:.*]]: tensor<3xi64>, %[[C:.*]]: tensor<i1>)
+// CHECK: %[[HOLDS:.*]] = tensor.extract %[[C]][] : tensor<i1>
+// CHECK: cf.assert %[[HOLDS]], "node 'axes': axes must be distinct"
+// CHECK: return %[[X]]
+func.func @check(%x: tensor<3xi64>, %c: tensor<i1>) -> tensor<3xi64> {
+  %0 = nn.check %x, %c {message = "axes must be distinct"} : (tensor<3xi64>, tensor<i1>) -> tensor<3xi64> loc("axes")
+  return %0 : tensor<3xi64>
+}

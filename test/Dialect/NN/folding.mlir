@@ -192,3 +192,18 @@ func.func @transpose_constant() -> tensor<2x4xi64> {
   %t = nn.transpose %p {perm = array<i64: 1, 0>} : (tensor<4x2xi64>) -> tensor<2x4xi64>
   return %t : tensor<2x4xi64>
 }
+
+// -----
+
+// A check that holds whatever the inputs is dropped; one that depends on a
+// value stays.
+// CHECK-LABEL: func.func @checks
+// CHECK-SAME: (%[[X:.*]]: tensor<3xi1>, %[[C:.*]]: tensor<i1>)
+// CHECK-NEXT: %[[KEPT:.*]] = nn.check %[[X]], %[[C]] {message = "depends"}
+// CHECK-NEXT: return %[[X]], %[[KEPT]]
+func.func @checks(%x: tensor<3xi1>, %c: tensor<i1>) -> (tensor<3xi1>, tensor<3xi1>) {
+  %true = nn.constant {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  %a = nn.check %x, %true {message = "always"} : (tensor<3xi1>, tensor<i1>) -> tensor<3xi1>
+  %b = nn.check %x, %c {message = "depends"} : (tensor<3xi1>, tensor<i1>) -> tensor<3xi1>
+  return %a, %b : tensor<3xi1>, tensor<3xi1>
+}

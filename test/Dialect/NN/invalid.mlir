@@ -276,3 +276,12 @@ func.func @top_k_too_many(%x: tensor<2x8xf32>) {
   %0:2 = nn.top_k %x, %k {axis = 1 : i64, largest = true} : (tensor<2x8xf32>, tensor<1xi64>) -> (tensor<2x?xf32>, tensor<2x?xi64>)
   return
 }
+
+// -----
+
+func.func @check_not_scalar(%x: tensor<3xf32>, %c: tensor<2xi1>) {
+  // expected-error @+2 {{'nn.check' op expected a 0-D 'holds'}}
+  // expected-error @+1 {{'nn.check' op failed to infer returned types}}
+  %0 = nn.check %x, %c {message = "m"} : (tensor<3xf32>, tensor<2xi1>) -> tensor<3xf32>
+  return
+}

@@ -1,0 +1,158 @@
+"""Models whose axes, split sizes or depth are graph inputs, for
+runtime-parameters.test: Unsqueeze, Squeeze, ReduceSum, CumSum, Split and
+OneHot, each followed by another op, with test data sets at several values
+whose references numpy computes.
+
+    runtime_parameter_models.py --out DIR
+
+writes DIR/<model>/model.onnx and DIR/<model>/<set>/{input_*,output_*}.pb;
+sets named bad_* hold values the model must refuse (no outputs).
+"""
+
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from test_sets import write_set
+
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def write_model(out, name, nodes, inputs, outputs, opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    # ONNX 1.12's checker knows opsets up to 17.
+    if opset <= 17:
+        onnx.checker.check_model(model)
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(model, os.path.join(out, name, "model.onnx"))
+
+
+def i64(*values):
+    return np.array(values, dtype=np.int64)
+
+
+def value(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def unknown(name, rank):
+    """An output whose dims the inputs' values give."""
+    return value(name, F32, [f"{name}{d}" for d in range(rank)])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    out = ap.parse_args().out
+    rng = np.random.default_rng(11)
+    two = helper.make_tensor("two", F32, [], [2.0])
+
+    def doubled(op_output):
+        return [helper.make_node("Constant", [], ["two"], value=two),
+                helper.make_node("Mul", [op_output, "two"], ["y"])]
+
+    # y = unsqueeze(x, axes) * 2
+    write_model(out, "unsqueeze",
+                [helper.make_node("Unsqueeze", ["x", "axes"], ["u"], name="unsqueeze")] + doubled("u"),
+                [value("x", F32, [2, 3, 4]), value("axes", I64, [2])],
+                [unknown("y", 5)])
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    for label, axes in (("front_back", (0, 4)), ("negative", (-1, 1)), ("unsorted", (3, 0))):
+        shape = list(x.shape)
+        for a in sorted(a % 5 for a in axes):
+            shape.insert(a, 1)
+        write_set(os.path.join(out, "unsqueeze", label), [x, i64(*axes)], [x.reshape(shape) * 2])
+    write_set(os.path.join(out, "unsqueeze", "bad_repeated"), [x, i64(1, -4)])
+    write_set(os.path.join(out, "unsqueeze", "bad_range"), [x, i64(0, 5)])
+
+    # y = squeeze(x, axes) * 2
+    write_model(out, "squeeze",
+                [helper.make_node("Squeeze", ["x", "axes"], ["s"], name="squeeze")] + doubled("s"),
+                [value("x", F32, [1, 3, 1, 4]), value("axes", I64, [2])],
+                [unknown("y", 2)])
+    x = rng.standard_normal((1, 3, 1, 4)).astype(np.float32)
+    for label, axes in (("both", (0, 2)), ("negative", (-2, 0))):
+        write_set(os.path.join(out, "squeeze", label), [x, i64(*axes)],
+                  [np.squeeze(x, axis=axes) * 2])
+    write_set(os.path.join(out, "squeeze", "bad_size"), [x, i64(0, 1)])
+
+    # y = reducesum(x, axes, keepdims=1) * 2
+    write_model(out, "reduce_sum",
+                [helper.make_node("ReduceSum", ["x", "axes"], ["r"], name="reduce", keepdims=1)]
+                + doubled("r"),
+                [value("x", F32, [2, 3, 4]), value("axes", I64, [2])],
+                [unknown("y", 3)])
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    for label, axes in (("outer", (0, 2)), ("negative", (-2, 0)), ("inner", (2, 1))):
+        reference = np.sum(x.astype(np.float64), axis=axes, keepdims=True) * 2
+        write_set(os.path.join(out, "reduce_sum", label), [x, i64(*axes)],
+                  [reference.astype(np.float32)])
+    write_set(os.path.join(out, "reduce_sum", "bad_repeated"), [x, i64(1, 1)])
+    # Opset 18 gave the other reductions axes inputs: the Euclidean norm.
+    write_model(out, "reduce_l2",
+                [helper.make_node("ReduceL2", ["x", "axes"], ["y"], name="reduce", keepdims=1)],
+                [value("x", F32, [2, 3, 4]), value("axes", I64, [2])],
+                [unknown("y", 3)], opset=18)
+    for label, axes in (("outer", (0, 2)), ("inner", (-1, 1))):
+        reference = np.sqrt(np.sum(np.square(x.astype(np.float64)), axis=axes, keepdims=True))
+        write_set(os.path.join(out, "reduce_l2", label), [x, i64(*axes)],
+                  [reference.astype(np.float32)])
+    write_model(out, "reduce_sum_dropped",
+                [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="reduce", keepdims=0)],
+                [value("x", F32, [2, 3, 4]), value("axes", I64, [1])],
+                [unknown("y", 2)])
+
+    # y = cumsum(x, axis) * 2, exclusive and reversed
+    write_model(out, "cumsum",
+                [helper.make_node("CumSum", ["x", "axis"], ["c"], name="cumsum", exclusive=1,
+                                  reverse=1)] + doubled("c"),
+                [value("x", F32, [3, 4]), value("axis", I64, [])],
+                [value("y", F32, [3, 4])])
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    for axis in (0, 1, -1):
+        flipped = np.flip(x.astype(np.float64), axis)
+        inclusive = np.cumsum(flipped, axis)
+        reference = np.flip(inclusive - flipped, axis) * 2
+        write_set(os.path.join(out, "cumsum", f"axis{axis}"), [x, np.array(axis, np.int64)],
+                  [reference.astype(np.float32)])
+    write_set(os.path.join(out, "cumsum", "bad_axis"), [x, np.array(2, np.int64)])
+
+    # a, b = split(x, sizes) along 1; y = a * 2, z = b
+    write_model(out, "split",
+                [helper.make_node("Split", ["x", "sizes"], ["a", "z"], name="split", axis=1)]
+                + doubled("a"),
+                [value("x", F32, [3, 6]), value("sizes", I64, [2])],
+                [value("y", F32, [3, "y1"]), value("z", F32, [3, "z1"])])
+    x = rng.standard_normal((3, 6)).astype(np.float32)
+    for sizes in ((2, 4), (0, 6), (6, 0)):
+        write_set(os.path.join(out, "split", f"{sizes[0]}_{sizes[1]}"), [x, i64(*sizes)],
+                  [x[:, :sizes[0]] * 2, x[:, sizes[0]:]])
+    write_set(os.path.join(out, "split", "bad_total"), [x, i64(3, 4)])
+    write_set(os.path.join(out, "split", "bad_negative"), [x, i64(-1, 7)])
+
+    # y = onehot(indices, depth, values) along axis 1, * 2
+    write_model(out, "onehot",
+                [helper.make_node("OneHot", ["indices", "depth", "values"], ["o"], name="onehot",
+                                  axis=1)] + doubled("o"),
+                [value("indices", I64, [2, 3]), value("depth", F32, []),
+                 value("values", F32, [2])],
+                [value("y", F32, [2, "depth", 3])])
+    indices = i64(0, 2, -1, 1, 4, -3).reshape(2, 3)
+    values = np.array([0.5, 3.0], np.float32)
+    for depth in (5, 7):
+        wrapped = np.where(indices < 0, indices + depth, indices)
+        hot = (np.arange(depth).reshape(1, depth, 1) == wrapped[:, None, :])
+        write_set(os.path.join(out, "onehot", f"depth{depth}"),
+                  [indices, np.array(depth, np.float32), values],
+                  [np.where(hot, values[1], values[0]).astype(np.float32) * 2])
+    write_set(os.path.join(out, "onehot", "bad_zero"), [indices, np.array(0, np.float32), values])
+    write_set(os.path.join(out, "onehot", "bad_fraction"),
+              [indices, np.array(4.5, np.float32), values])
+
+
+if __name__ == "__main__":
+    main()
