@@ -85,10 +85,13 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       copy.erase();
     });
     for (auto func : module.getOps<func::FuncOp>()) {
-      // Shape functions allocate nothing.
-      if (!func.isPublic() || func.isExternal() ||
-          isa_and_present<UnitAttr>(func->getAttr("nnc.shape_function")))
+      if (!func.isPublic() || func.isExternal())
         continue;
+      if (isa_and_present<UnitAttr>(func->getAttr("nnc.shape_function"))) {
+        if (failed(freeOnReturn(func)))
+          return signalPassFailure();
+        continue;
+      }
       auto shapes = func->getAttrOfType<FlatSymbolRefAttr>("nnc.shape_function");
       if (failed(shapes ? planDynamic(func, module.lookupSymbol<func::FuncOp>(shapes)) : plan(func)))
         return signalPassFailure();
@@ -103,6 +106,24 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (unplanned.wasInterrupted())
         return signalPassFailure();
     }
+  }
+
+  /// A shape function computes small tensors only where a shape is computed
+  /// from input values (axes given at run time): its buffers are freed when
+  /// it returns, as prepare runs again whenever those values change.
+  static LogicalResult freeOnReturn(func::FuncOp func) {
+    Block &entry = func.getBody().front();
+    auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
+    WalkResult result = func.walk([&](memref::AllocOp alloc) {
+      if (alloc->getBlock() != &entry || !ret) {
+        alloc.emitError("nnc: a buffer inside a loop or branch of a shape function");
+        return WalkResult::interrupt();
+      }
+      OpBuilder b(ret);
+      memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// The plan of a function with dynamic dims: buffer sizes are known only
