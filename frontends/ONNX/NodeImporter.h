@@ -75,10 +75,11 @@ llvm::LogicalResult importCumSumAt(NodeImporter &n, mlir::Value x, mlir::Value a
 llvm::LogicalResult importSplitAt(NodeImporter &n, mlir::Value x, int64_t axis, mlir::Value sizes);
 /// A reduction over `axes`, for reductions that compose: `reduceKeeping(y,
 /// d)` reduces y along d keeping the dim, and reducing the reduced gives the
-/// reduction over both (sum, mean, max, min, product, L1, L2, log-sum-exp).
+/// reduction over both (sum, max, min, product, L1, L2, log-sum-exp); a
+/// `mean` is the sum's, divided by the count.
 mlir::FailureOr<mlir::Value>
 reduceAt(NodeImporter &n, mlir::Value x, mlir::Value axes, bool keepDims,
-         llvm::function_ref<mlir::Value(mlir::Value, int64_t)> reduceKeeping);
+         llvm::function_ref<mlir::Value(mlir::Value, int64_t)> reduceKeeping, bool mean);
 /// OneHot's depth given at run time: the depth as a checked 0-D i64, and the
 /// ramp 0..depth-1 along `axis` of a rank-`rank` i64 tensor (size 1 elsewhere).
 struct DepthRamp {

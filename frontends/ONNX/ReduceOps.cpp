@@ -39,10 +39,14 @@ template <typename Op> Handler reduce(int64_t axesInputSince) {
           return n.fail("axes given at run time are not supported for ReduceSumSquare and "
                         "ReduceLogSum");
         bool keepDims = n.attrInt("keepdims", 1) != 0;
-        FailureOr<Value> result =
-            reduceAt(n, x, n.input(1), keepDims, [&](Value y, int64_t d) {
-              return n.create<Op>(y, n.builder.getDenseI64ArrayAttr({d}), n.builder.getBoolAttr(true));
-            });
+        constexpr bool mean = std::is_same_v<Op, nn::ReduceMeanOp>;
+        using Step = std::conditional_t<mean, nn::ReduceSumOp, Op>;
+        FailureOr<Value> result = reduceAt(
+            n, x, n.input(1), keepDims,
+            [&](Value y, int64_t d) {
+              return n.create<Step>(y, n.builder.getDenseI64ArrayAttr({d}), n.builder.getBoolAttr(true));
+            },
+            mean);
         if (failed(result))
           return failure();
         n.setOutputs(*result);

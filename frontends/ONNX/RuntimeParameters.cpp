@@ -58,9 +58,16 @@ FailureOr<Value> scalarOf(NodeImporter &n, Value value, const Twine &what) {
   return n.create<nn::ReshapeOp>(n.toI64(value), n.constI64({}), n.builder.getBoolAttr(false));
 }
 
-/// Which of `rank` positions the 1-D `axes` name, as an i1 tensor [rank],
-/// checked at run time: each axis in [-rank, rank), none given twice.
-Value membersOf(NodeImporter &n, Value axes, int64_t rank) {
+/// `x`, checked (nn.check) to meet `valid` before the run. Checks go on the
+/// node's data, which its result always uses: a check on a value computed
+/// on the side would be dropped where nothing reads that value.
+Value checked(NodeImporter &n, Value x, Value valid, const Twine &rule) {
+  return n.create<nn::CheckOp>(x, valid, n.builder.getStringAttr(rule));
+}
+
+/// Which of `rank` positions the 1-D `axes` name, as an i1 tensor [rank];
+/// `x` comes back checked: each axis in [-rank, rank), none given twice.
+Value membersOf(NodeImporter &n, Value &x, Value axes, int64_t rank) {
   int64_t count = NodeImporter::type(axes).getDimSize(0);
   Value wrapped = n.create<nn::WhereOp>(n.create<nn::LessOp>(axes, i64Scalar(n, 0)),
                                         n.create<nn::AddOp>(axes, i64Scalar(n, rank)), axes);
@@ -78,10 +85,9 @@ Value membersOf(NodeImporter &n, Value axes, int64_t rank) {
           n.create<nn::ReduceMaxOp>(perPosition, n.builder.getDenseI64ArrayAttr({0}),
                                     n.builder.getBoolAttr(false)),
           i64Scalar(n, 1)));
-  Value members = n.create<nn::GreaterOp>(perPosition, i64Scalar(n, 0));
-  return n.create<nn::CheckOp>(members, valid,
-                               n.builder.getStringAttr("axes must lie in [-" + Twine(rank) + ", " +
-                                                       Twine(rank) + ") and be distinct"));
+  x = checked(n, x, valid,
+              "axes must lie in [-" + Twine(rank) + ", " + Twine(rank) + ") and be distinct");
+  return n.create<nn::GreaterOp>(perPosition, i64Scalar(n, 0));
 }
 
 /// The entries of `dims` ([r] i64) whose `members` entry is false, in order:
@@ -121,13 +127,12 @@ LogicalResult nnc::onnx_frontend::importSqueezeAt(NodeImporter &n, Value x, Valu
   int64_t rank = NodeImporter::rank(x), count = NodeImporter::type(*list).getDimSize(0);
   if (count > rank)
     return n.fail("squeezes " + Twine(count) + " axes of a rank-" + Twine(rank) + " tensor");
-  Value members = membersOf(n, *list, rank);
+  Value members = membersOf(n, x, *list, rank);
   Value dims = shapeOf(n, x);
   Value notOne = n.create<nn::AndOp>(
       members, n.create<nn::NotOp>(n.create<nn::EqualOp>(dims, i64Scalar(n, 1))));
-  members = n.create<nn::CheckOp>(members,
-                                  n.create<nn::EqualOp>(sumAll(n, asI64(n, notOne)), i64Scalar(n, 0)),
-                                  n.builder.getStringAttr("a squeezed dim must have size 1"));
+  x = checked(n, x, n.create<nn::EqualOp>(sumAll(n, asI64(n, notOne)), i64Scalar(n, 0)),
+              "a squeezed dim must have size 1");
   n.setOutputs(reshapeTo(n, x, keptDims(n, dims, members, rank - count)));
   return success();
 }
@@ -138,7 +143,7 @@ LogicalResult nnc::onnx_frontend::importUnsqueezeAt(NodeImporter &n, Value x, Va
     return failure();
   int64_t rank = NodeImporter::rank(x);
   int64_t resultRank = rank + NodeImporter::type(*list).getDimSize(0);
-  Value members = membersOf(n, *list, resultRank);
+  Value members = membersOf(n, x, *list, resultRank);
   Value shape;
   if (rank == 0) {
     shape = asI64(n, members); // all ones
@@ -159,7 +164,8 @@ LogicalResult nnc::onnx_frontend::importUnsqueezeAt(NodeImporter &n, Value x, Va
 }
 
 FailureOr<Value> nnc::onnx_frontend::reduceAt(NodeImporter &n, Value x, Value axes, bool keepDims,
-                                              function_ref<Value(Value, int64_t)> reduceKeeping) {
+                                              function_ref<Value(Value, int64_t)> reduceKeeping,
+                                              bool mean) {
   FailureOr<Value> list = listOf(n, axes, "axes");
   if (failed(list))
     return failure();
@@ -169,11 +175,7 @@ FailureOr<Value> nnc::onnx_frontend::reduceAt(NodeImporter &n, Value x, Value ax
     return n.fail("reducing over axes given at run time needs static, nonzero dims");
   if (count > rank)
     return n.fail("reduces " + Twine(count) + " axes of a rank-" + Twine(rank) + " tensor");
-  // Dropping the reduced dims reshapes the strided slice below, a copy whose
-  // size is known only in the run: the workspace plan cannot hold it yet.
-  if (!keepDims)
-    return n.fail("axes given at run time with keepdims = 0 are not supported yet");
-  Value members = membersOf(n, *list, rank);
+  Value members = membersOf(n, x, *list, rank);
   // Reduce along each dim the axes name, the result broadcast back over it,
   // so every step has the input's shape; then keep one element of each
   // reduced dim.
@@ -187,11 +189,22 @@ FailureOr<Value> nnc::onnx_frontend::reduceAt(NodeImporter &n, Value x, Value ax
     y = n.create<nn::WhereOp>(named, reduceKeeping(y, d), y);
   }
   Value dims = shapeOf(n, x);
+  if (mean) {
+    // A mean is the sum divided once by the count reduced (integer means
+    // would truncate at each step).
+    Value reduced = n.create<nn::ReduceProdOp>(n.create<nn::WhereOp>(members, dims, i64Scalar(n, 1)),
+                                               n.builder.getDenseI64ArrayAttr({0}),
+                                               n.builder.getBoolAttr(false));
+    y = n.create<nn::DivOp>(y, n.create<nn::CastOp>(reduced, TypeAttr::get(type.getElementType())));
+  }
   Value ends = n.create<nn::WhereOp>(members, i64Scalar(n, 1), dims);
   SmallVector<int64_t> zeros(rank, 0), ones(rank, 1), all;
   for (int64_t d = 0; d < rank; ++d)
     all.push_back(d);
-  return n.create<nn::SliceOp>(y, n.constI64(zeros), ends, n.constI64(all), n.constI64(ones));
+  Value result = n.create<nn::SliceOp>(y, n.constI64(zeros), ends, n.constI64(all), n.constI64(ones));
+  if (!keepDims)
+    result = reshapeTo(n, result, keptDims(n, dims, members, rank - count));
+  return result;
 }
 
 LogicalResult nnc::onnx_frontend::importCumSumAt(NodeImporter &n, Value x, Value axis) {
@@ -205,9 +218,7 @@ LogicalResult nnc::onnx_frontend::importCumSumAt(NodeImporter &n, Value x, Value
                                         n.create<nn::AddOp>(*given, i64Scalar(n, rank)), *given);
   Value inRange = n.create<nn::AndOp>(n.create<nn::GreaterEqualOp>(wrapped, i64Scalar(n, 0)),
                                       n.create<nn::LessOp>(wrapped, i64Scalar(n, rank)));
-  wrapped = n.create<nn::CheckOp>(wrapped, inRange,
-                                  n.builder.getStringAttr("axis must lie in [-" + Twine(rank) +
-                                                          ", " + Twine(rank) + ")"));
+  x = checked(n, x, inRange, "axis must lie in [-" + Twine(rank) + ", " + Twine(rank) + ")");
   auto &b = n.builder;
   auto sumAlong = [&](int64_t d) {
     return n.create<nn::CumSumOp>(x, b.getI64IntegerAttr(d),
@@ -236,14 +247,16 @@ LogicalResult nnc::onnx_frontend::importSplitAt(NodeImporter &n, Value x, int64_
   Value dim = n.create<nn::ShapeOp>(x, b.getI64IntegerAttr(axis), b.getI64IntegerAttr(axis + 1));
   Value ends = n.create<nn::CumSumOp>(*list, b.getI64IntegerAttr(0), b.getBoolAttr(false),
                                       b.getBoolAttr(false));
+  // Each part within the dim first, so that their sum cannot wrap around.
+  auto extreme = [&](auto op) {
+    return n.create<decltype(op)>(*list, b.getDenseI64ArrayAttr({0}), b.getBoolAttr(false));
+  };
+  Value size = sumAll(n, dim);
   Value valid = n.create<nn::AndOp>(
-      n.create<nn::GreaterEqualOp>(n.create<nn::ReduceMinOp>(*list, b.getDenseI64ArrayAttr({0}),
-                                                             b.getBoolAttr(false)),
-                                   i64Scalar(n, 0)),
-      n.create<nn::EqualOp>(sumAll(n, *list), sumAll(n, dim)));
-  ends = n.create<nn::CheckOp>(ends, valid,
-                               b.getStringAttr("split sizes must be non-negative and add up to "
-                                               "the split dim's size"));
+      n.create<nn::AndOp>(n.create<nn::GreaterEqualOp>(extreme(nn::ReduceMinOp()), i64Scalar(n, 0)),
+                          n.create<nn::LessEqualOp>(extreme(nn::ReduceMaxOp()), size)),
+      n.create<nn::EqualOp>(sumAll(n, *list), size));
+  x = checked(n, x, valid, "split sizes must be non-negative and add up to the split dim's size");
   Value starts = n.create<nn::SubOp>(ends, *list);
   SmallVector<Value> outputs;
   for (int64_t i = 0; i < parts; ++i) {
@@ -264,17 +277,19 @@ FailureOr<DepthRamp> nnc::onnx_frontend::depthRampAt(NodeImporter &n, Value dept
   if (!type.hasStaticShape() || type.getNumElements() != 1)
     return n.fail("depth must hold one element");
   auto &b = n.builder;
-  Type element = type.getElementType();
   Value d = depth;
   if (type.getRank() != 0)
     d = n.create<nn::ReshapeOp>(d, n.constI64({}), b.getBoolAttr(false));
-  // The ramp counts in the depth's own type, so that its length is read
-  // straight from the input before the run; a fractional depth, which ONNX
-  // would truncate, is refused rather than rounded up.
+  // Integers count in i64 (an unsigned depth stays positive); floats in
+  // their own type: a fractional depth, which ONNX would truncate, is
+  // refused rather than counted up to the next whole number.
+  if (isa<IntegerType>(type.getElementType()))
+    d = n.toI64(d);
+  Type element = NodeImporter::type(d).getElementType();
   Value valid = n.create<nn::GreaterEqualOp>(d, n.scalar(element, 1));
   if (isa<FloatType>(element))
     valid = n.create<nn::AndOp>(valid, n.create<nn::EqualOp>(n.create<nn::FloorOp>(d), d));
-  d = n.create<nn::CheckOp>(d, valid, b.getStringAttr("depth must be a positive whole number"));
+  d = checked(n, d, valid, "depth must be a positive whole number");
   SmallVector<int64_t> rampShape(rank, 1);
   rampShape[axis] = -1;
   Value ramp = asI64(n, n.create<nn::RangeOp>(n.scalar(element, 0), d, n.scalar(element, 1)));

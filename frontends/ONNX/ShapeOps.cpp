@@ -73,9 +73,16 @@ LogicalResult importTranspose(NodeImporter &n) {
   return success();
 }
 
-/// Whether input 1 holds axes given at run time (from `inputSince`).
+/// Whether input 1 holds static length 0.
+bool emptyInput(NodeImporter &n) {
+  auto type = NodeImporter::type(n.input(1));
+  return type.hasStaticShape() && type.getNumElements() == 0;
+}
+
+/// Whether input 1 holds axes given at run time (from `inputSince`); an
+/// empty list is known when compiling.
 bool runtimeAxes(NodeImporter &n, int64_t inputSince) {
-  return n.opset >= inputSince && n.input(1) && !n.constInts(1);
+  return n.opset >= inputSince && n.input(1) && !n.constInts(1) && !emptyInput(n);
 }
 
 /// Axes from the attribute (before `inputSince`) or the constant input 1.
@@ -84,6 +91,8 @@ FailureOr<std::optional<SmallVector<int64_t>>> readAxes(NodeImporter &n, int64_t
     return n.attrInts("axes");
   if (!n.input(1))
     return std::optional<SmallVector<int64_t>>();
+  if (emptyInput(n))
+    return std::optional<SmallVector<int64_t>>(SmallVector<int64_t>());
   auto axes = n.constInts(1);
   if (!axes)
     return n.fail("axes must be a constant");

@@ -48,6 +48,25 @@ struct DimOfExpandShape : OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// A dim of a collapse_shape is the product of its group's dims.
+struct DimOfCollapseShape : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
+    auto collapse = dim.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!collapse || !d)
+      return failure();
+    Location loc = dim.getLoc();
+    Value product = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+    for (int64_t j : groups[*d])
+      product = arith::MulIOp::create(rewriter, loc, product,
+                                      tensor::DimOp::create(rewriter, loc, collapse.getSrc(), j));
+    rewriter.replaceOp(dim, product);
+    return success();
+  }
+};
+
 /// A dim of a switch (or if) whose regions yield a tensor defined before it,
 /// or that tensor with a slice inserted (the row chunks of a dynamic matrix
 /// product), is the tensor's.
@@ -200,7 +219,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
       RewritePatternSet patterns(context);
       memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
       memref::populateResolveShapedTypeResultDimsPatterns(patterns);
-      patterns.add<DimOfExpandShape, DimOfInsertingBranches>(context);
+      patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches>(context);
       // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
       scf::populateSCFForLoopCanonicalizationPatterns(patterns);
       for (RegisteredOperationName op : context->getRegisteredOperations())

@@ -808,8 +808,17 @@ struct RangePattern : OpConversionPattern<nn::RangeOp> {
     auto type = convertedType(getTypeConverter(), op.getResult());
     Value start = extractScalar(b, loc, adaptor.getStart()), delta = extractScalar(b, loc, adaptor.getDelta());
     SmallVector<Value> sizes;
-    if (!type.hasStaticShape())
-      sizes.push_back(rangeLength(b, loc, start, extractScalar(b, loc, adaptor.getLimit()), delta));
+    if (!type.hasStaticShape()) {
+      // The count from scalars the memory plan can evaluate before the run
+      // (a limit computed from an input, ScalarElements.cpp).
+      auto scalar = [&](Value original, Value converted) {
+        Value v = scalarElement(b, loc, original, 0);
+        return v ? v : extractScalar(b, loc, converted);
+      };
+      sizes.push_back(rangeLength(b, loc, scalar(op.getStart(), adaptor.getStart()),
+                                  scalar(op.getLimit(), adaptor.getLimit()),
+                                  scalar(op.getDelta(), adaptor.getDelta())));
+    }
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) -> Value {
       Value i = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[0]);
       Type element = start.getType();

@@ -137,6 +137,12 @@ mlir::Value shapeElement(mlir::ConversionPatternRewriter &b, mlir::Location loc,
                          mlir::Value original, mlir::Value converted, int64_t i);
 
 /// Element `i` of a 1-D integer tensor, read at run time, as an index.
+/// Element `i` (row-major) of `original`, a small static tensor the function
+/// computes from its inputs' values and dims (a shape computed from axes
+/// given at run time), rebuilt as scalar arithmetic on those (signless, of
+/// its element type); null where it cannot be (ScalarElements.cpp).
+mlir::Value scalarElement(mlir::ConversionPatternRewriter &b, mlir::Location loc,
+                          mlir::Value original, int64_t i);
 mlir::Value elementIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t i);
 
 /// Of a result's dims computed at run time (`dims`, one per dim of `type`),

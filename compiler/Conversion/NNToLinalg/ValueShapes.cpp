@@ -346,7 +346,9 @@ struct CheckPattern : OpConversionPattern<nn::CheckOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::CheckOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    Value holds = tensor::ExtractOp::create(b, op.getLoc(), adaptor.getHolds(), ValueRange{});
+    Value holds = scalarElement(b, op.getLoc(), op.getHolds(), 0);
+    if (!holds)
+      holds = tensor::ExtractOp::create(b, op.getLoc(), adaptor.getHolds(), ValueRange{});
     check(b, op.getLoc(), holds, op.getMessage());
     b.replaceOp(op, adaptor.getInput());
     return success();
@@ -402,6 +404,11 @@ static Value shapeElementAt(ConversionPatternRewriter &b, Location loc, Value or
           operands[1]);
       return arith::DivSIOp::create(b, loc, operands[0], divisor);
     }
+  }
+  if (Value scalar = scalarElement(b, loc, original, i)) {
+    if (isUnsignedType(original.getType()))
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
   }
   return elementIndex(b, loc, converted, i);
 }

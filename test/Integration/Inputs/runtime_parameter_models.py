@@ -80,6 +80,16 @@ def main():
                   [np.squeeze(x, axis=axes) * 2])
     write_set(os.path.join(out, "squeeze", "bad_size"), [x, i64(0, 1)])
 
+    # Squeezing every dim: the result's shape does not read the axes, which
+    # are still checked.
+    write_model(out, "squeeze_all",
+                [helper.make_node("Squeeze", ["x", "axes"], ["y"], name="squeeze")],
+                [value("x", F32, [1, 1]), value("axes", I64, [2])],
+                [value("y", F32, [])])
+    x = np.array([[3.5]], np.float32)
+    write_set(os.path.join(out, "squeeze_all", "ok"), [x, i64(-1, 0)], [x.reshape(())])
+    write_set(os.path.join(out, "squeeze_all", "bad_repeated"), [x, i64(0, -2)])
+
     # y = reducesum(x, axes, keepdims=1) * 2
     write_model(out, "reduce_sum",
                 [helper.make_node("ReduceSum", ["x", "axes"], ["r"], name="reduce", keepdims=1)]
@@ -101,9 +111,69 @@ def main():
         reference = np.sqrt(np.sum(np.square(x.astype(np.float64)), axis=axes, keepdims=True))
         write_set(os.path.join(out, "reduce_l2", label), [x, i64(*axes)],
                   [reference.astype(np.float32)])
+    # Without the reduced dims, then an op that needs the result in a buffer.
     write_model(out, "reduce_sum_dropped",
-                [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="reduce", keepdims=0)],
-                [value("x", F32, [2, 3, 4]), value("axes", I64, [1])],
+                [helper.make_node("ReduceSum", ["x", "axes"], ["r"], name="reduce", keepdims=0),
+                 helper.make_node("Softmax", ["r"], ["y"], axis=-1)],
+                [value("x", F32, [2, 3, 4]), value("axes", I64, [2])],
+                [unknown("y", 1)])
+    for label, axes in (("outer", (0, 2)), ("negative", (-1, 0))):
+        r = np.sum(x.astype(np.float64), axis=axes)
+        e = np.exp(r - r.max())
+        write_set(os.path.join(out, "reduce_sum_dropped", label), [x, i64(*axes)],
+                  [(e / e.sum()).astype(np.float32)])
+
+    # An unsqueezed input that a product and a softmax take on.
+    w = rng.standard_normal((4, 5)).astype(np.float32)
+    write_model(out, "unsqueeze_matmul",
+                [helper.make_node("Unsqueeze", ["x", "axes"], ["u"], name="unsqueeze"),
+                 helper.make_node("MatMul", ["u", "w"], ["m"], name="matmul"),
+                 helper.make_node("Softmax", ["m"], ["y"], axis=-1)],
+                [value("x", F32, [3, 4]), value("axes", I64, [1]), value("w", F32, [4, 5])],
+                [unknown("y", 3)])
+    x2 = rng.standard_normal((3, 4)).astype(np.float32)
+    for axis in (0, 1):
+        m = np.matmul(np.expand_dims(x2.astype(np.float64), axis), w.astype(np.float64))
+        e = np.exp(m - m.max(axis=-1, keepdims=True))
+        write_set(os.path.join(out, "unsqueeze_matmul", f"axis{axis}"), [x2, i64(axis), w],
+                  [(e / e.sum(axis=-1, keepdims=True)).astype(np.float32)])
+    write_set(os.path.join(out, "unsqueeze_matmul", "bad_inner"), [x2, i64(2), w])
+
+    # A uint8 depth past int8's range counts as the number it is.
+    write_model(out, "onehot_u8",
+                [helper.make_node("OneHot", ["indices", "depth", "values"], ["y"], name="onehot")],
+                [value("indices", I64, [3]), value("depth", TensorProto.UINT8, []),
+                 value("values", F32, [2])],
+                [value("y", F32, [3, "depth"])])
+    idx = i64(0, 199, -1)
+    hot = np.arange(200).reshape(1, 200) == np.where(idx < 0, idx + 200, idx)[:, None]
+    off_on = np.array([0.5, 3.0], np.float32)
+    write_set(os.path.join(out, "onehot_u8", "depth200"), [idx, np.array(200, np.uint8), off_on],
+              [np.where(hot, off_on[1], off_on[0]).astype(np.float32)])
+
+    # An integer mean over axes given at run time divides once (3 + 1 + 0 + 0
+    # over 4 is 1; a mean of means would truncate to 0).
+    write_model(out, "mean_int",
+                [helper.make_node("ReduceMean", ["x", "axes"], ["y"], name="mean", keepdims=1)],
+                [value("x", I64, [2, 2]), value("axes", I64, [2])],
+                [helper.make_tensor_value_info("y", I64, ["y0", "y1"])], opset=18)
+    write_set(os.path.join(out, "mean_int", "all"), [i64(3, 1, 0, 0).reshape(2, 2), i64(0, 1)],
+              [i64(1).reshape(1, 1)])
+
+    # An empty axes input is known when compiling: Unsqueeze is the identity.
+    write_model(out, "unsqueeze_none",
+                [helper.make_node("Unsqueeze", ["x", "axes"], ["y"], name="unsqueeze")],
+                [value("x", F32, [2, 3]), value("axes", I64, [0])],
+                [value("y", F32, [2, 3])])
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    write_set(os.path.join(out, "unsqueeze_none", "empty"), [x, np.zeros(0, np.int64)], [x])
+
+    # A shape through an op the shape function cannot rebuild as scalars
+    # (Abs): it computes a small buffer, freed as it returns.
+    write_model(out, "abs_shape",
+                [helper.make_node("Abs", ["s"], ["a"]),
+                 helper.make_node("Reshape", ["x", "a"], ["y"], name="reshape")],
+                [value("x", F32, [2, 6]), value("s", I64, [2])],
                 [unknown("y", 2)])
 
     # y = cumsum(x, axis) * 2, exclusive and reversed
@@ -120,6 +190,15 @@ def main():
         write_set(os.path.join(out, "cumsum", f"axis{axis}"), [x, np.array(axis, np.int64)],
                   [reference.astype(np.float32)])
     write_set(os.path.join(out, "cumsum", "bad_axis"), [x, np.array(2, np.int64)])
+    # One dim: the sum does not depend on the axis, which is still checked.
+    write_model(out, "cumsum_1d",
+                [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")],
+                [value("x", F32, [5]), value("axis", I64, [])],
+                [value("y", F32, [5])])
+    x = rng.standard_normal(5).astype(np.float32)
+    write_set(os.path.join(out, "cumsum_1d", "ok"), [x, np.array(-1, np.int64)],
+              [np.cumsum(x.astype(np.float64)).astype(np.float32)])
+    write_set(os.path.join(out, "cumsum_1d", "bad_axis"), [x, np.array(1, np.int64)])
 
     # a, b = split(x, sizes) along 1; y = a * 2, z = b
     write_model(out, "split",
@@ -133,6 +212,8 @@ def main():
                   [x[:, :sizes[0]] * 2, x[:, sizes[0]:]])
     write_set(os.path.join(out, "split", "bad_total"), [x, i64(3, 4)])
     write_set(os.path.join(out, "split", "bad_negative"), [x, i64(-1, 7)])
+    # Parts larger than the dim whose sum wraps around to it.
+    write_set(os.path.join(out, "split", "bad_wrap"), [x, i64(2**63 - 1, -(2**63 - 7))])
 
     # y = onehot(indices, depth, values) along axis 1, * 2
     write_model(out, "onehot",
