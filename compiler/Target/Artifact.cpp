@@ -163,6 +163,15 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
   pushTensors(entry->getArg(1), info.outputs);
   // The workspace's size is the last of a dynamic function's dims.
   pushMemref(entry->getArg(2), {dims ? -1 : (int64_t)info.workspaceSize});
+  if (!info.dataDependentOutputs.empty()) {
+    // Where the run writes its outputs' dims: context->output_dims.
+    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr, ptr});
+    int64_t count = 0;
+    for (const nnc::TensorInfo &t : info.outputs)
+      count += t.shape.size();
+    llvm::Value *outputDims = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, entry->getArg(3), 7));
+    pushMemref(outputDims, {std::max<int64_t>(count, 1)});
+  }
   if (cuda) {
     // The device constants: context->cuda->constants (nnc_abi_context_t is
     // {runtime, num_threads, parallel_for, cuda}; nnc_abi_cuda_t is
@@ -274,7 +283,7 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
   auto *tensorTy = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
   auto *f64 = llvm::Type::getDoubleTy(ctx);
   auto *functionTy = llvm::StructType::get(
-      ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr, i32, ptr});
+      ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr, i32, ptr, i32, ptr});
   auto *kernelTy = llvm::StructType::get(ctx, {ptr, ptr, f64, f64, f64, f64});
   auto *moduleTy = llvm::StructType::get(
       ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
@@ -318,11 +327,10 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
     return global(llvm::ConstantArray::get(llvm::ArrayType::get(ptr, messages.size()), messages),
                   "nnc.checks." + f.name);
   };
-  auto shapeInputs = [&](const nnc::FunctionInfo &f) -> llvm::Constant * {
-    if (f.shapeInputs.empty())
+  auto indexList = [&](const std::vector<int32_t> &list, const llvm::Twine &name) -> llvm::Constant * {
+    if (list.empty())
       return llvm::ConstantPointerNull::get(ptr);
-    return global(llvm::ConstantDataArray::get(ctx, ArrayRef<int32_t>(f.shapeInputs)),
-                  "nnc.shape_inputs." + f.name);
+    return global(llvm::ConstantDataArray::get(ctx, ArrayRef<int32_t>(list)), name);
   };
   SmallVector<llvm::Constant *> fns;
   for (auto [f, entry, prepare] : llvm::zip(functions, entries, prepares)) {
@@ -335,7 +343,10 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                      kernels(f.kernels, "nnc.profile." + f.name),
                      prepare ? (llvm::Constant *)prepare : llvm::ConstantPointerNull::get(ptr),
                      llvm::ConstantInt::get(i32, f.checks.size()), checks(f),
-                     llvm::ConstantInt::get(i32, f.shapeInputs.size()), shapeInputs(f)}));
+                     llvm::ConstantInt::get(i32, f.shapeInputs.size()),
+                     indexList(f.shapeInputs, "nnc.shape_inputs." + f.name),
+                     llvm::ConstantInt::get(i32, f.dataDependentOutputs.size()),
+                     indexList(f.dataDependentOutputs, "nnc.data_dependent_outputs." + f.name)}));
   }
   // The CUDA fields: none on the CPU.
   llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);

@@ -41,6 +41,8 @@ struct FunctionInfo {
   std::vector<std::string> checks;
   /// With dynamic dims: the inputs whose values the shape function reads.
   std::vector<int32_t> shapeInputs;
+  /// The outputs whose dims only the run computes (abi.h).
+  std::vector<int32_t> dataDependentOutputs;
   std::vector<KernelInfo> kernels; // set with nnc --profile
 
   /// Whether a dim is dynamic: the function then has a shape function

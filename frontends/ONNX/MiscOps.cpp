@@ -110,6 +110,36 @@ LogicalResult importOneHot(NodeImporter &n) {
   return success();
 }
 
+/// NonZero and Compress: results whose length the data gives
+/// (DataDependent.cpp), for a static input.
+LogicalResult importNonZero(NodeImporter &n) {
+  if (!NodeImporter::type(n.input(0)).hasStaticShape())
+    return n.fail("needs an input of static shape (its element count bounds the result)");
+  n.setOutputs(n.create<nn::NonZeroOp>(n.input(0)));
+  return success();
+}
+
+LogicalResult importCompress(NodeImporter &n) {
+  Value x = n.input(0), condition = n.input(1);
+  auto type = NodeImporter::type(x);
+  if (!type.hasStaticShape())
+    return n.fail("needs an input of static shape (it bounds the result)");
+  if (!NodeImporter::type(condition).getElementType().isInteger(1))
+    return n.fail("expected a bool condition");
+  int64_t axis = 0;
+  if (n.attr("axis")) {
+    FailureOr<int64_t> given = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());
+    if (failed(given))
+      return failure();
+    axis = *given;
+  } else {
+    // Without an axis, the flattened input's elements.
+    x = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), n.builder.getBoolAttr(false));
+  }
+  n.setOutputs(n.create<nn::CompressOp>(x, condition, n.builder.getI64IntegerAttr(axis)));
+  return success();
+}
+
 LogicalResult importEyeLike(NodeImporter &n) {
   auto type = NodeImporter::type(n.input(0));
   if (type.getRank() != 2 || !type.hasStaticShape())
@@ -371,6 +401,8 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
   t.insert(t.end(), {
       {"Hardmax", 1, M, importHardmax},
       {"OneHot", 9, M, importOneHot},
+      {"NonZero", 9, M, importNonZero},
+      {"Compress", 9, M, importCompress},
       {"EyeLike", 9, M, importEyeLike},
       {"DepthToSpace", 1, M, importBlockShuffle<true>},
       {"SpaceToDepth", 1, M, importBlockShuffle<false>},

@@ -314,7 +314,10 @@ public:
         continue;
       }
       py::array array(numpyDtype(function.output(static_cast<int32_t>(i))->dtype), shapes[i]);
-      std::memcpy(array.mutable_data(), bytes[i].data(), bytes[i].size());
+      // The view may hold more bytes than its shape (a data-dependent
+      // output's buffer is sized for a bound).
+      std::memcpy(array.mutable_data(), bytes[i].data(),
+                  std::min(bytes[i].size(), static_cast<size_t>(array.nbytes())));
       results.append(array);
     }
     return results;

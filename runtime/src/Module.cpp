@@ -98,6 +98,17 @@ std::string readFunction(const nnc_abi_function_t &abi, nnc_function &function) 
       return "has an invalid shape input list (entry " + std::to_string(i) + " is " +
              std::to_string(input) + ")";
   }
+  if (abi.num_data_dependent_outputs < 0 || abi.num_data_dependent_outputs > abi.num_outputs ||
+      (abi.num_data_dependent_outputs > 0 && (!abi.data_dependent_outputs || !abi.prepare)))
+    return "has an invalid data-dependent output list (count " +
+           std::to_string(abi.num_data_dependent_outputs) + ")";
+  for (int32_t i = 0; i < abi.num_data_dependent_outputs; ++i) {
+    int32_t output = abi.data_dependent_outputs[i];
+    if (output < 0 || output >= abi.num_outputs ||
+        (i > 0 && output <= abi.data_dependent_outputs[i - 1]))
+      return "has an invalid data-dependent output list (entry " + std::to_string(i) + " is " +
+             std::to_string(output) + ")";
+  }
   if (abi.num_kernels < 0 || (abi.num_kernels > 0 && !abi.kernels))
     return "has an invalid kernel list (count " + std::to_string(abi.num_kernels) + ")";
   function.kernels.resize(abi.num_kernels);

@@ -52,7 +52,7 @@ nnc_status_t nnc_runtime_create(const nnc_runtime_options_t *options,
     return status;
   auto *runtime = new nnc_runtime();
   runtime->pool = std::move(pool);
-  runtime->context = {runtime->pool.get(), threads, parallelFor, nullptr, nullptr, nullptr, nullptr};
+  runtime->context = {runtime->pool.get(), threads, parallelFor, nullptr, nullptr, nullptr, nullptr, nullptr};
   *out_runtime = runtime;
   return nullptr;
 }

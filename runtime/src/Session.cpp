@@ -158,6 +158,10 @@ struct nnc_session {
   // The shape inputs' bytes at the last prepare (abi.h's shape_inputs).
   std::vector<std::vector<unsigned char>> preparedValues;
   std::vector<int64_t> dims;
+  // Data-dependent outputs (abi.h): the dims the last run wrote, every
+  // output's, and each output's shape as that run left it.
+  std::vector<int64_t> runOutputDims;
+  std::vector<std::vector<int64_t>> resultShapes;
 };
 
 namespace {
@@ -256,6 +260,15 @@ nnc_status_t bind(nnc_session_t *session, int32_t index, const nnc_tensor_view_t
     session->device->bindDeviceMemory(true, index, nullptr);
     return nullptr;
   }
+  // An output whose dims only the run knows has no shape to bind for.
+  if (!isInput && view &&
+      std::count(session->function->abi->data_dependent_outputs,
+                 session->function->abi->data_dependent_outputs +
+                     session->function->abi->num_data_dependent_outputs,
+                 index))
+    return makeStatus(NNC_STATUS_FAILED_PRECONDITION,
+                      api + ": " + quote("output", infos[index]) +
+                          " has dims only the run computes; read it with nnc_session_output");
   // A NULL output view returns the output to the session's own buffer.
   if (!isInput && !view) {
     if (session->device)
@@ -685,6 +698,37 @@ nnc_status_t prepare(nnc_session &session) {
     }
   }
   session.context.dims = session.dims.data();
+  if (abi.num_data_dependent_outputs) {
+    session.runOutputDims.resize(std::max<size_t>(session.dims.size(), 1));
+    session.context.output_dims = session.runOutputDims.data();
+  }
+  return nullptr;
+}
+
+/// After a run: the shapes of the outputs, data-dependent ones as the run
+/// wrote them (within the bounds prepare gave, or the run is refused).
+nnc_status_t takeResultShapes(nnc_session &session) {
+  const nnc_abi_function_t &abi = *session.function->abi;
+  session.resultShapes = session.outputShapes;
+  if (!abi.num_data_dependent_outputs)
+    return nullptr;
+  size_t at = 0;
+  for (size_t o = 0; o < session.resultShapes.size(); ++o) {
+    std::vector<int64_t> &shape = session.resultShapes[o];
+    bool dependent = std::count(abi.data_dependent_outputs,
+                                abi.data_dependent_outputs + abi.num_data_dependent_outputs, (int32_t)o);
+    for (size_t d = 0; d < shape.size(); ++d, ++at) {
+      int64_t actual = session.runOutputDims[at];
+      if (!dependent)
+        continue;
+      if (actual < 0 || actual > session.outputShapes[o][d])
+        return makeStatus(NNC_STATUS_INTERNAL,
+                          quote("output", session.function->outputs[o]) + ": the run gave dim " +
+                              std::to_string(d) + " size " + std::to_string(actual) +
+                              ", beyond its bound " + std::to_string(session.outputShapes[o][d]));
+      shape[d] = actual;
+    }
+  }
   return nullptr;
 }
 } // namespace
@@ -728,6 +772,8 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
     return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
                                                "' of module '" + session->module->path +
                                                "' did not mark every kernel it describes, in order");
+  if (nnc_status_t status = takeResultShapes(*session))
+    return status;
   session->hasResults = true;
   return nullptr;
 }
@@ -769,6 +815,6 @@ nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
                           " has no value: no successful run since the session was created, an "
                           "output was bound or a run failed");
   *out_view = {session->outputs[index], session->outputBytes[index], info.dtype, info.rank,
-               session->outputShapes[index].data()};
+               session->resultShapes[index].data()};
   return nullptr;
 }

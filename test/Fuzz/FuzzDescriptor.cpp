@@ -112,6 +112,12 @@ void readFunction(Bytes &in, int32_t index, nnc_abi_function_t &f) {
   for (int32_t k = 0; shapeInputs && k < f.num_shape_inputs; ++k)
     shapeInputs[k] = in.near(k);
   f.shape_inputs = shapeInputs;
+  // The outputs whose dims the run computes: typically none.
+  f.num_data_dependent_outputs = in.near(0);
+  auto *dependent = in.byte() == 0 ? in.array<int32_t>(f.num_data_dependent_outputs) : nullptr;
+  for (int32_t k = 0; dependent && k < f.num_data_dependent_outputs; ++k)
+    dependent[k] = in.near(k);
+  f.data_dependent_outputs = dependent;
 }
 
 /// A CUDA module's additions, typical: one kernel, one sm_80 image, host images.

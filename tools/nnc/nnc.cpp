@@ -509,6 +509,8 @@ int main(int argc, char **argv) {
             info.checks.push_back(cast<StringAttr>(message).getValue().str());
         if (auto inputs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.shape_inputs"))
           info.shapeInputs.assign(inputs.asArrayRef().begin(), inputs.asArrayRef().end());
+        if (auto outputs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.data_dependent_outputs"))
+          info.dataDependentOutputs.assign(outputs.asArrayRef().begin(), outputs.asArrayRef().end());
       }
       if (!memoryReport)
         continue;

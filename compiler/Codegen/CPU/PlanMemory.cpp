@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Passes.h"
+#include "dialects/NN/IR/NNOps.h"
 #include "dialects/NN/IR/CheckedInt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,15 +47,29 @@ constexpr int64_t kMaxWorkspaceBytes = int64_t(1) << 62;
 /// A result computed in a buffer and then copied to its out-param is computed
 /// in the out-param instead, when nothing else touches that out-param and the
 /// buffer is dead after the copy.
+/// The out-params of `func`'s data-dependent outputs (ShapeFunctions.cpp):
+/// sized for a bound, written for the dims the run computes.
+SmallVector<BlockArgument> dataDependentOutParams(func::FuncOp func) {
+  SmallVector<BlockArgument> params;
+  auto outputs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.data_dependent_outputs");
+  auto numInputs = func->getAttrOfType<IntegerAttr>("nnc.num_inputs");
+  if (outputs && numInputs)
+    for (int64_t o : outputs.asArrayRef())
+      params.push_back(func.getArgument(numInputs.getInt() + o));
+  return params;
+}
+
 void computeResultsInPlace(func::FuncOp func) {
   if (func.isExternal())
     return;
   Block &body = func.getBody().front();
+  SmallVector<BlockArgument> dataDependent = dataDependentOutParams(func);
   for (memref::CopyOp copy : llvm::make_early_inc_range(body.getOps<memref::CopyOp>())) {
     auto target = dyn_cast<BlockArgument>(copy.getTarget());
     auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
     if (!target || target.getOwner() != &body || !target.hasOneUse() || !alloc ||
-        alloc->getBlock() != &body || alloc.getType() != target.getType())
+        alloc->getBlock() != &body || alloc.getType() != target.getType() ||
+        llvm::is_contained(dataDependent, target))
       continue;
     bool usedAfter = llvm::any_of(alloc->getUsers(), [&](Operation *user) {
       Operation *top = body.findAncestorOpInBlock(*user);
@@ -95,6 +110,8 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       auto shapes = func->getAttrOfType<FlatSymbolRefAttr>("nnc.shape_function");
       if (failed(shapes ? planDynamic(func, module.lookupSymbol<func::FuncOp>(shapes)) : plan(func)))
         return signalPassFailure();
+      if (failed(writeDataDependentOutputs(func)))
+        return signalPassFailure();
       // Nothing may be left to allocate at run time: a buffer the plan did
       // not place would be a malloc on every run, never freed.
       WalkResult unplanned = func.walk([](memref::AllocOp alloc) {
@@ -106,6 +123,77 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (unplanned.wasInterrupted())
         return signalPassFailure();
     }
+  }
+
+  /// A function with data-dependent outputs writes each into its out-param
+  /// laid out for the dims it computed (the out-param is sized for the
+  /// bound), and those dims, every output's, to a last argument the entry
+  /// passes context->output_dims as (abi.h). The run's sizes replace the
+  /// bounds the plan took.
+  static LogicalResult writeDataDependentOutputs(func::FuncOp func) {
+    SmallVector<BlockArgument> params = dataDependentOutParams(func);
+    if (params.empty())
+      return success();
+    Location loc = func.getLoc();
+    MLIRContext *context = func.getContext();
+    unsigned numInputs = func->getAttrOfType<IntegerAttr>("nnc.num_inputs").getInt();
+    unsigned numOutputs = func->getAttrOfType<IntegerAttr>("nnc.num_outputs").getInt();
+    int64_t total = 0;
+    for (unsigned o = 0; o < numOutputs; ++o)
+      total += cast<MemRefType>(func.getArgument(numInputs + o).getType()).getRank();
+    unsigned at = func.getNumArguments();
+    auto dimsType = MemRefType::get({std::max<int64_t>(total, 1)}, IntegerType::get(context, 64));
+    if (failed(func.insertArgument(at, dimsType, {}, loc)))
+      return failure();
+    Value dimsOut = func.getArgument(at);
+    Block &body = func.getBody().front();
+    OpBuilder b(body.getTerminator());
+    auto index = [&](int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); };
+    int64_t k = 0;
+    for (unsigned o = 0; o < numOutputs; ++o) {
+      BlockArgument param = func.getArgument(numInputs + o);
+      auto type = cast<MemRefType>(param.getType());
+      Value source = param;
+      if (llvm::is_contained(params, param)) {
+        // The value copied into the out-param, at the dims the run gave it.
+        linalg::CopyOp copy;
+        for (Operation *user : param.getUsers())
+          if (auto c = dyn_cast<linalg::CopyOp>(user); c && c.getOutputs()[0] == param)
+            copy = c;
+        if (!copy || copy->getBlock() != &body)
+          return func.emitError("nnc: data-dependent output ") << o << " is not copied out";
+        source = copy.getInputs()[0];
+        OpBuilder at(copy);
+        // Sizes static where the type has them; strides computed (a
+        // strided layout of dynamic strides).
+        SmallVector<OpFoldResult> sizes, strides(type.getRank());
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          sizes.push_back(type.isDynamicDim(d)
+                              ? OpFoldResult(memref::DimOp::create(at, loc, source, d).getResult())
+                              : OpFoldResult(at.getIndexAttr(type.getDimSize(d))));
+        Value stride = arith::ConstantIndexOp::create(at, loc, 1);
+        for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+          strides[d] = stride;
+          stride = arith::MulIOp::create(at, loc, stride, getValueOrCreateConstantIndexOp(at, loc, sizes[d]));
+        }
+        auto layout = StridedLayoutAttr::get(
+            context, 0, SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic));
+        auto viewType = MemRefType::get(type.getShape(), type.getElementType(), layout);
+        Value view = memref::ReinterpretCastOp::create(at, loc, viewType, param, at.getIndexAttr(0),
+                                                       sizes, strides);
+        copy.getOutputsMutable()[0].assign(view);
+      }
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        Value dim = memref::DimOp::create(b, loc, source, d);
+        memref::StoreOp::create(b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), dim),
+                                dimsOut, ValueRange{index(k++)});
+      }
+    }
+    func.walk([](nnc::nn::BoundedExtentOp extent) {
+      extent.replaceAllUsesWith(extent.getExtent());
+      extent.erase();
+    });
+    return success();
   }
 
   /// A shape function computes small tensors only where a shape is computed
@@ -242,6 +330,13 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         if (succeeded(size))
           mapping.map(v, *size);
         return size;
+      }
+      // A size only the run computes: the buffer takes its bound.
+      if (auto extent = dyn_cast_or_null<nnc::nn::BoundedExtentOp>(def)) {
+        FailureOr<Value> bound = rebuild(extent.getBound());
+        if (succeeded(bound))
+          mapping.map(v, *bound);
+        return bound;
       }
       if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
         // A value of an input the shape function is given too (ShapeFunctions.cpp),

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Passes.h"
+#include "dialects/NN/IR/NNOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -18,6 +19,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 
 namespace nnc {
 #define GEN_PASS_DEF_SHAPEFUNCTIONS
@@ -76,7 +78,9 @@ bool isKeptWithInsertions(Value v, Value kept) {
   if (v == kept)
     return true;
   if (auto insert = v.getDefiningOp<tensor::InsertSliceOp>())
-    return insert.getDest() == kept;
+    return isKeptWithInsertions(insert.getDest(), kept);
+  if (auto insert = v.getDefiningOp<tensor::InsertOp>())
+    return isKeptWithInsertions(insert.getDest(), kept);
   auto result = dyn_cast<OpResult>(v);
   if (!result || !isa<scf::IfOp, scf::IndexSwitchOp>(result.getOwner()))
     return false;
@@ -116,6 +120,24 @@ struct DimOfInsertingBranches : OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// A dim of a loop's result that each iteration yields with elements
+/// inserted (a data-dependent result filled in place) is its init's.
+struct DimOfInsertingLoop : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(dim.getSource());
+    auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : scf::ForOp();
+    if (!loop)
+      return failure();
+    unsigned i = result.getResultNumber();
+    Value yielded = cast<scf::YieldOp>(loop.getBody()->getTerminator()).getOperand(i);
+    if (!isKeptWithInsertions(yielded, loop.getRegionIterArgs()[i]))
+      return failure();
+    rewriter.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(loop.getInitArgs()[i]); });
+    return success();
+  }
+};
+
 struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -147,6 +169,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     func->setAttr("nnc.shape_function", FlatSymbolRefAttr::get(shapes.getSymNameAttr()));
     // Bufferization appends out-params: the planner tells them apart.
     func->setAttr("nnc.num_inputs", b.getI64IntegerAttr(func.getNumArguments()));
+    func->setAttr("nnc.num_outputs", b.getI64IntegerAttr(func.getNumResults()));
 
     int64_t inDims = 0, outDims = 0;
     for (Type t : func.getArgumentTypes())
@@ -170,11 +193,14 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     b.setInsertionPoint(ret);
     auto index = [&](int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); };
     int64_t k = 0;
-    for (Value result : ret.getOperands())
+    SmallVector<memref::StoreOp> storedDims;
+    SmallVector<int64_t> outputOf; // of each stored dim
+    for (auto [o, result] : llvm::enumerate(ret.getOperands()))
       for (int64_t d = 0; d < rankOf(result.getType()); ++d) {
         Value dim = tensor::DimOp::create(b, loc, result, d);
         Value v = arith::IndexCastOp::create(b, loc, i64, dim);
-        memref::StoreOp::create(b, loc, v, out, ValueRange{index(k++)});
+        storedDims.push_back(memref::StoreOp::create(b, loc, v, out, ValueRange{index(k++)}));
+        outputOf.push_back(o);
       }
     Value zero64 = arith::ConstantIntOp::create(b, loc, i64, 0);
     memref::StoreOp::create(b, loc, zero64, status, ValueRange{index(1)});
@@ -187,6 +213,19 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
     Value first = index(0);
     memref::StoreOp::create(b, loc, zero, status, ValueRange{first});
+    // A check on a size only the run computes would be evaluated with its
+    // bound, and the run keeps no checks: refused.
+    for (auto check : body.getOps<cf::AssertOp>()) {
+      SetVector<Operation *> slice;
+      BackwardSliceOptions options;
+      options.omitUsesFromAbove = false;
+      (void)getBackwardSlice(check.getArg(), &slice, options);
+      if (llvm::any_of(slice, [](Operation *op) { return isa<nnc::nn::BoundedExtentOp>(op); }))
+        return check.emitError("nnc: '")
+               << check.getMsg()
+               << "' depends on a size only the run computes (a NonZero's or Compress's count), "
+                  "which cannot be checked before the run; not supported yet";
+    }
     for (auto check : llvm::make_early_inc_range(body.getOps<cf::AssertOp>())) {
       b.setInsertionPoint(check);
       Value code = arith::ConstantIntOp::create(b, loc, i64, messages.size() + 1);
@@ -219,7 +258,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
       RewritePatternSet patterns(context);
       memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
       memref::populateResolveShapedTypeResultDimsPatterns(patterns);
-      patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches>(context);
+      patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches, DimOfInsertingLoop>(context);
       // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
       scf::populateSCFForLoopCanonicalizationPatterns(patterns);
       for (RegisteredOperationName op : context->getRegisteredOperations())
@@ -228,6 +267,24 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     };
     if (failed(simplify()))
       return shapes.emitError("shape function did not converge");
+    // Dims only the run computes (NonZero's count): the outputs they reach
+    // are data-dependent, and the shape function gives their bounds.
+    SmallVector<int64_t> dataDependent;
+    for (auto [store, o] : llvm::zip(storedDims, outputOf)) {
+      SetVector<Operation *> slice;
+      BackwardSliceOptions options;
+      options.omitUsesFromAbove = false;
+      (void)getBackwardSlice(store.getValue(), &slice, options);
+      if (llvm::any_of(slice, [](Operation *op) { return isa<nnc::nn::BoundedExtentOp>(op); }) &&
+          !llvm::is_contained(dataDependent, o))
+        dataDependent.push_back(o);
+    }
+    if (!dataDependent.empty())
+      func->setAttr("nnc.data_dependent_outputs", b.getDenseI64ArrayAttr(dataDependent));
+    shapes.walk([](nnc::nn::BoundedExtentOp extent) {
+      extent.replaceAllUsesWith(extent.getBound());
+      extent.erase();
+    });
     // An argument's dims come from %in_dims.
     int64_t offset = 0;
     for (unsigned a = 0; a < numArgs; ++a) {

@@ -33,6 +33,7 @@ void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatte
 void populateDynamicBatchPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateValueShapePatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateTopKPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDataDependentPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 /// Whether `op` lowers as a loop over a dynamic batch of the op on one
 /// sample (DynamicBatch.cpp).

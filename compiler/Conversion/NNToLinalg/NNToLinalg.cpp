@@ -33,8 +33,9 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
     return "cannot compile " + name + " with dynamic dims: " + why +
            "; pin them with --dim or --input-shape";
   };
-  // Dims read from operand values (a Reshape to a shape input).
-  if (lowering::isValueShaped(op))
+  // Dims read from operand values (a Reshape to a shape input), or from the
+  // data (DataDependent.cpp).
+  if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp>(op))
     return std::nullopt;
   bool inputsStatic = !llvm::any_of(op->getOperandTypes(), isDynamic);
   if (inputsStatic)
@@ -102,11 +103,14 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::populateDynamicBatchPatterns(converter, patterns);
     lowering::populateValueShapePatterns(converter, patterns);
     lowering::populateTopKPatterns(converter, patterns);
+    lowering::populateDataDependentPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<nn::NNDialect>();
+    // The data-dependent sizes the lowering makes (DataDependent.cpp).
+    target.addLegalOp<nn::BoundedExtentOp>();
     target.addLegalOp<ModuleOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                            tensor::TensorDialect, scf::SCFDialect, cf::ControlFlowDialect>();

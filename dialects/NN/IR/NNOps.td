@@ -648,6 +648,55 @@ def NN_CheckOp : NN_Op<"check"> {
   let hasFolder = 1;
 }
 
+def NN_NonZeroOp : NN_Op<"non_zero"> {
+  let summary = "the indices of the nonzero elements";
+  let description = [{
+    A [rank, n] i64 tensor: column j holds the index of the j-th nonzero
+    element (row-major order); n, the count, is known only after the run
+    (docs/dynamic-shapes.md, data-dependent outputs). A static input is
+    required: its element count bounds n.
+
+    ```mlir
+    %i = nn.non_zero %x : (tensor<2x3xf32>) -> tensor<2x?xi64>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+}
+
+def NN_CompressOp : NN_Op<"compress"> {
+  let summary = "the slices along `axis` where a condition holds";
+  let description = [{
+    The slices `input[..., i, ...]` along `axis` whose `condition[i]` is true,
+    in order; a condition shorter than the dim leaves out the rest. The
+    result's dim along `axis` is known only after the run. A static input is
+    required.
+
+    ```mlir
+    %y = nn.compress %x, %c {axis = 0 : i64} : (tensor<3x2xf32>, tensor<3xi1>) -> tensor<?x2xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_BoolTensor:$condition, I64Attr:$axis);
+  let results = (outs NN_Tensor:$result);
+}
+
+def NN_BoundedExtentOp : Op<NN_Dialect, "bounded_extent", [Pure]> {
+  let summary = "a size only the run computes, and its bound";
+  let description = [{
+    `extent`, computed by the run from data (a NonZero's count), which is at
+    most `bound`, computed from dims alone. Lowerings of data-dependent
+    shapes make it; the shape function and the memory plan take the bound
+    (buffers are sized for it before the run), the run the extent.
+
+    ```mlir
+    %n = nn.bounded_extent %count, %c6
+    ```
+  }];
+  let arguments = (ins Index:$extent, Index:$bound);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$extent `,` $bound attr-dict";
+}
+
 def NN_ConstantOfShapeOp : NN_Op<"constant_of_shape"> {
   let summary = "a tensor of a runtime shape filled with one value";
   let description = [{

@@ -671,6 +671,34 @@ LogicalResult CheckOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   return success();
 }
 
+LogicalResult NonZeroOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto type = ranked(adaptor.getInput().getType());
+  if (!type.hasStaticShape())
+    return fail(loc, getOperationName(), "expected an input of static shape");
+  types.push_back(RankedTensorType::get({type.getRank(), kDynamic}, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult CompressOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto type = ranked(adaptor.getInput().getType());
+  auto condition = ranked(adaptor.getCondition().getType());
+  int64_t axis = adaptor.getAxis();
+  if (!type.hasStaticShape() || !condition.hasStaticShape())
+    return fail(loc, getOperationName(), "expected an input and a condition of static shape");
+  if (axis < 0 || axis >= type.getRank())
+    return fail(loc, getOperationName(), "expected 0 <= axis < " + Twine(type.getRank()));
+  if (condition.getRank() != 1 || condition.getDimSize(0) > type.getDimSize(axis))
+    return fail(loc, getOperationName(),
+                "expected a 1-D condition at most as long as dim " + Twine(axis) + " (" +
+                    Twine(type.getDimSize(axis)) + ")");
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = kDynamic;
+  types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
 LogicalResult ConstantOfShapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto dims = shapeOperandDims(adaptor.getShape());

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 6
+#define NNC_ABI_VERSION 7
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -102,6 +102,10 @@ typedef struct nnc_abi_context {
    * (static ones too), then the workspace's size in bytes, as prepare
    * computed them for these inputs. NULL for other functions. */
   const int64_t *dims;
+  /* For a function with data-dependent outputs (below), never NULL: where
+   * the run writes the dims of every output, each tensor's in order (static
+   * ones too), as the run computed them. NULL for other functions. */
+  int64_t *output_dims;
 } nnc_abi_context_t;
 
 /* Runs one function. inputs[i] and outputs[i] point to the tensors' data in
@@ -159,6 +163,13 @@ typedef struct nnc_abi_function {
    * Reshape's shape passed at run time): indices into inputs, increasing. */
   int32_t num_shape_inputs;
   const int32_t *shape_inputs;
+  /* The outputs whose dims only the run knows (NonZero's count, Compress's
+   * length): indices into outputs, increasing. For these prepare computes an
+   * upper bound, which the output buffers are sized for; the run writes the
+   * data laid out for the actual dims, and those dims to
+   * context->output_dims. */
+  int32_t num_data_dependent_outputs;
+  const int32_t *data_dependent_outputs;
 } nnc_abi_function_t;
 
 /* x86-64 instruction set extensions a module's code may use beyond the

@@ -361,7 +361,9 @@ NNC_API nnc_status_t nnc_session_bind_input_by_name(nnc_session_t *session, cons
  * be the one the run's inputs give (checked by the run). Output buffers must
  * not overlap inputs or each other (nor may an input be bound over an output
  * buffer the session owns): a run that finds such an overlap fails with
- * NNC_STATUS_INVALID_ARGUMENT naming both tensors. Not thread-safe. */
+ * NNC_STATUS_INVALID_ARGUMENT naming both tensors. An output whose dims only
+ * the run computes (NonZero's count; docs/dynamic-shapes.md) cannot be bound:
+ * NNC_STATUS_FAILED_PRECONDITION. Not thread-safe. */
 NNC_API nnc_status_t nnc_session_bind_output(nnc_session_t *session, int32_t index,
                                              const nnc_tensor_view_t *view);
 NNC_API nnc_status_t nnc_session_bind_output_by_name(nnc_session_t *session, const char *name,
@@ -421,8 +423,12 @@ NNC_API nnc_status_t nnc_session_kernel_seconds(const nnc_session_t *session,
 
 /* Describes output index as written by the last successful run, with that
  * run's shape: data points to the session's buffer (valid until the session
- * is released or a run with larger dims) or to the caller's bound buffer. Fails until a run succeeds, and again after a failed
- * run or a bind_output. Not thread-safe. */
+ * is released or a run with larger dims) or to the caller's bound buffer.
+ * byte_size may exceed the shape's bytes: an output whose dims only the run
+ * computes (NonZero's count) has a buffer sized for the most its input dims
+ * allow, allocated when the dims change, and its shape is what the run found.
+ * Fails until a run succeeds, and again after a failed run or a bind_output.
+ * Not thread-safe. */
 NNC_API nnc_status_t nnc_session_output(const nnc_session_t *session, int32_t index,
                                         nnc_tensor_view_t *out_view);
 
