@@ -12,6 +12,8 @@
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::onnx_frontend;
@@ -137,6 +139,22 @@ LogicalResult importCompress(NodeImporter &n) {
     x = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), n.builder.getBoolAttr(false));
   }
   n.setOutputs(n.create<nn::CompressOp>(x, condition, n.builder.getI64IntegerAttr(axis)));
+  return success();
+}
+
+LogicalResult importNonMaxSuppression(NodeImporter &n) {
+  Value boxes = n.input(0), scores = n.input(1);
+  auto element = NodeImporter::type(scores).getElementType();
+  // Absent limits: no box (ONNX's default max_output_boxes_per_class is 0),
+  // an IoU threshold of 0, no score threshold.
+  Value maxOutput = n.input(2) ? n.toI64(n.input(2)) : n.constI64({0});
+  Value iou = n.input(3) ? n.input(3) : n.scalar(element, 0);
+  Value score = n.input(4) ? n.input(4) : n.scalar(element, -std::numeric_limits<double>::infinity());
+  int64_t center = n.attrInt("center_point_box", 0);
+  if (center != 0 && center != 1)
+    return n.fail("center_point_box must be 0 or 1 (got " + Twine(center) + ")");
+  n.setOutputs(n.create<nn::NonMaxSuppressionOp>(boxes, scores, maxOutput, iou, score,
+                                                 n.builder.getBoolAttr(center == 1)));
   return success();
 }
 
@@ -403,6 +421,7 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"OneHot", 9, M, importOneHot},
       {"NonZero", 9, M, importNonZero},
       {"Compress", 9, M, importCompress},
+      {"NonMaxSuppression", 10, M, importNonMaxSuppression},
       {"EyeLike", 9, M, importEyeLike},
       {"DepthToSpace", 1, M, importBlockShuffle<true>},
       {"SpaceToDepth", 1, M, importBlockShuffle<false>},

@@ -145,8 +145,172 @@ struct CompressPattern : OpConversionPattern<nn::CompressOp> {
     return success();
   }
 };
+/// NonMaxSuppression as the greedy selection it specifies: per batch and
+/// class, N rounds each pick the best-scoring box not yet considered; it is
+/// kept when it overlaps no box kept before (rows already written). O(N^2)
+/// compares per class, with no sort; the rows go into a scratch of the
+/// bound's size, of which the result is the first `count`.
+struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::NonMaxSuppressionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value boxes = adaptor.getBoxes(), scores = adaptor.getScores();
+    ArrayRef<int64_t> scoreShape = tensorType(scores).getShape();
+    int64_t batches = scoreShape[0], classes = scoreShape[1], count = scoreShape[2];
+    int64_t bound = batches * classes * count;
+    bool centered = op.getCenterPointBox();
+    Type real = tensorType(scores).getElementType();
+    auto c = [&](OpBuilder &nb, Location nl, int64_t v) {
+      return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+    };
+    Value maxOutput = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                 extractScalar(b, loc, adaptor.getMaxOutput()));
+    Value iouLimit = extractScalar(b, loc, adaptor.getIouThreshold());
+    Value scoreLimit = extractScalar(b, loc, adaptor.getScoreThreshold());
+    auto i1 = [&](OpBuilder &nb, Location nl, bool v) {
+      return arith::ConstantIntOp::create(nb, nl, nb.getI1Type(), v).getResult();
+    };
+
+    // A box's extent along one axis as (min, max).
+    auto extent = [&](OpBuilder &nb, Location nl, Value batch, Value box, int64_t axis) {
+      auto coord = [&](int64_t k) {
+        return tensor::ExtractOp::create(nb, nl, boxes, ValueRange{batch, box, c(nb, nl, k)}).getResult();
+      };
+      if (centered) {
+        // x, y centre, width, height: axis 0 is x here, 1 is y.
+        Value centre = coord(axis), half = arith::MulFOp::create(
+                                            nb, nl, coord(axis + 2),
+                                            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(real, 0.5)));
+        return std::make_pair(Value(arith::SubFOp::create(nb, nl, centre, half)),
+                              Value(arith::AddFOp::create(nb, nl, centre, half)));
+      }
+      // y1, x1, y2, x2, either corner first: axis 0 is y here, 1 is x.
+      Value p = coord(axis), q = coord(axis + 2);
+      return std::make_pair(Value(arith::MinimumFOp::create(nb, nl, p, q)),
+                            Value(arith::MaximumFOp::create(nb, nl, p, q)));
+    };
+    // Whether boxes i and j of `batch` overlap by more than the threshold.
+    auto overlaps = [&](OpBuilder &nb, Location nl, Value batch, Value i, Value j) {
+      Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(real, 0));
+      Value inter = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(real, 1));
+      Value areaI = inter, areaJ = inter;
+      for (int64_t axis = 0; axis < 2; ++axis) {
+        auto [loI, hiI] = extent(nb, nl, batch, i, axis);
+        auto [loJ, hiJ] = extent(nb, nl, batch, j, axis);
+        Value side = arith::SubFOp::create(nb, nl, arith::MinimumFOp::create(nb, nl, hiI, hiJ),
+                                           arith::MaximumFOp::create(nb, nl, loI, loJ));
+        inter = arith::MulFOp::create(nb, nl, inter, arith::MaximumFOp::create(nb, nl, side, zero));
+        areaI = arith::MulFOp::create(nb, nl, areaI, arith::SubFOp::create(nb, nl, hiI, loI));
+        areaJ = arith::MulFOp::create(nb, nl, areaJ, arith::SubFOp::create(nb, nl, hiJ, loJ));
+      }
+      Value unionArea = arith::SubFOp::create(nb, nl, arith::AddFOp::create(nb, nl, areaI, areaJ), inter);
+      auto positive = [&](Value v) {
+        return arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, v, zero).getResult();
+      };
+      Value valid = arith::AndIOp::create(
+          nb, nl, arith::AndIOp::create(nb, nl, positive(inter), positive(areaI)),
+          arith::AndIOp::create(nb, nl, positive(areaJ), positive(unionArea)));
+      Value iou = arith::DivFOp::create(nb, nl, inter, unionArea);
+      return arith::AndIOp::create(
+                 nb, nl, valid, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, iou, iouLimit))
+          .getResult();
+    };
+
+    auto scratchType = RankedTensorType::get({bound, 3}, b.getI64Type());
+    auto usedType = RankedTensorType::get({count}, b.getI1Type());
+    Value scratch = emptyTensor(b, loc, scratchType);
+    Value zero = c(b, loc, 0), one = c(b, loc, 1);
+    // Over (batch, class) pairs: the rows written so far.
+    auto pairs = scf::ForOp::create(
+        b, loc, zero, c(b, loc, batches * classes), one, ValueRange{zero, scratch},
+        [&](OpBuilder &pb, Location pl, Value pair, ValueRange outer) {
+          Value batch = arith::DivUIOp::create(pb, pl, pair, c(pb, pl, classes));
+          Value cls = arith::RemUIOp::create(pb, pl, pair, c(pb, pl, classes));
+          Value classStart = outer[0];
+          Value used = filledTensor(pb, pl, usedType, i1(pb, pl, false));
+          auto score = [&](OpBuilder &nb, Location nl, Value box) {
+            return tensor::ExtractOp::create(nb, nl, scores, ValueRange{batch, cls, box}).getResult();
+          };
+          // Rounds: (rows, used, done, scratch).
+          auto rounds = scf::ForOp::create(
+              pb, pl, c(pb, pl, 0), c(pb, pl, count), c(pb, pl, 1),
+              ValueRange{outer[0], used, i1(pb, pl, false), outer[1]},
+              [&](OpBuilder &rb, Location rl, Value, ValueRange state) {
+                Value rows = state[0], usedNow = state[1], done = state[2], rowsNow = state[3];
+                // The best box not yet considered that passes the score threshold.
+                auto scan = scf::ForOp::create(
+                    rb, rl, c(rb, rl, 0), c(rb, rl, count), c(rb, rl, 1),
+                    ValueRange{c(rb, rl, count), arith::ConstantOp::create(rb, rl, rb.getFloatAttr(real, 0))},
+                    [&](OpBuilder &sb, Location sl, Value j, ValueRange best) {
+                      Value s = score(sb, sl, j);
+                      Value free = arith::XOrIOp::create(
+                          sb, sl, tensor::ExtractOp::create(sb, sl, usedNow, ValueRange{j}), i1(sb, sl, true));
+                      Value passes = arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, scoreLimit);
+                      Value none = arith::CmpIOp::create(sb, sl, Pred::eq, best[0], c(sb, sl, count));
+                      Value better = arith::OrIOp::create(
+                          sb, sl, none, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, best[1]));
+                      Value take = arith::AndIOp::create(sb, sl, arith::AndIOp::create(sb, sl, free, passes),
+                                                         better);
+                      scf::YieldOp::create(sb, sl,
+                                           ValueRange{arith::SelectOp::create(sb, sl, take, j, best[0]),
+                                                      arith::SelectOp::create(sb, sl, take, s, best[1])});
+                    });
+                Value pick = scan.getResult(0);
+                Value found = arith::AndIOp::create(
+                    rb, rl, arith::CmpIOp::create(rb, rl, Pred::ult, pick, c(rb, rl, count)),
+                    arith::XOrIOp::create(rb, rl, done, i1(rb, rl, true)));
+                Value kept = arith::SubIOp::create(rb, rl, rows, classStart);
+                Value room = arith::CmpIOp::create(rb, rl, Pred::slt, kept, maxOutput);
+                auto step = scf::IfOp::create(
+                    rb, rl, arith::AndIOp::create(rb, rl, found, room),
+                    [&](OpBuilder &tb, Location tl) {
+                      Value marked = tensor::InsertOp::create(tb, tl, i1(tb, tl, true), usedNow, ValueRange{pick});
+                      // Suppressed by a box this class kept before?
+                      auto against = scf::ForOp::create(
+                          tb, tl, classStart, rows, c(tb, tl, 1), ValueRange{i1(tb, tl, false)},
+                          [&](OpBuilder &kb, Location kl, Value r, ValueRange hit) {
+                            Value other = arith::IndexCastOp::create(
+                                kb, kl, kb.getIndexType(),
+                                tensor::ExtractOp::create(kb, kl, rowsNow, ValueRange{r, c(kb, kl, 2)}));
+                            scf::YieldOp::create(
+                                kb, kl, ValueRange{arith::OrIOp::create(kb, kl, hit[0],
+                                                                        overlaps(kb, kl, batch, pick, other))});
+                          });
+                      auto keep = scf::IfOp::create(
+                          tb, tl, arith::XOrIOp::create(tb, tl, against.getResult(0), i1(tb, tl, true)),
+                          [&](OpBuilder &wb, Location wl) {
+                            Value written = rowsNow;
+                            Value fields[] = {batch, cls, pick};
+                            for (int64_t f = 0; f < 3; ++f)
+                              written = tensor::InsertOp::create(
+                                  wb, wl, arith::IndexCastOp::create(wb, wl, wb.getI64Type(), fields[f]), written,
+                                  ValueRange{rows, c(wb, wl, f)});
+                            scf::YieldOp::create(wb, wl,
+                                                 ValueRange{arith::AddIOp::create(wb, wl, rows, c(wb, wl, 1)), written});
+                          },
+                          [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow}); });
+                      scf::YieldOp::create(tb, tl, ValueRange{keep.getResult(0), marked, i1(tb, tl, false),
+                                                              keep.getResult(1)});
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el, ValueRange{rows, usedNow, i1(eb, el, true), rowsNow});
+                    });
+                scf::YieldOp::create(rb, rl, step.getResults());
+              });
+          scf::YieldOp::create(pb, pl, ValueRange{rounds.getResult(0), rounds.getResult(3)});
+        });
+    Value n = nn::BoundedExtentOp::create(b, loc, pairs.getResult(0), c(b, loc, bound));
+    SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes{n, b.getIndexAttr(3)},
+        strides(2, b.getIndexAttr(1));
+    auto type = RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type());
+    b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, pairs.getResult(1), offsets, sizes, strides));
+    return success();
+  }
+};
 } // namespace
 
 void lowering::populateDataDependentPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<NonZeroPattern, CompressPattern>(converter, patterns.getContext());
+  patterns.add<NonZeroPattern, CompressPattern, NonMaxSuppressionPattern>(converter,
+                                                                         patterns.getContext());
 }

@@ -680,6 +680,30 @@ def NN_CompressOp : NN_Op<"compress"> {
   let results = (outs NN_Tensor:$result);
 }
 
+def NN_NonMaxSuppressionOp : NN_Op<"non_max_suppression"> {
+  let summary = "greedy selection of boxes by score, dropping overlaps";
+  let description = [{
+    ONNX's NonMaxSuppression: for each batch and class, boxes scoring above
+    `score_threshold` in order of score (the lower index first among equal
+    scores), each kept unless its IoU with one kept before exceeds
+    `iou_threshold`, at most `max_output` per class. The result rows are
+    (batch, class, box), by batch, class and order of selection; how many
+    there are is known only after the run. `boxes` is [B, N, 4] (corners
+    y1, x1, y2, x2 in any order, or x, y centre, width, height with
+    `center_point_box`), `scores` [B, C, N]; the thresholds and `max_output`
+    are one-element tensors.
+
+    ```mlir
+    %s = nn.non_max_suppression %boxes, %scores, %max, %iou, %score {center_point_box = false}
+         : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$boxes, NN_FloatTensor:$scores, RankedTensorOf<[I64]>:$max_output,
+                   NN_FloatTensor:$iou_threshold, NN_FloatTensor:$score_threshold,
+                   BoolAttr:$center_point_box);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+}
+
 def NN_BoundedExtentOp : Op<NN_Dialect, "bounded_extent", [Pure]> {
   let summary = "a size only the run computes, and its bound";
   let description = [{

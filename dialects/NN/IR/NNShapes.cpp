@@ -699,6 +699,25 @@ LogicalResult CompressOp::inferReturnTypes(MLIRContext *, std::optional<Location
   return success();
 }
 
+LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                                    Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto boxes = ranked(adaptor.getBoxes().getType()), scores = ranked(adaptor.getScores().getType());
+  if (!boxes.hasStaticShape() || !scores.hasStaticShape() || boxes.getRank() != 3 ||
+      scores.getRank() != 3 || boxes.getDimSize(2) != 4 || scores.getDimSize(0) != boxes.getDimSize(0) ||
+      scores.getDimSize(2) != boxes.getDimSize(1))
+    return fail(loc, getOperationName(),
+                "expected static boxes [B, N, 4] and scores [B, C, N] of the same B and N");
+  if (boxes.getElementType() != scores.getElementType())
+    return fail(loc, getOperationName(), "expected boxes and scores of one element type");
+  for (Value v : {adaptor.getMaxOutput(), adaptor.getIouThreshold(), adaptor.getScoreThreshold()}) {
+    auto type = ranked(v.getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 1)
+      return fail(loc, getOperationName(), "expected one-element thresholds and max_output");
+  }
+  types.push_back(RankedTensorType::get({kDynamic, 3}, IntegerType::get(context, 64)));
+  return success();
+}
+
 LogicalResult ConstantOfShapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto dims = shapeOperandDims(adaptor.getShape());

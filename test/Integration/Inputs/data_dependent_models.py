@@ -73,7 +73,62 @@ def main():
         c, f = np.array(c), np.array(f)
         write_set(os.path.join(out, "compress", label), [x, c, f],
                   [np.compress(c, x, axis=1) * 2, np.compress(f, x)])
+    nms(out, rng)
     refused(out)
+
+
+def nms_reference(boxes, scores, max_output, iou, score, centered):
+    """NonMaxSuppression by torchvision's nms per batch and class (corners
+    reordered to x1 < x2, y1 < y2), as ONNX orders its rows."""
+    import torch
+    import torchvision
+
+    rows = []
+    for b in range(scores.shape[0]):
+        if centered:
+            xc, yc, w, h = boxes[b].T
+            corners = np.stack([xc - w / 2, yc - h / 2, xc + w / 2, yc + h / 2], axis=1)
+        else:
+            y1, x1, y2, x2 = boxes[b].T
+            corners = np.stack([np.minimum(x1, x2), np.minimum(y1, y2),
+                                np.maximum(x1, x2), np.maximum(y1, y2)], axis=1)
+        for c in range(scores.shape[1]):
+            candidates = np.nonzero(scores[b, c] > score)[0]
+            keep = torchvision.ops.nms(torch.tensor(corners[candidates], dtype=torch.float64),
+                                       torch.tensor(scores[b, c, candidates], dtype=torch.float64),
+                                       float(iou)).numpy()
+            rows += [[b, c, candidates[k]] for k in keep[:max_output]]
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def nms(out, rng):
+    """NonMaxSuppression on random boxes, against torchvision."""
+    for centered in (0, 1):
+        name = f"nms_center{centered}"
+        write_model(out, name,
+                    [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou", "score"],
+                                      ["selected"], name="nms", center_point_box=centered)],
+                    [value("boxes", F32, [2, 20, 4]), value("scores", F32, [2, 3, 20]),
+                     value("max", I64, [1]), value("iou", F32, [1]), value("score", F32, [1])],
+                    [value("selected", I64, ["k", 3])])
+        for label, limit, iou, score in (("suppress", 20, 0.1, 0.1), ("tight", 4, 0.2, 0.3),
+                                         ("none", 0, 0.5, 0.0)):
+            corner = rng.random((2, 20, 2)) * 10
+            size = rng.random((2, 20, 2)) * 4 + 0.5
+            if centered:
+                boxes = np.concatenate([corner, size], axis=2)
+            else:
+                # y1, x1, y2, x2, some with the corners swapped.
+                boxes = np.concatenate([corner, corner + size], axis=2)
+                swap = rng.random((2, 20)) < 0.3
+                boxes[swap] = boxes[swap][:, [2, 3, 0, 1]]
+            boxes = boxes.astype(np.float32)
+            scores = rng.random((2, 3, 20)).astype(np.float32)
+            reference = nms_reference(boxes.astype(np.float64), scores, limit, np.float32(iou),
+                                      np.float32(score), centered)
+            write_set(os.path.join(out, name, label),
+                      [boxes, scores, np.array([limit], np.int64), np.array([iou], np.float32),
+                       np.array([score], np.float32)], [reference])
 
 
 def refused(out):
