@@ -158,6 +158,27 @@ LogicalResult importNonMaxSuppression(NodeImporter &n) {
   return success();
 }
 
+LogicalResult importUnique(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  if (!type.hasStaticShape())
+    return n.fail("needs an input of static shape (it bounds the result)");
+  int64_t axis = 0;
+  if (n.attr("axis")) {
+    FailureOr<int64_t> given = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());
+    if (failed(given))
+      return failure();
+    axis = *given;
+  } else {
+    // Without an axis, the flattened input's elements.
+    x = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), n.builder.getBoolAttr(false));
+  }
+  Operation *op = n.createOp<nn::UniqueOp>(x, n.builder.getI64IntegerAttr(axis),
+                                           n.builder.getBoolAttr(n.attrInt("sorted", 1) != 0));
+  n.setOutputs(op->getResults());
+  return success();
+}
+
 LogicalResult importEyeLike(NodeImporter &n) {
   auto type = NodeImporter::type(n.input(0));
   if (type.getRank() != 2 || !type.hasStaticShape())
@@ -422,6 +443,7 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"NonZero", 9, M, importNonZero},
       {"Compress", 9, M, importCompress},
       {"NonMaxSuppression", 10, M, importNonMaxSuppression},
+      {"Unique", 11, M, importUnique},
       {"EyeLike", 9, M, importEyeLike},
       {"DepthToSpace", 1, M, importBlockShuffle<true>},
       {"SpaceToDepth", 1, M, importBlockShuffle<false>},

@@ -308,9 +308,186 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
     return success();
   }
 };
+/// Unique by comparing slices: for each slice its first equal one, the
+/// distinct ones ranked (by how many distinct ones are smaller, or come
+/// before), then each output written at the ranks. O(N^2) slice compares,
+/// which suits the short axes Unique sees.
+struct UniquePattern : OpConversionPattern<nn::UniqueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(nn::UniqueOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = tensorType(input);
+    ArrayRef<int64_t> shape = inputType.getShape();
+    int64_t axis = op.getAxis(), count = shape[axis];
+    // The slice's own shape: the input's without the axis.
+    SmallVector<int64_t> sliceShape(shape);
+    sliceShape.erase(sliceShape.begin() + axis);
+    int64_t sliceSize = 1;
+    for (int64_t d : sliceShape)
+      sliceSize *= d;
+    bool isUnsigned = isUnsignedType(op.getInput().getType());
+    auto c = [](OpBuilder &nb, Location nl, int64_t v) {
+      return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+    };
+    auto i1 = [](OpBuilder &nb, Location nl, bool v) {
+      return arith::ConstantIntOp::create(nb, nl, nb.getI1Type(), v).getResult();
+    };
+    auto element = [&](OpBuilder &nb, Location nl, Value slice, Value e) {
+      SmallVector<Value> index = delinearize(nb, nl, e, sliceShape);
+      index.insert(index.begin() + axis, slice);
+      return tensor::ExtractOp::create(nb, nl, input, index).getResult();
+    };
+    // (slice i < slice j, slice i == slice j), lexicographically.
+    auto compare = [&](OpBuilder &nb, Location nl, Value i, Value j) {
+      auto loop = scf::ForOp::create(
+          nb, nl, c(nb, nl, 0), c(nb, nl, sliceSize), c(nb, nl, 1),
+          ValueRange{i1(nb, nl, false), i1(nb, nl, false)},
+          [&](OpBuilder &lb, Location ll, Value e, ValueRange state) {
+            Value x = element(lb, ll, i, e), y = element(lb, ll, j, e);
+            Value differ, less;
+            if (isa<FloatType>(x.getType())) {
+              // NaNs are equal to each other and sort last, as NumPy's unique has them.
+              Value nanX = arith::CmpFOp::create(lb, ll, arith::CmpFPredicate::UNO, x, x);
+              Value nanY = arith::CmpFOp::create(lb, ll, arith::CmpFPredicate::UNO, y, y);
+              differ = arith::AndIOp::create(
+                  lb, ll, arith::CmpFOp::create(lb, ll, arith::CmpFPredicate::UNE, x, y),
+                  arith::XOrIOp::create(lb, ll, arith::AndIOp::create(lb, ll, nanX, nanY), i1(lb, ll, true)));
+              less = arith::OrIOp::create(
+                  lb, ll, arith::CmpFOp::create(lb, ll, arith::CmpFPredicate::OLT, x, y),
+                  arith::AndIOp::create(lb, ll, arith::XOrIOp::create(lb, ll, nanX, i1(lb, ll, true)), nanY));
+            } else {
+              differ = arith::CmpIOp::create(lb, ll, Pred::ne, x, y);
+              less = arith::CmpIOp::create(lb, ll, isUnsigned ? Pred::ult : Pred::slt, x, y);
+            }
+            Value open = arith::XOrIOp::create(lb, ll, state[0], i1(lb, ll, true));
+            Value decides = arith::AndIOp::create(lb, ll, open, differ);
+            scf::YieldOp::create(lb, ll,
+                                 ValueRange{arith::OrIOp::create(lb, ll, state[0], decides),
+                                            arith::SelectOp::create(lb, ll, decides, less, state[1])});
+          });
+      Value equal = arith::XOrIOp::create(nb, nl, loop.getResult(0), i1(nb, nl, true));
+      return std::make_pair(loop.getResult(1), equal);
+    };
+    // A loop over [0, count) of `body(k, carried)`, carrying `init`.
+    auto over = [&](OpBuilder &nb, Location nl, ValueRange init,
+                    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)> body) {
+      return scf::ForOp::create(nb, nl, c(nb, nl, 0), c(nb, nl, count), c(nb, nl, 1), init,
+                                [&](OpBuilder &lb, Location ll, Value k, ValueRange carried) {
+                                  scf::YieldOp::create(lb, ll, body(lb, ll, k, carried));
+                                })
+          .getResults();
+    };
+    // (Positions are kept as i64: the memory plan places int and float buffers.)
+    auto indexType = RankedTensorType::get({count}, b.getI64Type());
+    auto at = [](OpBuilder &nb, Location nl, Value t, Value k) {
+      return arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                        tensor::ExtractOp::create(nb, nl, t, ValueRange{k}))
+          .getResult();
+    };
+    auto asI64 = [](OpBuilder &nb, Location nl, Value v) {
+      return arith::IndexCastOp::create(nb, nl, nb.getI64Type(), v).getResult();
+    };
+    // first[i]: the first slice equal to slice i.
+    Value first = over(b, loc, ValueRange{emptyTensor(b, loc, indexType)},
+                       [&](OpBuilder &nb, Location nl, Value i, ValueRange carried) {
+                         Value found = over(nb, nl, ValueRange{i},
+                                            [&](OpBuilder &jb, Location jl, Value j, ValueRange best) {
+                                              Value earlier = arith::CmpIOp::create(jb, jl, Pred::ult, j, best[0]);
+                                              Value equal = compare(jb, jl, j, i).second;
+                                              Value take = arith::AndIOp::create(jb, jl, earlier, equal);
+                                              return SmallVector<Value>{
+                                                  arith::SelectOp::create(jb, jl, take, j, best[0])};
+                                            })[0];
+                         return SmallVector<Value>{
+                             tensor::InsertOp::create(nb, nl, asI64(nb, nl, found), carried[0], ValueRange{i})};
+                       })[0];
+    auto isFirst = [&](OpBuilder &nb, Location nl, Value i) {
+      return arith::CmpIOp::create(nb, nl, Pred::eq, at(nb, nl, first, i), i).getResult();
+    };
+    // rank[i] of a first slice: the distinct slices before it in the output.
+    Value rank = over(b, loc, ValueRange{emptyTensor(b, loc, indexType)},
+                      [&](OpBuilder &nb, Location nl, Value i, ValueRange carried) {
+                        Value r = over(nb, nl, ValueRange{c(nb, nl, 0)},
+                                       [&](OpBuilder &jb, Location jl, Value j, ValueRange sum) {
+                                         Value before = op.getSorted()
+                                                            ? compare(jb, jl, j, i).first
+                                                            : arith::CmpIOp::create(jb, jl, Pred::ult, j, i).getResult();
+                                         Value counted = arith::AndIOp::create(jb, jl, isFirst(jb, jl, j), before);
+                                         return SmallVector<Value>{arith::AddIOp::create(
+                                             jb, jl, sum[0],
+                                             arith::SelectOp::create(jb, jl, counted, c(jb, jl, 1), c(jb, jl, 0)))};
+                                       })[0];
+                        return SmallVector<Value>{
+                            tensor::InsertOp::create(nb, nl, asI64(nb, nl, r), carried[0], ValueRange{i})};
+                      })[0];
+    Value distinct = nn::BoundedExtentOp::create(
+        b, loc,
+        over(b, loc, ValueRange{c(b, loc, 0)},
+             [&](OpBuilder &nb, Location nl, Value i, ValueRange sum) {
+               return SmallVector<Value>{arith::AddIOp::create(
+                   nb, nl, sum[0],
+                   arith::SelectOp::create(nb, nl, isFirst(nb, nl, i), c(nb, nl, 1), c(nb, nl, 0)))};
+             })[0],
+        c(b, loc, count));
+
+    auto valuesType = cast<RankedTensorType>(getTypeConverter()->convertType(op.getValues().getType()));
+    auto listType = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+    auto i64 = [](OpBuilder &nb, Location nl, Value v) {
+      return arith::IndexCastOp::create(nb, nl, nb.getI64Type(), v).getResult();
+    };
+    SmallVector<int64_t> oneSlice(shape);
+    oneSlice[axis] = 1;
+    auto sliceType = RankedTensorType::get(oneSlice, valuesType.getElementType());
+    // values, indices and counts at each first slice's rank.
+    SmallVector<Value> written = over(
+        b, loc,
+        ValueRange{emptyTensor(b, loc, valuesType, {distinct}), emptyTensor(b, loc, listType, {distinct}),
+                   emptyTensor(b, loc, listType, {distinct})},
+        [&](OpBuilder &nb, Location nl, Value i, ValueRange outs) {
+          auto write = scf::IfOp::create(
+              nb, nl, isFirst(nb, nl, i),
+              [&](OpBuilder &tb, Location tl) {
+                Value r = at(tb, tl, rank, i);
+                SmallVector<OpFoldResult> from(oneSlice.size(), tb.getIndexAttr(0)), to = from, sizes,
+                    strides(oneSlice.size(), tb.getIndexAttr(1));
+                for (int64_t d : oneSlice)
+                  sizes.push_back(tb.getIndexAttr(d));
+                from[axis] = i;
+                to[axis] = r;
+                Value slice = tensor::ExtractSliceOp::create(tb, tl, sliceType, input, from, sizes, strides);
+                Value values = tensor::InsertSliceOp::create(tb, tl, slice, outs[0], to, sizes, strides);
+                Value indices = tensor::InsertOp::create(tb, tl, i64(tb, tl, i), outs[1], ValueRange{r});
+                Value occurrences = over(tb, tl, ValueRange{c(tb, tl, 0)},
+                                         [&](OpBuilder &jb, Location jl, Value j, ValueRange sum) {
+                                           Value same = arith::CmpIOp::create(jb, jl, Pred::eq, at(jb, jl, first, j), i);
+                                           return SmallVector<Value>{arith::AddIOp::create(
+                                               jb, jl, sum[0],
+                                               arith::SelectOp::create(jb, jl, same, c(jb, jl, 1), c(jb, jl, 0)))};
+                                         })[0];
+                Value counts =
+                    tensor::InsertOp::create(tb, tl, i64(tb, tl, occurrences), outs[2], ValueRange{r});
+                scf::YieldOp::create(tb, tl, ValueRange{values, indices, counts});
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, outs); });
+          return SmallVector<Value>(write.getResults());
+        });
+    // inverse[j]: the rank of slice j's first equal.
+    auto inverseType = RankedTensorType::get({count}, b.getI64Type());
+    Value inverse = over(b, loc, ValueRange{emptyTensor(b, loc, inverseType)},
+                         [&](OpBuilder &nb, Location nl, Value j, ValueRange carried) {
+                           Value r = at(nb, nl, rank, at(nb, nl, first, j));
+                           return SmallVector<Value>{
+                               tensor::InsertOp::create(nb, nl, i64(nb, nl, r), carried[0], ValueRange{j})};
+                         })[0];
+    b.replaceOp(op, ValueRange{written[0], written[1], inverse, written[2]});
+    return success();
+  }
+};
 } // namespace
 
 void lowering::populateDataDependentPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<NonZeroPattern, CompressPattern, NonMaxSuppressionPattern>(converter,
-                                                                         patterns.getContext());
+  patterns.add<NonZeroPattern, CompressPattern, NonMaxSuppressionPattern, UniquePattern>(
+      converter, patterns.getContext());
 }

@@ -35,7 +35,7 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
   };
   // Dims read from operand values (a Reshape to a shape input), or from the
   // data (DataDependent.cpp).
-  if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp>(op))
+  if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp>(op))
     return std::nullopt;
   bool inputsStatic = !llvm::any_of(op->getOperandTypes(), isDynamic);
   if (inputsStatic)

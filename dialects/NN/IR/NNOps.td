@@ -704,6 +704,27 @@ def NN_NonMaxSuppressionOp : NN_Op<"non_max_suppression"> {
   let results = (outs RankedTensorOf<[I64]>:$result);
 }
 
+def NN_UniqueOp : NN_Op<"unique"> {
+  let summary = "the distinct slices along `axis`, and where they occur";
+  let description = [{
+    ONNX's Unique along `axis` (the caller flattens for Unique without one):
+    `values` holds each distinct slice once, in increasing lexicographic order
+    if `sorted`, else in order of first occurrence; `indices` the position of
+    each one's first occurrence, `inverse` for each slice of the input the
+    position of its value in `values`, `counts` how often each occurs. How
+    many distinct slices there are is known only after the run. A static
+    input is required.
+
+    ```mlir
+    %y, %i, %v, %c = nn.unique %x {axis = 0 : i64, sorted = true}
+        : (tensor<6xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<6xi64>, tensor<?xi64>)
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, I64Attr:$axis, BoolAttr:$sorted);
+  let results = (outs NN_Tensor:$values, RankedTensorOf<[I64]>:$indices,
+                 RankedTensorOf<[I64]>:$inverse, RankedTensorOf<[I64]>:$counts);
+}
+
 def NN_BoundedExtentOp : Op<NN_Dialect, "bounded_extent", [Pure]> {
   let summary = "a size only the run computes, and its bound";
   let description = [{

@@ -718,6 +718,22 @@ LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context, std::o
   return success();
 }
 
+LogicalResult UniqueOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto type = ranked(adaptor.getInput().getType());
+  int64_t axis = adaptor.getAxis();
+  if (!type.hasStaticShape() || axis < 0 || axis >= type.getRank())
+    return fail(loc, getOperationName(), "expected a static input of rank above the axis");
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = kDynamic;
+  auto i64 = IntegerType::get(context, 64);
+  types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  types.push_back(RankedTensorType::get({kDynamic}, i64));
+  types.push_back(RankedTensorType::get({type.getDimSize(axis)}, i64));
+  types.push_back(RankedTensorType::get({kDynamic}, i64));
+  return success();
+}
+
 LogicalResult ConstantOfShapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto dims = shapeOperandDims(adaptor.getShape());

@@ -74,6 +74,7 @@ def main():
         write_set(os.path.join(out, "compress", label), [x, c, f],
                   [np.compress(c, x, axis=1) * 2, np.compress(f, x)])
     nms(out, rng)
+    unique(out, rng)
     refused(out)
 
 
@@ -129,6 +130,41 @@ def nms(out, rng):
             write_set(os.path.join(out, name, label),
                       [boxes, scores, np.array([limit], np.int64), np.array([iou], np.float32),
                        np.array([score], np.float32)], [reference])
+
+
+def unique(out, rng):
+    """Unique of repeated values and slices, sorted and in order of first
+    occurrence, against numpy (NaNs equal, sorted last)."""
+    cases = {
+        "unique_flat_sorted": (None, 1, rng.integers(0, 5, (3, 4)).astype(np.float32)),
+        "unique_flat_first": (None, 0, rng.integers(-3, 3, 10).astype(np.float32)),
+        "unique_rows": (0, 1, rng.integers(0, 2, (6, 3)).astype(np.float32)),
+        "unique_columns": (-1, 0, rng.integers(0, 2, (2, 7)).astype(np.float32)),
+        "unique_nan": (None, 1, np.array([2, np.nan, 1, np.nan, 2, -1], np.float32)),
+    }
+    for name, (axis, is_sorted, x) in cases.items():
+        attrs = {"sorted": is_sorted} if axis is None else {"sorted": is_sorted, "axis": axis}
+        write_model(out, name,
+                    [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"],
+                                      name="unique", **attrs)],
+                    [value("x", F32, list(x.shape))],
+                    [value("y", F32, ["k"] if axis is None else
+                           [d if a != axis % x.ndim else "k" for a, d in enumerate(x.shape)]),
+                     value("indices", I64, ["k"]),
+                     value("inverse", I64, [x.size if axis is None else x.shape[axis]]),
+                     value("counts", I64, ["k"])])
+        y, indices, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                                return_counts=True, axis=axis)
+        inverse = inverse.reshape(-1)
+        if not is_sorted:
+            # In order of first occurrence.
+            order = np.argsort(indices, kind="stable")
+            position = np.empty_like(order)
+            position[order] = np.arange(len(order))
+            y = np.take(y, order, axis=0 if axis is None else axis)
+            indices, counts, inverse = indices[order], counts[order], position[inverse]
+        write_set(os.path.join(out, name, "data"), [x],
+                  [y, indices.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)])
 
 
 def refused(out):
