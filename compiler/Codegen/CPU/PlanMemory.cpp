@@ -103,8 +103,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (!func.isPublic() || func.isExternal())
         continue;
       if (isa_and_present<UnitAttr>(func->getAttr("nnc.shape_function"))) {
-        if (failed(freeOnReturn(func)))
-          return signalPassFailure();
+        freeOnReturn(func);
         continue;
       }
       auto shapes = func->getAttrOfType<FlatSymbolRefAttr>("nnc.shape_function");
@@ -199,19 +198,23 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
   /// A shape function computes small tensors only where a shape is computed
   /// from input values (axes given at run time): its buffers are freed when
   /// it returns, as prepare runs again whenever those values change.
-  static LogicalResult freeOnReturn(func::FuncOp func) {
-    Block &entry = func.getBody().front();
-    auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
-    WalkResult result = func.walk([&](memref::AllocOp alloc) {
-      if (alloc->getBlock() != &entry || !ret) {
-        alloc.emitError("nnc: a buffer inside a loop or branch of a shape function");
-        return WalkResult::interrupt();
-      }
-      OpBuilder b(ret);
+  /// (A buffer in a loop or branch is freed at the end of its block, unless
+  /// it leaves the block, through a view or not: such a buffer, which no
+  /// lowering makes for a shape, is left to the process.)
+  static void freeOnReturn(func::FuncOp func) {
+    func.walk([&](memref::AllocOp alloc) {
+      Block *block = alloc->getBlock();
+      SmallVector<Value> aliases{alloc.getResult()};
+      for (size_t i = 0; i < aliases.size(); ++i)
+        for (Operation *user : aliases[i].getUsers()) {
+          if (user->hasTrait<OpTrait::IsTerminator>())
+            return;
+          if (isa<ViewLikeOpInterface>(user))
+            llvm::append_range(aliases, user->getResults());
+        }
+      OpBuilder b(block->getTerminator());
       memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
-      return WalkResult::advance();
     });
-    return failure(result.wasInterrupted());
   }
 
   /// The plan of a function with dynamic dims: buffer sizes are known only

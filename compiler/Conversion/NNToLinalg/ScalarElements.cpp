@@ -234,17 +234,20 @@ private:
     SmallVector<int64_t> out = delinearize(i, tensorType(gather.getResult()).getShape());
     ArrayRef<int64_t> idxAt = ArrayRef<int64_t>(out).slice(axis, idxShape.size());
     Value position = at(indices, linearize(idxAt, idxShape));
-    if (!position)
-      return {};
-    Type positionType = position.getType();
     int64_t dim = inShape[axis];
-    // Negative positions count from the end.
-    Value zero = arith::ConstantOp::create(b, loc, IntegerAttr::get(positionType, 0));
-    Value wrapped = arith::SelectOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, Pred::slt, position, zero),
-        arith::AddIOp::create(b, loc, position,
-                              arith::ConstantOp::create(b, loc, IntegerAttr::get(positionType, dim))),
-        position);
+    // Each candidate is a select (the ops built, beyond the elements read).
+    budget -= dim;
+    if (!position || budget < 0)
+      return {};
+    // As the Gather lowering reads it: negative positions count from the
+    // end, then clamp to the dim (DataMovement.cpp, indexCoordinate).
+    Value wrapped = isUnsignedType(indices.getType())
+                        ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), position))
+                        : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), position));
+    wrapped = arith::SelectOp::create(b, loc, arith::CmpIOp::create(b, loc, Pred::slt, wrapped, index(0)),
+                                      arith::AddIOp::create(b, loc, wrapped, index(dim)), wrapped);
+    wrapped = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, wrapped, index(0)),
+                                     index(dim - 1));
     SmallVector<int64_t> in;
     llvm::append_range(in, ArrayRef<int64_t>(out).take_front(axis));
     in.push_back(0);
@@ -259,8 +262,7 @@ private:
         result = candidate;
         continue;
       }
-      Value here = arith::CmpIOp::create(
-          b, loc, Pred::eq, wrapped, arith::ConstantOp::create(b, loc, IntegerAttr::get(positionType, j)));
+      Value here = arith::CmpIOp::create(b, loc, Pred::eq, wrapped, index(j));
       result = arith::SelectOp::create(b, loc, here, candidate, result);
     }
     return result;

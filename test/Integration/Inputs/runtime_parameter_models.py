@@ -168,6 +168,55 @@ def main():
     x = rng.standard_normal((2, 3)).astype(np.float32)
     write_set(os.path.join(out, "unsqueeze_none", "empty"), [x, np.zeros(0, np.int64)], [x])
 
+    # A dim picked from a constant list by an index given at run time: the
+    # shape (rebuilt as scalars before the run) and the data (the Gather in
+    # the run) read an index past the end alike, clamped to the last.
+    write_model(out, "gather_dim",
+                [helper.make_node("Constant", [], ["table"],
+                                  value=helper.make_tensor("table", I64, [3], [2, 3, 4])),
+                 helper.make_node("Gather", ["table", "index"], ["g"], axis=0),
+                 helper.make_node("Constant", [], ["rest"],
+                                  value=helper.make_tensor("rest", I64, [1], [-1])),
+                 helper.make_node("Concat", ["g", "rest"], ["shape"], axis=0),
+                 helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+                [value("x", F32, [24]), value("index", I64, [1])],
+                [unknown("y", 2), value("g", I64, [1])])
+    x = np.arange(24, dtype=np.float32)
+    for label, index in (("first", 0), ("last", -1), ("past", 5)):
+        picked = np.array([2, 3, 4])[min(max(index + 3 if index < 0 else index, 0), 2)]
+        write_set(os.path.join(out, "gather_dim", label), [x, i64(index)],
+                  [x.reshape(picked, -1), i64(picked)])
+
+    # A length computed from what a dynamic-batch product gives (its first
+    # row's largest magnitude): the shape function computes the product, in
+    # loops over the batch.
+    w = rng.standard_normal((8, 16)).astype(np.float32)
+    write_model(out, "computed_length",
+                [helper.make_node("MatMul", ["x", "w"], ["p"]),
+                 helper.make_node("Constant", [], ["first"],
+                                  value=helper.make_tensor("first", I64, [1], [0])),
+                 helper.make_node("Constant", [], ["second"],
+                                  value=helper.make_tensor("second", I64, [1], [1])),
+                 helper.make_node("Slice", ["p", "first", "second", "first"], ["rows"]),
+                 helper.make_node("Constant", [], ["width"],
+                                  value=helper.make_tensor("width", I64, [1], [16])),
+                 helper.make_node("Reshape", ["rows", "width"], ["row"]),
+                 helper.make_node("ReduceMax", ["row"], ["m"], axes=[0], keepdims=0),
+                 helper.make_node("Abs", ["m"], ["a"]),
+                 helper.make_node("Cast", ["a"], ["n"], to=I64),
+                 helper.make_node("Constant", [], ["zero"],
+                                  value=helper.make_tensor("zero", I64, [], [0])),
+                 helper.make_node("Constant", [], ["one"],
+                                  value=helper.make_tensor("one", I64, [], [1])),
+                 helper.make_node("Range", ["zero", "n", "one"], ["y"], name="range")],
+                [value("x", F32, ["batch", 8]), value("w", F32, [8, 16])],
+                [value("y", I64, ["n"])])
+    for batch in (1, 3):
+        xb = (rng.standard_normal((batch, 8)) * 3).astype(np.float32)
+        n = int(np.abs((xb[:1].astype(np.float64) @ w.astype(np.float64)).max()))
+        write_set(os.path.join(out, "computed_length", f"batch{batch}"), [xb, w],
+                  [np.arange(n, dtype=np.int64)])
+
     # A shape through an op the shape function cannot rebuild as scalars
     # (Abs): it computes a small buffer, freed as it returns.
     write_model(out, "abs_shape",
