@@ -75,6 +75,10 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
   // the runtime calls for output dims and checks before a run.
   pm.addPass(memref::createResolveShapedTypeResultDimsPass());
   pm.addPass(createCanonicalizerPass());
+  // The same dim reached two ways becomes one value (a Reshape's 0 that
+  // copies the dim it already is folds away).
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(nnc::createHoistBatchInvariants());
   pm.addPass(nnc::createShapeFunctions());
 }

@@ -112,8 +112,15 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
     Value known = m.c(1), minusOnes = m.c(0);
     for (int64_t i = 0; i < rank; ++i) {
       Value s = shapeElement(b, loc, op.getShape(), shape, i);
-      check(b, loc, m.cmp(Pred::sge, s, m.c(-1)), "a dim of the shape is below -1");
-      Value isInferred = m.cmp(Pred::eq, s, m.c(-1));
+      // A dim of a tensor (PyTorch's Shape -> Gather -> Concat) is never -1:
+      // saying so keeps the result's dims plain dims, which later analyses
+      // (bufferization's) follow layer after layer.
+      std::optional<nn::ShapeElement> traced = nn::traceShapeElement(op.getShape(), i);
+      bool isDim = traced && traced->of && !traced->computed;
+      if (!isDim)
+        check(b, loc, m.cmp(Pred::sge, s, m.c(-1)), "a dim of the shape is below -1");
+      Value isInferred = isDim ? arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0).getResult()
+                               : m.cmp(Pred::eq, s, m.c(-1));
       Value dim = s;
       if (!op.getAllowzero()) {
         Value isZero = m.cmp(Pred::eq, s, m.c(0));
