@@ -114,9 +114,14 @@ LogicalResult importOneHot(NodeImporter &n) {
 
 /// NonZero and Compress: results whose length the data gives
 /// (DataDependent.cpp), for a static input.
+/// Whether `v` has no elements (their loops would index an empty dim).
+bool isEmpty(Value v) { return llvm::is_contained(NodeImporter::type(v).getShape(), 0); }
+
 LogicalResult importNonZero(NodeImporter &n) {
   if (!NodeImporter::type(n.input(0)).hasStaticShape())
     return n.fail("needs an input of static shape (its element count bounds the result)");
+  if (NodeImporter::rank(n.input(0)) == 0)
+    return n.fail("NonZero of a scalar is not supported (ONNX leaves its result's shape open)");
   n.setOutputs(n.create<nn::NonZeroOp>(n.input(0)));
   return success();
 }
@@ -128,6 +133,8 @@ LogicalResult importCompress(NodeImporter &n) {
     return n.fail("needs an input of static shape (it bounds the result)");
   if (!NodeImporter::type(condition).getElementType().isInteger(1))
     return n.fail("expected a bool condition");
+  if (isEmpty(x))
+    return n.fail("an input with no elements is not supported yet");
   int64_t axis = 0;
   if (n.attr("axis")) {
     FailureOr<int64_t> given = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());
@@ -146,10 +153,12 @@ LogicalResult importNonMaxSuppression(NodeImporter &n) {
   Value boxes = n.input(0), scores = n.input(1);
   auto element = NodeImporter::type(scores).getElementType();
   // Absent limits: no box (ONNX's default max_output_boxes_per_class is 0),
-  // an IoU threshold of 0, no score threshold.
+  // an IoU threshold of 0, no score threshold (NaN: every box passes).
   Value maxOutput = n.input(2) ? n.toI64(n.input(2)) : n.constI64({0});
   Value iou = n.input(3) ? n.input(3) : n.scalar(element, 0);
-  Value score = n.input(4) ? n.input(4) : n.scalar(element, -std::numeric_limits<double>::infinity());
+  Value score = n.input(4) ? n.input(4) : n.scalar(element, std::numeric_limits<double>::quiet_NaN());
+  if (isEmpty(boxes) || isEmpty(scores))
+    return n.fail("boxes or scores with no elements are not supported yet");
   int64_t center = n.attrInt("center_point_box", 0);
   if (center != 0 && center != 1)
     return n.fail("center_point_box must be 0 or 1 (got " + Twine(center) + ")");
@@ -163,6 +172,8 @@ LogicalResult importUnique(NodeImporter &n) {
   auto type = NodeImporter::type(x);
   if (!type.hasStaticShape())
     return n.fail("needs an input of static shape (it bounds the result)");
+  if (isEmpty(x))
+    return n.fail("an input with no elements is not supported yet");
   int64_t axis = 0;
   if (n.attr("axis")) {
     FailureOr<int64_t> given = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());

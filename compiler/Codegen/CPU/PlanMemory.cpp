@@ -131,8 +131,18 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
   /// bounds the plan took.
   static LogicalResult writeDataDependentOutputs(func::FuncOp func) {
     SmallVector<BlockArgument> params = dataDependentOutParams(func);
-    if (params.empty())
+    // The run's sizes replace the bounds the plan took (also where no output
+    // shows them: an intermediate sized by a count).
+    auto runSizes = [&] {
+      func.walk([](nnc::nn::BoundedExtentOp extent) {
+        extent.replaceAllUsesWith(extent.getExtent());
+        extent.erase();
+      });
+    };
+    if (params.empty()) {
+      runSizes();
       return success();
+    }
     Location loc = func.getLoc();
     MLIRContext *context = func.getContext();
     unsigned numInputs = func->getAttrOfType<IntegerAttr>("nnc.num_inputs").getInt();
@@ -160,7 +170,9 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           if (auto c = dyn_cast<linalg::CopyOp>(user); c && c.getOutputs()[0] == param)
             copy = c;
         if (!copy || copy->getBlock() != &body)
-          return func.emitError("nnc: data-dependent output ") << o << " is not copied out";
+          return func.emitError("nnc: output ")
+                 << o << " has a size the data gives but is not computed into a buffer of its own "
+                         "(an empty result?): not supported yet";
         source = copy.getInputs()[0];
         OpBuilder at(copy);
         // Sizes static where the type has them; strides computed (a
@@ -188,10 +200,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
                                 dimsOut, ValueRange{index(k++)});
       }
     }
-    func.walk([](nnc::nn::BoundedExtentOp extent) {
-      extent.replaceAllUsesWith(extent.getExtent());
-      extent.erase();
-    });
+    runSizes();
     return success();
   }
 

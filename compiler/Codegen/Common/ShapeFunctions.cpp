@@ -151,7 +151,10 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
            llvm::any_of(func.getResultTypes(), isDynamic) ||
            llvm::any_of(func.getBody().front().getOps<cf::AssertOp>(), [](cf::AssertOp check) {
              return !matchPattern(check.getArg(), m_One());
-           })))
+           }) ||
+           // Sizes only the run computes, which buffers take the bounds of.
+           func.walk([](nnc::nn::BoundedExtentOp) { return WalkResult::interrupt(); })
+               .wasInterrupted()))
         dynamic.push_back(func);
     for (func::FuncOp func : dynamic)
       if (failed(derive(func)))
@@ -223,8 +226,9 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
       if (llvm::any_of(slice, [](Operation *op) { return isa<nnc::nn::BoundedExtentOp>(op); }))
         return check.emitError("nnc: '")
                << check.getMsg()
-               << "' depends on a size only the run computes (a NonZero's or Compress's count), "
-                  "which cannot be checked before the run; not supported yet";
+               << "' depends on a count only the run computes (of a NonZero, Compress, "
+                  "NonMaxSuppression or Unique), which cannot be checked before the run; not "
+                  "supported yet";
     }
     for (auto check : llvm::make_early_inc_range(body.getOps<cf::AssertOp>())) {
       b.setInsertionPoint(check);

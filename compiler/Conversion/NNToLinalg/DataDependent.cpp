@@ -238,15 +238,24 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
               ValueRange{outer[0], used, i1(pb, pl, false), outer[1]},
               [&](OpBuilder &rb, Location rl, Value, ValueRange state) {
                 Value rows = state[0], usedNow = state[1], done = state[2], rowsNow = state[3];
-                // The best box not yet considered that passes the score threshold.
+                // The best box not yet considered that passes the score
+                // threshold; none once the class is done.
+                Value kept = arith::SubIOp::create(rb, rl, rows, classStart);
+                Value room = arith::CmpIOp::create(rb, rl, Pred::slt, kept, maxOutput);
+                Value going = arith::AndIOp::create(
+                    rb, rl, room, arith::XOrIOp::create(rb, rl, done, i1(rb, rl, true)));
                 auto scan = scf::ForOp::create(
-                    rb, rl, c(rb, rl, 0), c(rb, rl, count), c(rb, rl, 1),
+                    rb, rl, c(rb, rl, 0), arith::SelectOp::create(rb, rl, going, c(rb, rl, count), c(rb, rl, 0)),
+                    c(rb, rl, 1),
                     ValueRange{c(rb, rl, count), arith::ConstantOp::create(rb, rl, rb.getFloatAttr(real, 0))},
                     [&](OpBuilder &sb, Location sl, Value j, ValueRange best) {
                       Value s = score(sb, sl, j);
                       Value free = arith::XOrIOp::create(
                           sb, sl, tensor::ExtractOp::create(sb, sl, usedNow, ValueRange{j}), i1(sb, sl, true));
-                      Value passes = arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, scoreLimit);
+                      // A NaN threshold (none given) keeps every box.
+                      Value passes = arith::OrIOp::create(
+                          sb, sl, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, scoreLimit),
+                          arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::UNO, scoreLimit, scoreLimit));
                       Value none = arith::CmpIOp::create(sb, sl, Pred::eq, best[0], c(sb, sl, count));
                       Value better = arith::OrIOp::create(
                           sb, sl, none, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, best[1]));
@@ -258,12 +267,9 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                     });
                 Value pick = scan.getResult(0);
                 Value found = arith::AndIOp::create(
-                    rb, rl, arith::CmpIOp::create(rb, rl, Pred::ult, pick, c(rb, rl, count)),
-                    arith::XOrIOp::create(rb, rl, done, i1(rb, rl, true)));
-                Value kept = arith::SubIOp::create(rb, rl, rows, classStart);
-                Value room = arith::CmpIOp::create(rb, rl, Pred::slt, kept, maxOutput);
+                    rb, rl, arith::CmpIOp::create(rb, rl, Pred::ult, pick, c(rb, rl, count)), going);
                 auto step = scf::IfOp::create(
-                    rb, rl, arith::AndIOp::create(rb, rl, found, room),
+                    rb, rl, found,
                     [&](OpBuilder &tb, Location tl) {
                       Value marked = tensor::InsertOp::create(tb, tl, i1(tb, tl, true), usedNow, ValueRange{pick});
                       // Suppressed by a box this class kept before?
@@ -327,7 +333,8 @@ struct UniquePattern : OpConversionPattern<nn::UniqueOp> {
     int64_t sliceSize = 1;
     for (int64_t d : sliceShape)
       sliceSize *= d;
-    bool isUnsigned = isUnsignedType(op.getInput().getType());
+    // (Booleans order false before true: unsigned.)
+    bool isUnsigned = isUnsignedType(op.getInput().getType()) || inputType.getElementType().isInteger(1);
     auto c = [](OpBuilder &nb, Location nl, int64_t v) {
       return arith::ConstantIndexOp::create(nb, nl, v).getResult();
     };

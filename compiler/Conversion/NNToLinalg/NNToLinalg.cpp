@@ -26,13 +26,40 @@ bool hasDynamicDims(Operation *op) {
          llvm::any_of(op->getResultTypes(), isDynamic);
 }
 
+/// Whether `v`'s dims may hold a count only the run computes: it is, or is
+/// computed (through tensors of dynamic dims) from, a result of NonZero,
+/// Compress, NonMaxSuppression or Unique (DataDependent.cpp).
+bool sizedByData(Value v) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *op = x.getDefiningOp();
+    if (!seen.insert(x).second || !op || !isDynamic(x.getType()))
+      continue;
+    if (isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp>(op))
+      return true;
+    work.append(op->operand_begin(), op->operand_end());
+  }
+  return false;
+}
+
 /// Why `op`, which has dynamic dims, cannot be lowered; nothing when it can.
 std::optional<std::string> dynamicDimsRefusal(Operation *op) {
   std::string name = op->getName().getStringRef().str();
+  bool fromData = llvm::any_of(op->getOperands(), sizedByData);
   auto refuse = [&](const std::string &why) -> std::optional<std::string> {
     return "cannot compile " + name + " with dynamic dims: " + why +
-           "; pin them with --dim or --input-shape";
+           (fromData ? "; its dims are counts the data gives (NonZero, Compress, "
+                       "NonMaxSuppression, Unique), known only after the run"
+                     : "; pin them with --dim or --input-shape");
   };
+  // A count read as a value could size what is computed before the run
+  // (buffers sized for the count's bound): the bound is an upper bound of a
+  // size only where the size grows with the count.
+  if (isa<nn::ShapeOp, nn::SizeOp>(op) && fromData)
+    return "cannot compile " + name + ": its input's dims are counts the data gives (NonZero, "
+           "Compress, NonMaxSuppression, Unique), which cannot be read as values yet";
   // Dims read from operand values (a Reshape to a shape input), or from the
   // data (DataDependent.cpp).
   if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp>(op))

@@ -691,7 +691,8 @@ def NN_NonMaxSuppressionOp : NN_Op<"non_max_suppression"> {
     there are is known only after the run. `boxes` is [B, N, 4] (corners
     y1, x1, y2, x2 in any order, or x, y centre, width, height with
     `center_point_box`), `scores` [B, C, N]; the thresholds and `max_output`
-    are one-element tensors.
+    are one-element tensors. A NaN `score_threshold` (ONNX's absent one)
+    keeps every box.
 
     ```mlir
     %s = nn.non_max_suppression %boxes, %scores, %max, %iou, %score {center_point_box = false}

@@ -75,6 +75,7 @@ def main():
                   [np.compress(c, x, axis=1) * 2, np.compress(f, x)])
     nms(out, rng)
     unique(out, rng)
+    more(out, rng)
     refused(out)
 
 
@@ -167,9 +168,54 @@ def unique(out, rng):
                   [y, indices.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)])
 
 
+def more(out, rng):
+    """Booleans in Unique, an absent score threshold, and a count that sizes
+    only intermediates."""
+    write_model(out, "unique_bool",
+                [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"], sorted=1)],
+                [value("x", BOOL, [5])],
+                [value("y", BOOL, ["k"]), value("indices", I64, ["k"]), value("inverse", I64, [5]),
+                 value("counts", I64, ["k"])])
+    x = np.array([True, False, True, True, False])
+    y, indices, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                            return_counts=True)
+    write_set(os.path.join(out, "unique_bool", "data"), [x],
+              [y, indices.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)])
+
+    # No score threshold: every box takes part, one scored -inf too.
+    write_model(out, "nms_no_threshold",
+                [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou"],
+                                  ["selected"], name="nms")],
+                [value("boxes", F32, [1, 6, 4]), value("scores", F32, [1, 1, 6]),
+                 value("max", I64, [1]), value("iou", F32, [1])],
+                [value("selected", I64, ["k", 3])])
+    boxes = np.array([[[i, i, i + 1, i + 1] for i in range(6)]], np.float32)
+    scores = np.array([[[0.5, -np.inf, 0.9, 0.1, 0.3, 0.7]]], np.float32)
+    order = [2, 5, 0, 4, 3, 1]
+    write_set(os.path.join(out, "nms_no_threshold", "data"),
+              [boxes, scores, np.array([10], np.int64), np.array([0.5], np.float32)],
+              [np.array([[0, 0, k] for k in order], np.int64)])
+
+    # The count sizes intermediates only: the output is static.
+    write_model(out, "nonzero_gram",
+                [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+                 helper.make_node("Cast", ["n"], ["f"], to=F32),
+                 helper.make_node("Transpose", ["f"], ["t"]),
+                 helper.make_node("MatMul", ["f", "t"], ["y"])],
+                [value("x", F32, [3, 4])], [value("y", F32, [2, 2])])
+    x = (rng.standard_normal((3, 4)) * (rng.random((3, 4)) < 0.5)).astype(np.float32)
+    f = np.array(np.nonzero(x), np.float64)
+    write_set(os.path.join(out, "nonzero_gram", "data"), [x], [(f @ f.T).astype(np.float32)])
+
+
 def refused(out):
     """A count that must equal another input's dim: a check only the run
-    could make."""
+    could make. A count read as a value (Size of a NonZero) that could size
+    something before the run."""
+    write_model(out, "nonzero_size",
+                [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+                 helper.make_node("Size", ["n"], ["s"], name="size")],
+                [value("x", F32, [3, 4])], [value("s", I64, [])])
     write_model(out, "nonzero_add",
                 [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
                  helper.make_node("Transpose", ["n"], ["t"]),
