@@ -126,26 +126,33 @@ LogicalResult importNonZero(NodeImporter &n) {
   return success();
 }
 
-LogicalResult importCompress(NodeImporter &n) {
-  Value x = n.input(0), condition = n.input(1);
+/// Compress's and Unique's input and axis: a static, nonempty input along
+/// `axis`, or flattened when the node has none.
+FailureOr<std::pair<Value, int64_t>> selectionAxis(NodeImporter &n) {
+  Value x = n.input(0);
   auto type = NodeImporter::type(x);
   if (!type.hasStaticShape())
     return n.fail("needs an input of static shape (it bounds the result)");
-  if (!NodeImporter::type(condition).getElementType().isInteger(1))
-    return n.fail("expected a bool condition");
   if (isEmpty(x))
     return n.fail("an input with no elements is not supported yet");
-  int64_t axis = 0;
-  if (n.attr("axis")) {
-    FailureOr<int64_t> given = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());
-    if (failed(given))
-      return failure();
-    axis = *given;
-  } else {
-    // Without an axis, the flattened input's elements.
-    x = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), n.builder.getBoolAttr(false));
-  }
-  n.setOutputs(n.create<nn::CompressOp>(x, condition, n.builder.getI64IntegerAttr(axis)));
+  if (!n.attr("axis"))
+    return std::make_pair(n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}),
+                                                  n.builder.getBoolAttr(false)),
+                          int64_t(0));
+  FailureOr<int64_t> axis = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());
+  if (failed(axis))
+    return failure();
+  return std::make_pair(x, *axis);
+}
+
+LogicalResult importCompress(NodeImporter &n) {
+  if (!NodeImporter::type(n.input(1)).getElementType().isInteger(1))
+    return n.fail("expected a bool condition");
+  FailureOr<std::pair<Value, int64_t>> selection = selectionAxis(n);
+  if (failed(selection))
+    return failure();
+  n.setOutputs(n.create<nn::CompressOp>(selection->first, n.input(1),
+                                        n.builder.getI64IntegerAttr(selection->second)));
   return success();
 }
 
@@ -168,23 +175,10 @@ LogicalResult importNonMaxSuppression(NodeImporter &n) {
 }
 
 LogicalResult importUnique(NodeImporter &n) {
-  Value x = n.input(0);
-  auto type = NodeImporter::type(x);
-  if (!type.hasStaticShape())
-    return n.fail("needs an input of static shape (it bounds the result)");
-  if (isEmpty(x))
-    return n.fail("an input with no elements is not supported yet");
-  int64_t axis = 0;
-  if (n.attr("axis")) {
-    FailureOr<int64_t> given = n.normalizeAxis(n.attrInt("axis", 0), type.getRank());
-    if (failed(given))
-      return failure();
-    axis = *given;
-  } else {
-    // Without an axis, the flattened input's elements.
-    x = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), n.builder.getBoolAttr(false));
-  }
-  Operation *op = n.createOp<nn::UniqueOp>(x, n.builder.getI64IntegerAttr(axis),
+  FailureOr<std::pair<Value, int64_t>> selection = selectionAxis(n);
+  if (failed(selection))
+    return failure();
+  Operation *op = n.createOp<nn::UniqueOp>(selection->first, n.builder.getI64IntegerAttr(selection->second),
                                            n.builder.getBoolAttr(n.attrInt("sorted", 1) != 0));
   n.setOutputs(op->getResults());
   return success();
