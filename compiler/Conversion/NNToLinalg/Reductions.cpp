@@ -106,9 +106,10 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
     ArrayRef<int64_t> axes = op.getAxes();
     if (!isFloat && (kind == Kind::L2 || kind == Kind::LogSum || kind == Kind::LogSumExp)) {
       // Square roots and logarithms of integers: computed in f64, truncated back.
-      Value wide = map1(b, loc, x, [&](OpBuilder &nb, Location nl, Value v) {
-        return castScalar(nb, nl, v, nb.getF64Type(), isUnsigned, false);
-      });
+      Value wide = buildElementwise(b, loc, tensorType(x).clone(b.getF64Type()), {x},
+                                    [&](OpBuilder &nb, Location nl, ValueRange v) {
+                                      return castScalar(nb, nl, v[0], nb.getF64Type(), isUnsigned, false);
+                                    });
       Value r;
       Value zero = scalarConstant(b, loc, b.getF64Type(), 0);
       auto sum = [&](Value v, auto f) {

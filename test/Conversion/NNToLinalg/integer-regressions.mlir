@@ -17,3 +17,17 @@ func.func @reduce_mean_ui32(%x: tensor<3x2xui32>) -> tensor<3xui32> {
 
 // -----
 
+
+// -----
+
+// The Euclidean norm of integers is computed in f64 (the widening generic
+// yields f64 into an f64 tensor) and truncated back; it failed to verify.
+// CHECK-LABEL: func.func @reduce_l2_i64
+// CHECK: arith.sitofp {{.*}} : i64 to f64
+// CHECK: -> tensor<2x3xf64>
+// CHECK: math.sqrt
+// CHECK: arith.fptosi {{.*}} : f64 to i64
+func.func @reduce_l2_i64(%x: tensor<2x3xi64>) -> tensor<2x1xi64> {
+  %0 = nn.reduce_l2 %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xi64>) -> tensor<2x1xi64>
+  return %0 : tensor<2x1xi64>
+}
