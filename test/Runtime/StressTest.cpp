@@ -8,7 +8,11 @@
 //    outputs must equal, bit for bit, those of a first run made alone.
 // 2. Memory: one session runs 10 times, then 990 more; resident anonymous
 //    memory after the 1,000th run must equal that after the 10th (a run
-//    allocates nothing, runtime.h), within a few pages of slack. Its runtime
+//    allocates nothing, runtime.h), within a few pages of slack. On a CUDA
+//    device, so must the device memory in use (the driver's total - free,
+//    read through the driver the runtime loads: NNC_CUDA_DRIVER or
+//    libcuda.so.1), exactly: the whole device's, so the check wants a GPU
+//    that nothing else allocates on meanwhile. Its runtime
 //    has one thread: a pool thread that first takes part late (on a loaded
 //    machine) first touches its stack pages (and cuda-emulated's fiber
 //    stacks) late, which is no leak but looked like one.
@@ -23,6 +27,7 @@
 
 #include "nnc/runtime.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -65,6 +71,74 @@ long residentBytes() {
   if (kilobytes < 0)
     fail("cannot read RssAnon from /proc/self/status");
   return kilobytes * 1024;
+}
+
+/// Device memory in use on CUDA device `ordinal`, from the driver.
+class DeviceMemory {
+public:
+  explicit DeviceMemory(int ordinal) {
+    const char *override = std::getenv("NNC_CUDA_DRIVER");
+    std::string path = override && *override ? override : "libcuda.so.1";
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      fail("cannot load the CUDA driver '" + path + "' to read device memory");
+    resolve(init, "cuInit");
+    resolve(deviceGet, "cuDeviceGet");
+    resolve(retain, "cuDevicePrimaryCtxRetain");
+    resolve(release, "cuDevicePrimaryCtxRelease_v2");
+    resolve(push, "cuCtxPushCurrent_v2");
+    resolve(pop, "cuCtxPopCurrent_v2");
+    resolve(memGetInfo, "cuMemGetInfo_v2");
+    check(init(0), "cuInit");
+    check(deviceGet(&device, ordinal), "cuDeviceGet");
+    check(retain(&context, device), "cuDevicePrimaryCtxRetain");
+  }
+  ~DeviceMemory() {
+    release(device);
+    dlclose(handle);
+  }
+  long used() {
+    size_t free = 0, total = 0;
+    check(push(context), "cuCtxPushCurrent_v2");
+    check(memGetInfo(&free, &total), "cuMemGetInfo_v2");
+    void *popped = nullptr;
+    check(pop(&popped), "cuCtxPopCurrent_v2");
+    return static_cast<long>(total - free);
+  }
+
+private:
+  // The driver API's types, as cuda.h declares them.
+  using Result = int;
+  using Context = void *;
+  template <typename F> void resolve(F &f, const char *name) {
+    f = reinterpret_cast<F>(dlsym(handle, name));
+    if (!f)
+      fail(std::string("the CUDA driver lacks ") + name);
+  }
+  static void check(Result result, const char *call) {
+    if (result)
+      fail(std::string(call) + " failed with CUDA error " + std::to_string(result));
+  }
+  void *handle = nullptr;
+  int device = 0;
+  Context context = nullptr;
+  Result (*init)(unsigned) = nullptr;
+  Result (*deviceGet)(int *, int) = nullptr;
+  Result (*retain)(Context *, int) = nullptr;
+  Result (*release)(int) = nullptr;
+  Result (*push)(Context) = nullptr;
+  Result (*pop)(Context *) = nullptr;
+  Result (*memGetInfo)(size_t *, size_t *) = nullptr;
+};
+
+/// The CUDA device ordinal of a session device name ("cuda", "cuda:N"), or
+/// -1 for any other device.
+int cudaOrdinal(const std::string &device) {
+  if (device == "cuda")
+    return 0;
+  if (device.rfind("cuda:", 0) == 0)
+    return std::atoi(device.c_str() + 5);
+  return -1;
 }
 
 /// An input's shape with its dynamic dims at `dynamic`.
@@ -290,6 +364,10 @@ int main(int argc, char **argv) {
     nnc_runtime_t *single = nullptr;
     require(nnc_runtime_create(&serial, &single), "runtime of one thread");
     Runner runner(single, module, options);
+    int ordinal = cudaOrdinal(options.device);
+    std::unique_ptr<DeviceMemory> deviceMemory;
+    if (ordinal >= 0)
+      deviceMemory = std::make_unique<DeviceMemory>(ordinal);
     // Every size runs before the first measurement: the session's buffers
     // then hold the largest.
     int warmup = std::max<int>(10, cases.size());
@@ -297,10 +375,19 @@ int main(int argc, char **argv) {
       if (!runner.runMatches(cases[r % cases.size()]))
         fail("a run differs from the lone run at its size");
     long after10 = residentBytes();
+    long deviceAfter10 = deviceMemory ? deviceMemory->used() : 0;
     for (int r = warmup; r < 1000; ++r)
       if (!runner.runMatches(cases[r % cases.size()]))
         fail("a run differs from the lone run at its size");
     long after1000 = residentBytes();
+    if (deviceMemory) {
+      long deviceAfter1000 = deviceMemory->used();
+      if (deviceAfter1000 != deviceAfter10)
+        fail("device memory in use went from " + std::to_string(deviceAfter10) +
+             " bytes after 10 runs to " + std::to_string(deviceAfter1000) + " after 1000");
+      std::printf("memory: device memory in use after 1000 runs - after 10 = 0 bytes (%ld in use)\n",
+                  deviceAfter1000);
+    }
     // Slack for the allocator's and the C library's own pages, not per run.
     long slack = 16 * sysconf(_SC_PAGESIZE);
     if (after1000 > after10 + slack)

@@ -135,6 +135,7 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
           return generic.emitOpError("cannot reorder its loops for the GPU");
         generic = *interchanged;
       }
+      nnc::cuda::allowFusedMultiplyAdd(generic);
       // Reductions get a schedule of their own where one fits; whatever
       // none takes keeps one thread per output.
       if (succeeded(nnc::cuda::scheduleTiledMatmul(rewriter, generic)) ||

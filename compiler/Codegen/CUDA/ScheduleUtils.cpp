@@ -93,6 +93,20 @@ Operation *matchCombiner(linalg::GenericOp op) {
   return combiner;
 }
 
+void allowFusedMultiplyAdd(linalg::GenericOp op) {
+  auto add = dyn_cast_or_null<arith::AddFOp>(matchCombiner(op));
+  if (!add)
+    return;
+  for (Value term : add->getOperands()) {
+    auto mul = term.getDefiningOp<arith::MulFOp>();
+    if (!mul || !mul->hasOneUse() || mul->getBlock() != add->getBlock())
+      continue;
+    mul.setFastmath(mul.getFastmath() | arith::FastMathFlags::contract);
+    add.setFastmath(add.getFastmath() | arith::FastMathFlags::contract);
+    return;
+  }
+}
+
 TypedAttr neutralElement(Operation *combiner) {
   Type type = combiner->getResult(0).getType();
   if (isa<arith::AddFOp>(combiner))

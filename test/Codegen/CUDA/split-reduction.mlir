@@ -14,8 +14,10 @@
 // CHECK: scf.for %[[K:.*]] = %[[SPLIT]] to %c512 step %c32 iter_args(%[[ACC:.*]] = %[[NEG0]])
 // CHECK: memref.load %[[A]]
 // CHECK: memref.load %[[B]][%[[K]], %{{.*}}]
-// CHECK: arith.mulf
-// CHECK: arith.addf %[[ACC]]
+// Each term one fused multiply-add (the combining adds after it carry the
+// same flag, with no multiply to fuse).
+// CHECK: %[[TERM:.*]] = arith.mulf {{.*}} fastmath<contract>
+// CHECK: arith.addf %[[ACC]], %[[TERM]] fastmath<contract>
 // CHECK: memref.store %[[PART]], %[[SMEM]][%[[TX]]]
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.if
@@ -24,7 +26,7 @@
 // CHECK: memref.load %[[SMEM]]
 // CHECK: arith.addf %[[SUM]]
 // CHECK: %[[OLD:.*]] = memref.load %[[C]]
-// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[TOTAL]] : f32
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[TOTAL]] fastmath<contract> : f32
 // CHECK: memref.store %[[NEW]], %[[C]]
 func.func @matvec(%a: memref<1x512xf32>, %b: memref<512x256xf32>, %c: memref<1x256xf32>) {
   linalg.matmul ins(%a, %b : memref<1x512xf32>, memref<512x256xf32>) outs(%c : memref<1x256xf32>)
@@ -103,6 +105,9 @@ func.func @rowmax(%x: memref<4x8192xf32>, %y: memref<4xf32>) {
 // CHECK-NOT: gpu.shuffle
 // CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c1
 // CHECK-NOT: gpu.shuffle
+// Not a sum of products of the inputs (the multiply takes the output): no
+// fused multiply-add.
+// CHECK-NOT: fastmath
 func.func @decay(%x: memref<16x1024xf32>, %y: memref<16xf32>) {
   %half = arith.constant 0.5 : f32
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<16x1024xf32>) outs(%y : memref<16xf32>) {

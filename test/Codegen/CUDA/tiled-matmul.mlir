@@ -50,7 +50,10 @@
 // CHECK-NEXT: %[[VB:.*]] = vector.load %[[SB]][%[[KK]], %[[COL0]]] {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK-NEXT: vector.extract %[[VA]][0]
 // CHECK-NEXT: vector.extract %[[VB]][0]
-// CHECK-COUNT-16: arith.addf
+// Each term is one fused multiply-add (allowFusedMultiplyAdd).
+// CHECK: arith.mulf {{.*}} fastmath<contract>
+// CHECK-NEXT: arith.addf {{.*}} fastmath<contract>
+// CHECK-COUNT-15: arith.addf {{.*}} fastmath<contract>
 // CHECK: scf.yield
 // CHECK-COUNT-16: memref.store %{{.*}}, %[[C]][%[[BZ]],
 func.func @batched(%a: memref<4x1024x64xf32>, %b: memref<4x64x512xf32>, %c: memref<4x1024x512xf32>) {

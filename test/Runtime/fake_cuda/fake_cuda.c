@@ -105,6 +105,9 @@ static struct CUctx_st contexts[MAX_DEVICES];
 static Allocation *allocations;
 static long live_allocations, live_streams, live_modules, live_graphs, live_graph_execs,
     live_events;
+/* Bytes allocated and not freed, and the fake device's memory. */
+static size_t live_bytes;
+#define FAKE_DEVICE_BYTES ((size_t)16 << 30)
 /* The fake GPU's clock, in milliseconds: each kernel run takes one
  * microsecond per block, so event timings are known to the tests. */
 static double gpu_clock_ms;
@@ -145,16 +148,19 @@ static void record(const char *call, CUresult result, const char *format, ...) {
     return;
   if ((size_t)length >= sizeof(line))
     length = sizeof(line) - 1;
-  if (log_size + length + 1 > log_capacity) {
-    size_t capacity = (log_capacity + length + 1) * 2;
-    char *grown = realloc(log_text, capacity);
-    if (!grown)
-      abort();
-    log_text = grown;
-    log_capacity = capacity;
+  const char *keep = getenv("NNC_FAKE_CUDA_RECORD");
+  if (!keep || strcmp(keep, "0") != 0) {
+    if (log_size + length + 1 > log_capacity) {
+      size_t capacity = (log_capacity + length + 1) * 2;
+      char *grown = realloc(log_text, capacity);
+      if (!grown)
+        abort();
+      log_text = grown;
+      log_capacity = capacity;
+    }
+    memcpy(log_text + log_size, line, length + 1);
+    log_size += length;
   }
-  memcpy(log_text + log_size, line, length + 1);
-  log_size += length;
   const char *file = getenv("NNC_FAKE_CUDA_LOG");
   if (file && *file) {
     FILE *out = fopen(file, "a");
@@ -505,6 +511,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *address, size_t bytes) {
     allocation->next = allocations;
     allocations = allocation;
     ++live_allocations;
+    live_bytes += bytes;
     *address = (uintptr_t)allocation->data;
   }
   return finish("cuMemAlloc_v2", result, "%zu", bytes);
@@ -522,11 +529,25 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr address) {
   if (!result) {
     Allocation *freed = *link;
     *link = freed->next;
+    live_bytes -= freed->size;
     free(freed->data);
     free(freed);
     --live_allocations;
   }
   return finish("cuMemFree_v2", result, NULL);
+}
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
+  CUresult result = begin("cuMemGetInfo_v2");
+  if (!result)
+    result = require_context();
+  if (!result && (!free_bytes || !total_bytes))
+    result = CUDA_ERROR_INVALID_VALUE;
+  if (!result) {
+    *total_bytes = FAKE_DEVICE_BYTES;
+    *free_bytes = FAKE_DEVICE_BYTES - live_bytes;
+  }
+  return finish("cuMemGetInfo_v2", result, NULL);
 }
 
 static CUresult check_copy(CUdeviceptr device, const void *host, size_t bytes, CUstream stream) {

@@ -1,0 +1,52 @@
+"""Contractions large enough for every tile of the CUDA target's tiled matmul
+(compiler/Codegen/CUDA/TiledMatmul.cpp), with sizes that are and are not
+multiples of the tiles, and their float64 references.
+
+    tiled_matmul_models.py OUT  ->  OUT/<name>/model.onnx, test_data_set_0
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_sets import write_set  # noqa: E402
+
+# name: (batch, M, K, N). Tiles follow the blocks a size gives (Schedules.h's
+# 132 SMs): 128 x 128 from 132 such blocks, 64 x 64 from 132 of those.
+CASES = {
+    "tile128": (4, 512, 64, 1152),        # 4 x 4 x 9 = 144 blocks of 128 x 128
+    "tile128_ragged": (3, 700, 70, 1030),  # partial tiles along M, N and K
+    "tile64_ragged": (2, 300, 45, 500),    # 64 x 64: too few 128 x 128 blocks
+}
+
+
+def build(out, name, batch, m, k, n):
+    rng = np.random.default_rng(sorted(CASES).index(name))
+    a = rng.uniform(-1, 1, (batch, m, k)).astype(np.float32)
+    w = rng.uniform(-1, 1, (batch, k, n)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (n,)).astype(np.float32)
+    # MatMul with a bias and a ReLU after it: the tiled schedule takes the
+    # contraction, the epilogue stays elementwise.
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "w"], ["p"]),
+         helper.make_node("Add", ["p", "bias"], ["s"]),
+         helper.make_node("Relu", ["s"], ["y"])],
+        name,
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [batch, m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, m, n])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(model, os.path.join(out, name, "model.onnx"))
+    ref = np.maximum(a.astype(np.float64) @ w.astype(np.float64) + bias, 0)
+    write_set(os.path.join(out, name, "test_data_set_0"), [a], [ref.astype(np.float32)])
+
+
+if __name__ == "__main__":
+    for name, sizes in CASES.items():
+        build(sys.argv[1], name, *sizes)
