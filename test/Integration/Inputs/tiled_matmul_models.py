@@ -15,12 +15,14 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, os.path.dirname(__file__))
 from test_sets import write_set  # noqa: E402
 
-# name: (batch, M, K, N). Tiles follow the blocks a size gives (Schedules.h's
-# 132 SMs): 128 x 128 from 132 such blocks, 64 x 64 from 132 of those.
+# name: (batch, M, K, N). The tile follows the blocks a size gives
+# (TiledMatmul.cpp, for 132 SMs): 64 x 64 where that makes 132 blocks, else
+# 32 x 32, and 16 x 64 where M is under 32.
 CASES = {
-    "tile128": (4, 512, 64, 1152),        # 4 x 4 x 9 = 144 blocks of 128 x 128
-    "tile128_ragged": (3, 700, 70, 1030),  # partial tiles along M, N and K
-    "tile64_ragged": (2, 300, 45, 500),    # 64 x 64: too few 128 x 128 blocks
+    "tile64": (4, 512, 64, 640),           # 8 x 10 x 4 = 320 blocks of 64 x 64
+    "tile64_ragged": (3, 700, 70, 1030),   # partial tiles along M, N and K
+    "tile32_ragged": (2, 300, 45, 500),    # too few 64 x 64 blocks
+    "narrow_ragged": (4, 20, 70, 1000),    # M under 32
 }
 
 
