@@ -94,8 +94,10 @@ Operation *matchCombiner(linalg::GenericOp op) {
 }
 
 void allowFusedMultiplyAdd(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return;
   auto add = dyn_cast_or_null<arith::AddFOp>(matchCombiner(op));
-  if (!add)
+  if (!add || !add.getType().isF32())
     return;
   for (Value term : add->getOperands()) {
     auto mul = term.getDefiningOp<arith::MulFOp>();

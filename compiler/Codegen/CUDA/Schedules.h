@@ -45,11 +45,11 @@ mlir::Value cloneBody(mlir::OpBuilder &b, mlir::linalg::GenericOp op, mlir::Valu
 /// when it is an associative and commutative arith op with a neutral
 /// element; null otherwise.
 mlir::Operation *matchCombiner(mlir::linalg::GenericOp op);
-/// Lets a float sum of products (out = out + a * b: matmuls, convolutions,
-/// dot products) compute each term as one fused multiply-add, rounded once,
-/// as the CPU target's vectorized contractions and CUDA's own compiler do:
-/// marks the multiply and the add `contract`. Other bodies are left alone
-/// (ExactMath's exact sequences rely on two roundings).
+/// Lets an f32 reduction that sums products (out = out + a * b: matmuls,
+/// convolutions, dot products) compute each term as one fused multiply-add,
+/// rounded once, as the CPU target's vectorized matmuls and convolutions and
+/// CUDA's own compiler do: marks the multiply and the add `contract`. Other
+/// bodies are left alone (ExactMath's exact sequences rely on two roundings).
 void allowFusedMultiplyAdd(mlir::linalg::GenericOp op);
 /// Where partial results of `combiner` start: its neutral element, and -0.0
 /// for a float sum, the true neutral element (so that a sum of negative zeros
