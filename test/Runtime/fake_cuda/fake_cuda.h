@@ -18,6 +18,9 @@
  *                           functions (nnc_fake_cuda_kernel_fn) run kernel
  *                           <name>; without one, launches only record
  *   NNC_FAKE_CUDA_LOG       a file each recorded call is appended to
+ *   NNC_FAKE_CUDA_LEAK      bytes each graph launch leaves in use on the
+ *                           device (cuMemGetInfo_v2): a runtime leaking per
+ *                           run, for the tests of the checks that catch it
  *   NNC_FAKE_CUDA_RECORD    "0": keep no calls in memory (nnc_fake_cuda_log
  *                           then stays empty), for long runs whose memory
  *                           is measured (nnc-stress)
