@@ -217,8 +217,11 @@ const std::vector<HandlerEntry> &handlerTable() {
 constexpr int64_t kSchemaOpset = 17;
 
 /// Checks that a node has the inputs its op requires. Handlers take required
-/// inputs as present; the count comes from ONNX's schema (which stops at opset
-/// 17; later versions required no more inputs than their predecessors).
+/// inputs as present: the first min_input, and every one that fills a
+/// variadic parameter (Sum's, Concat's), which ONNX never lets be left out
+/// with an empty name. The rules come from ONNX's schema (which stops at
+/// opset 17; later versions required no more inputs than their
+/// predecessors).
 LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Location loc) {
   const onnx::OpSchema *schema =
       onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kSchemaOpset),
@@ -229,6 +232,15 @@ LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Lo
     if (i >= node.input_size() || node.input(i).empty())
       return emitError(loc) << node.op_type() << " (opset " << opset << "): expected at least "
                             << schema->min_input() << " inputs (input " << i << " is missing)";
+  const auto &formals = schema->inputs();
+  for (int i = 0; i < node.input_size() && !formals.empty(); ++i) {
+    const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
+    if (formal.GetOption() == onnx::OpSchema::Variadic && (size_t)i + 1 >= formals.size() &&
+        node.input(i).empty())
+      return emitError(loc) << node.op_type() << " (opset " << opset << "): input " << i
+                            << " is missing (an empty name), but its inputs '" << formal.GetName()
+                            << "' are variadic: each must be given";
+  }
   return success();
 }
 
