@@ -19,6 +19,39 @@ def OrderGlobals : Pass<"nnc-order-globals", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def ConstantsAsBytes : Pass<"nnc-constants-as-bytes", "mlir::ModuleOp"> {
+  let summary = "retype constant globals in the LLVM dialect as flat byte arrays";
+  let description = [{
+    A constant global whose value is a resource (the weights) has the
+    nested array type of its shape, and translation to LLVM IR builds one
+    uniqued constant per innermost row: ResNet-18's 3x3 filters alone made
+    hundreds of thousands, a second of a compile, and code generation then
+    emitted them one element at a time. Retyped as one `[N x i8]` array of
+    the same bytes, each global becomes one constant that is emitted as a
+    block. Readers are unaffected: they address the global through GEPs that
+    carry their own element types.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def ShareConcatPrefixes : Pass<"nnc-share-concat-prefixes", "mlir::func::FuncOp"> {
+  let summary = "compute concats whose inputs begin another concat's as views of it";
+  let description = [{
+    A DenseNet layer concatenates every feature map before it, so each
+    layer's concat repeats the one before plus one input: copied, that is
+    quadratic in the layers, in run time and in the IR bufferization
+    analyzes and LLVM compiles. A static concat (an empty tensor and its
+    inputs inserted in order along one axis) whose inputs are the first
+    inputs of a longer one, in order, becomes a slice of the longer one's
+    value after those inputs are inserted; the longer one's inserts move up
+    to where each input is computed. Each input is then inserted once, and
+    each shorter concat is a view of the prefix. Bufferization keeps the
+    shared buffer in place where every read of a prefix comes before the
+    next insert (a DenseNet block), and copies, correctly, where not.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def HoistBatchInvariants : Pass<"nnc-hoist-batch-invariants", "mlir::func::FuncOp"> {
   let summary = "move what a batch loop's iterations share out of the loop";
   let description = [{

@@ -67,6 +67,8 @@ using namespace mlir;
 void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
   // One pattern per nn op family; needs the static shapes the graph stage made.
   pm.addPass(createConvertNNToLinalg());
+  // Before CSE merges the empty tensors of concats of the same type.
+  pm.addNestedPass<func::FuncOp>(nnc::createShareConcatPrefixes());
   // Folds the reshapes and constants the patterns produce in isolation.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -220,6 +222,7 @@ static void addToLLVM(OpPassManager &pm) {
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(nnc::createConstantsAsBytes());
 }
 
 void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {

@@ -29,6 +29,8 @@ CASES = {
     "shifted_asym_5x3": ((1, 5, 33, 47), 10, (5, 3), (0, 1, 2, 0), (1, 1), (1, 1), True),
     "shifted_ragged_3ch": ((1, 3, 20, 64), 7, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), False),
     "shifted_no_pad": ((1, 9, 18, 66), 40, (3, 3), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    # 128 channels of 9 taps: the reduction is split into cache tiles.
+    "shifted_deep_bias": ((1, 128, 20, 30), 32, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
     "patches_narrow_7x7": ((1, 64, 7, 7), 64, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
     "patches_strided": ((1, 8, 31, 31), 16, (3, 3), (1, 1, 1, 1), (2, 2), (1, 1), True),
     "stem_7x7_s2": ((1, 3, 64, 64), 64, (7, 7), (3, 3, 3, 3), (2, 2), (1, 1), False),
@@ -214,5 +216,33 @@ for name, size in (("chain_conv_bn_clip", 32), ("chain_conv_bn_clip_28x28", 28))
     if not run_case(nnc, nnc_run, work, name, nodes, [("x", x)], ("y", y),
                     [("w", w), ("scale", scale), ("shift", shift), ("mean", mean), ("var", var),
                      ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))]):
+        failed += 1
+
+# A DenseNet block: each layer convolves the ReLU of the concat of the block's
+# input and every feature before it; the block's output concatenates them
+# all. The layers' concats are views of the output's prefixes
+# (nnc-share-concat-prefixes). The dense_block_reread case also concatenates
+# an early prefix again after later features were inserted.
+for name, reread in (("dense_block", False), ("dense_block_reread", True)):
+    x = rng.uniform(-1, 1, (1, 8, 10, 10)).astype(np.float32)
+    features, nodes, weights, names = [x.astype(np.float64)], [], [], ["x"]
+    for layer in range(3):
+        c = 8 + 4 * layer
+        w = rng.uniform(-0.5, 0.5, (4, c, 3, 3)).astype(np.float32)
+        joined = np.concatenate(features, axis=1)
+        features.append(reference(np.maximum(joined, 0), w, None, (1, 1, 1, 1), (1, 1), (1, 1)))
+        if layer == 0:
+            nodes.append(helper.make_node("Relu", ["x"], ["r0"]))
+        else:
+            nodes.append(helper.make_node("Concat", names[:], [f"c{layer}"], axis=1))
+            nodes.append(helper.make_node("Relu", [f"c{layer}"], [f"r{layer}"]))
+        nodes.append(helper.make_node("Conv", [f"r{layer}", f"w{layer}"], [f"f{layer}"],
+                                      kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+        names.append(f"f{layer}")
+        weights.append((f"w{layer}", w))
+    outputs = names + (["c1"] if reread else [])
+    y = np.concatenate(features + ([np.concatenate(features[:2], axis=1)] if reread else []), axis=1)
+    nodes.append(helper.make_node("Concat", outputs, ["y"], axis=1))
+    if not run_case(nnc, nnc_run, work, name, nodes, [("x", x)], ("y", y), weights):
         failed += 1
 sys.exit(1 if failed else 0)
