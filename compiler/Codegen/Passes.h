@@ -28,6 +28,11 @@ namespace nnc {
 /// nnc-cpu-sink-border-fills moves them into the loop writing the interior).
 inline constexpr char kPadBorderAttr[] = "nnc.pad_border";
 
+/// An scf.for's LLVM loop metadata (a #llvm.loop_annotation): SCF-to-CF
+/// moves it to the loop's latch branch, nnc-loop-annotations into that
+/// branch's metadata.
+inline constexpr char kLoopAnnotationAttr[] = "llvm.loop_annotation";
+
 /// The LLVM function nnc-profile-kernels defines and calls as each kernel
 /// starts. Its calls are host code on every target, and kernels stay on
 /// their side of them.

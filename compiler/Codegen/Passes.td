@@ -34,6 +34,18 @@ def ConstantsAsBytes : Pass<"nnc-constants-as-bytes", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def LoopAnnotations : Pass<"nnc-loop-annotations", "mlir::ModuleOp"> {
+  let summary = "make the loop annotations on LLVM branches their loop metadata";
+  let description = [{
+    An `scf.for` carrying `llvm.loop_annotation` (a loop LLVM must not
+    unroll, say) keeps it through SCF-to-CF, on its latch branch, and
+    through CF-to-LLVM, but as a discardable attribute, which translation to
+    LLVM IR ignores. This pass sets it as the `llvm.br` or `llvm.cond_br`'s
+    own `loop_annotation`, which becomes the loop's `!llvm.loop` metadata.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def ShareConcatPrefixes : Pass<"nnc-share-concat-prefixes", "mlir::func::FuncOp"> {
   let summary = "compute concats whose inputs begin another concat's as views of it";
   let description = [{
@@ -234,8 +246,13 @@ def SinkBorderFills : Pass<"nnc-cpu-sink-border-fills", "mlir::func::FuncOp"> {
       ...
     }
     ```
+
+    Every border fill, sunk or not, then becomes `scf.for` loops annotated
+    not to be unrolled (`llvm.loop_annotation`, nnc-loop-annotations): a
+    loop per row and channel stays a loop instead of thousands of stores.
   }];
-  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def VectorizeCopies : Pass<"nnc-cpu-vectorize-copies", "mlir::func::FuncOp"> {

@@ -223,6 +223,7 @@ static void addToLLVM(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(nnc::createConstantsAsBytes());
+  pm.addPass(nnc::createLoopAnnotations());
 }
 
 void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {

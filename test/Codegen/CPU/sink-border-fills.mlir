@@ -2,20 +2,25 @@
 
 // A 1x8x4x4 image padded to 6x6: its four border strips are filled by the
 // chunk loop that writes the interior two channels at a time, each chunk its
-// own two channels of every strip; the fill of another buffer stays.
+// own two channels of every strip; the fill of another buffer stays. Border
+// fills become loops LLVM must not unroll.
+// CHECK-DAG: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG: #[[KEEP:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
 // CHECK-LABEL: func.func @sunk
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[OTHER:.*]] : memref<16xf32>)
 // CHECK-NOT: linalg.fill
 // CHECK: scf.forall (%[[I:.*]]) = (0) to (8) step (2) {
 // CHECK-NEXT: %[[P0:.*]] = memref.subview %[[TOP:.*]][0, %[[I]], 0, 0] [1, 2, 1, 6] [1, 1, 1, 1]
-// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[P0]] : memref<1x2x1x6xf32
-// CHECK-NEXT: %[[P1:.*]] = memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 1, 6] [1, 1, 1, 1] {{.*}} offset: 30>> to
-// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[P1]]
-// CHECK-NEXT: %[[P2:.*]] = memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 6, 1] [1, 1, 1, 1]
-// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[P2]]
-// CHECK-NEXT: %[[P3:.*]] = memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 6, 1] [1, 1, 1, 1] {{.*}} offset: 5>> to
-// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[P3]]
-// CHECK-NEXT: memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 4, 4]
+// CHECK: memref.store %{{.*}}, %[[P0]]
+// CHECK-NEXT: } {llvm.loop_annotation = #[[KEEP]]}
+// CHECK: %[[P1:.*]] = memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 1, 6] [1, 1, 1, 1] {{.*}} offset: 30>> to
+// CHECK: memref.store %{{.*}}, %[[P1]]
+// CHECK: %[[P2:.*]] = memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 6, 1] [1, 1, 1, 1]
+// CHECK: memref.store %{{.*}}, %[[P2]]
+// CHECK: %[[P3:.*]] = memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 6, 1] [1, 1, 1, 1] {{.*}} offset: 5>> to
+// CHECK: memref.store %{{.*}}, %[[P3]]
+// CHECK: memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 2, 4, 4]
+// CHECK-NOT: linalg.fill
 // CHECK: vector.transfer_write
 func.func @sunk(%src: memref<1x8x4x4xf32>, %other: memref<16xf32>) -> memref<1x8x6x6xf32> {
   %zero = arith.constant 0.0 : f32
@@ -42,13 +47,17 @@ func.func @sunk(%src: memref<1x8x4x4xf32>, %other: memref<16xf32>) -> memref<1x8
 // -----
 
 // Left alone: a loop that also reads the padded buffer (a chunk could read
-// another chunk's border before it is filled), and fills not marked as a
-// pad's border.
+// another chunk's border before it is filled; the border is filled before
+// the loop, still as loops kept rolled), and fills not marked as a pad's
+// border.
 // CHECK-LABEL: func.func @kept
-// CHECK: linalg.fill ins
-// CHECK-NEXT: memref.subview
+// CHECK: %[[TOP:.*]] = memref.subview
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[TOP]]
+// CHECK: } {llvm.loop_annotation =
+// CHECK: memref.subview %{{.*}}[0, 0, 1, 1] [1, 8, 4, 4]
 // CHECK-NEXT: scf.forall
-// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.store
 // CHECK: linalg.fill ins
 // CHECK-NEXT: memref.subview
 // CHECK-NEXT: scf.forall
