@@ -41,5 +41,7 @@ void nnc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // Inference batch norms after convolutions cost nothing once folded into
   // their weights; the original constants are then dead.
   func.addPass(nn::createNNFoldBatchNorm());
+  // Then the filters, folded, lose the taps that only read padding.
+  func.addPass(nn::createNNTrimDeadTaps());
   func.addPass(createCanonicalizerPass());
 }

@@ -16,6 +16,8 @@
 
 #include "compiler/Transforms/Passes.h"
 
+#include "compiler/Transforms/FloatConstants.h"
+
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -32,42 +34,6 @@ using namespace mlir;
 using namespace nnc::nn;
 
 namespace {
-/// The values of an f32 nn.constant with `count` elements, if `value` is one.
-std::optional<std::vector<float>> constantFloats(Value value, int64_t count) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  auto type = dyn_cast<RankedTensorType>(constant.getValue().getType());
-  if (!type || !type.getElementType().isF32() || type.getNumElements() != count)
-    return std::nullopt;
-  std::vector<float> values(count);
-  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
-    llvm::copy(dense.getValues<float>(), values.begin());
-    return values;
-  }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != count * sizeof(float))
-      return std::nullopt;
-    std::memcpy(values.data(), blob->getData().data(), count * sizeof(float));
-    return values;
-  }
-  return std::nullopt;
-}
-
-/// Weights as dense resources, as the importer makes them; small constants
-/// (a bias) inline, where the IR shows their values.
-Value floatConstant(PatternRewriter &rewriter, Location loc, RankedTensorType type,
-                    ArrayRef<float> values) {
-  ElementsAttr attr;
-  if (values.size() <= 256)
-    attr = DenseElementsAttr::get(type, values);
-  else
-    attr = DenseResourceElementsAttr::get(type, "nnc_folded_batch_norm",
-                                          HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
-  return ConstantOp::create(rewriter, loc, type, attr);
-}
-
 struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -105,10 +71,10 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
     }
     Location loc = conv.getLoc();
     rewriter.setInsertionPoint(conv);
-    Value w = floatConstant(rewriter, loc, filterType, newFilter);
+    Value w = floatConstant(rewriter, loc, filterType, newFilter, "nnc_folded_batch_norm");
     Value b = floatConstant(rewriter, loc,
                             RankedTensorType::get({channels}, filterType.getElementType()),
-                            newBias);
+                            newBias, "nnc_folded_batch_norm");
     auto folded = ConvOp::create(rewriter, loc, norm.getType(), conv.getInput(), w, b,
                                  conv.getStridesAttr(), conv.getDilationsAttr(),
                                  conv.getPadsAttr(), conv.getGroupAttr());

@@ -47,6 +47,30 @@ def NNFoldBatchNorm : Pass<"nn-fold-batch-norm", "mlir::func::FuncOp"> {
   let dependentDialects = ["nnc::nn::NNDialect"];
 }
 
+def NNTrimDeadTaps : Pass<"nn-trim-dead-taps", "mlir::func::FuncOp"> {
+  let summary = "drop filter taps that only ever read a convolution's padding";
+  let description = [{
+    For a convolution with static shapes and an f32 constant filter, a tap
+    along a spatial dim is dead when, for every output position, it reads a
+    padding row (or column): 3x3 filters over the 1x1 maps of a CNN's last
+    stage at a small input keep only their center tap. Dead leading and
+    trailing taps are cut from the filter at compile time, and the leading
+    and trailing pads shrink so that every kept tap reads what it read
+    before; the result is the same convolution with fewer multiply-adds and
+    fewer weights to read. Convolutions whose trimming would need a negative
+    pad are left alone.
+
+    ```mlir
+    %y = nn.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, ...}
+         : (tensor<1x512x1x1xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x1x1xf32>
+    // becomes
+    %y = nn.conv %x, %w_center {pads = array<i64: 0, 0, 0, 0>, ...}
+         : (tensor<1x512x1x1xf32>, tensor<512x512x1x1xf32>) -> tensor<1x512x1x1xf32>
+    ```
+  }];
+  let dependentDialects = ["nnc::nn::NNDialect"];
+}
+
 def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
   let summary = "derive the training functions of @main";
   let description = [{

@@ -42,6 +42,12 @@ CASES = {
     "pointwise_14x14": ((1, 40, 14, 14), 64, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), False),
     # Several images, one filter: a matmul per image (the image loop a batch loop).
     "pointwise_batch3_shared": ((3, 48, 20, 20), 24, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    # Taps that read only padding are dropped (nn-trim-dead-taps): all but the
+    # center over a 1x1 map, the first row and column of a strided one, the
+    # outer rows over a one-row map.
+    "dead_taps_center": ((1, 16, 1, 1), 32, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), True),
+    "dead_taps_strided": ((1, 8, 2, 2), 16, (3, 3), (1, 1, 1, 1), (2, 2), (1, 1), True),
+    "dead_taps_rows": ((1, 4, 1, 9), 8, (3, 3), (1, 1, 1, 1), (1, 1), (1, 1), False),
 }
 
 
