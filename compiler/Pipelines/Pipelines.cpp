@@ -244,23 +244,26 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   // Multi-dimensional transfers become 1-D ones.
   VectorTransferToSCFOptions toSCF;
   toSCF.enableFullUnroll();
-  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(toSCF));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  // Passes that stay within a function run on one function per thread: a
+  // module has one function per parallel loop (DenseNet-121: 262).
+  OpPassManager &perFunction = pm.nest<func::FuncOp>();
+  perFunction.addPass(createConvertVectorToSCFPass(toSCF));
+  perFunction.addPass(createLowerAffinePass());
+  perFunction.addPass(createSCFToControlFlowPass());
   // Subviews and views become plain pointer arithmetic.
-  pm.addNestedPass<func::FuncOp>(createExpandDynamicViews());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  perFunction.addPass(createExpandDynamicViews());
+  perFunction.addPass(memref::createExpandStridedMetadataPass());
+  perFunction.addPass(createLowerAffinePass());
   // Integer powers have no LLVM intrinsic: expand them into loops.
   pm.addPass(createConvertMathToFuncs());
   // Math with LLVM intrinsics first; the rest (erf, tanh, ...) as libm calls.
-  pm.addPass(createConvertMathToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   // Register-tile contractions become outer products, then FMAs.
   ConvertVectorToLLVMPassOptions toLLVM;
   toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
   toLLVM.vectorTransposeLowering = vector::VectorTransposeLowering::Shuffle16x16;
-  pm.addPass(createConvertVectorToLLVMPass(toLLVM));
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass(toLLVM));
   addToLLVM(pm);
 }
 
