@@ -18,12 +18,10 @@
 
 #include "compiler/Transforms/FloatConstants.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace nnc::nn {
 #define GEN_PASS_DEF_NNFOLDBATCHNORM
