@@ -263,6 +263,9 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   ConvertVectorToLLVMPassOptions toLLVM;
   toLLVM.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
   toLLVM.vectorTransposeLowering = vector::VectorTransposeLowering::Shuffle16x16;
+  // A vector's float sum in a tree of shuffles, not a chain of 16 dependent
+  // adds (row reductions end with one per row).
+  toLLVM.reassociateFPReductions = true;
   pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass(toLLVM));
   addToLLVM(pm);
 }

@@ -6,11 +6,13 @@
 // vector registers across the k loop. Edge tiles are peeled off, so every
 // tile has a static shape and takes the same unmasked kernel. The register
 // tile's rows follow the target's register count (RegisterShapes).
-// Elementwise ops and copies are vectorized along rows.
+// Elementwise ops and copies are vectorized along rows; reductions keep
+// their accumulators in vectors (Reductions.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/Common/ConstantMatrix.h"
+#include "compiler/Codegen/CPU/Schedules.h"
 #include "compiler/Codegen/Common/SaturatingMath.h"
 #include "compiler/Codegen/Passes.h"
 
@@ -40,6 +42,7 @@ namespace nnc {
 } // namespace nnc
 
 using namespace mlir;
+using namespace nnc::cpu;
 
 namespace {
 // The k steps each step of a register tile's loop takes.
@@ -141,12 +144,6 @@ FailureOr<linalg::ContractionDimensions> shiftedConvDims(linalg::LinalgOp op) {
   return dims;
 }
 
-// Markers between the steps of the pass: loops to peel, ops to vectorize.
-constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorize = "nnc.vectorize",
-                              kPackedB = "nnc.packed_b",
-                              kRegisterK = "nnc.register_k",
-                              kVectorizeIfPossible = "nnc.vectorize_if_possible";
-
 /// The largest divisor of `value` that is at most `limit` (1 if none is larger).
 int64_t largestDivisorUpTo(int64_t value, int64_t limit) {
   for (int64_t d = std::min(value, limit); d > 1; --d)
@@ -195,10 +192,6 @@ bool preferSplitN(linalg::LinalgOp op, const linalg::ContractionDimensions &dims
 /// faster unpacked at 1 and 2 threads.
 constexpr int64_t kPackMinM = 32;
 
-using LoopType = scf::SCFTilingOptions::LoopType;
-FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
-                                     LoopType loops = LoopType::ForOp);
 FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op,
                                              int64_t lanes);
 void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes);
@@ -320,22 +313,6 @@ void readPackedB(RewriterBase &rewriter, OpOperand &operand, function_ref<Value(
   rewriter.modifyOpInPlace(op, [&] { operand.set(fromPanel); });
 }
 
-/// Tiles `op` by `sizes` (0 = untiled) with loops in `order` (empty: loop
-/// order), as scf.for loops or one scf.forall.
-FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
-                                     LoopType loops) {
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
-  options.setInterchange(order);
-  options.setLoopType(loops);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (succeeded(tiled))
-    rewriter.replaceOp(op, tiled->replacements);
-  return tiled;
-}
 
 /// A contraction tiled with the op that initializes its accumulator (zeros,
 /// or a broadcast bias) fused into each tile: the tiled op, its loops (outer
@@ -742,6 +719,9 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   SmallVector<int64_t> minChunk(ranges.size(), 1);
   if (std::optional<unsigned> across = readAcrossLoop(op))
     minChunk[*across] = lanes;
+  // So does a column reduction's column, its vector.
+  if (std::optional<unsigned> column = reductionColumn(op))
+    minChunk[*column] = lanes;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> split(ranges.size(), 0);
   int64_t chunks = 1;
@@ -781,15 +761,6 @@ void splitRowIntoVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t la
   tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
 }
 
-/// Whether every operand of `op` has elements of whole bytes: booleans are
-/// bytes in memory but bits in vectors, so a vector load of i1 would read
-/// packed bits.
-bool onBytes(linalg::GenericOp op) {
-  return llvm::all_of(op->getOperands(), [](Value operand) {
-    Type element = getElementTypeOrSelf(operand.getType());
-    return element.isIntOrFloat() && element.getIntOrFloatBitWidth() >= 8;
-  });
-}
 
 /// Whether `op` is elementwise (all loops parallel, the result written in
 /// loop order) on operands of whole bytes.
@@ -1090,7 +1061,8 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       FailureOr<linalg::GenericOp> chunk = splitIntoChunks(rewriter, op, shapes.lanes);
       if (failed(chunk))
         return signalPassFailure();
-      scheduleElementwise(rewriter, *chunk, shapes.lanes);
+      if (!scheduleReduction(rewriter, *chunk, shapes.lanes))
+        scheduleElementwise(rewriter, *chunk, shapes.lanes);
     }
     peelMarkedLoops(rewriter, func);
     // Peeled tiles get constant sizes; canonicalization makes their types static.
@@ -1149,6 +1121,8 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       // Convolution tiles are written back through a unit-dim expansion.
       tensor::populateReassociativeReshapeFoldingPatterns(patterns);
       scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+      // A row reduction's step reduces over a unit dim: plain elementwise.
+      vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
       patterns.add<StridedReadAsShuffle>(ctx);
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
@@ -1237,3 +1211,25 @@ struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass>
   }
 };
 } // namespace
+
+FailureOr<scf::SCFTilingResult> nnc::cpu::tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                               ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
+                                               LoopType loops) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  options.setInterchange(order);
+  options.setLoopType(loops);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (succeeded(tiled))
+    rewriter.replaceOp(op, tiled->replacements);
+  return tiled;
+}
+
+bool nnc::cpu::onBytes(linalg::GenericOp op) {
+  return llvm::all_of(op->getOperands(), [](Value operand) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    return element.isIntOrFloat() && element.getIntOrFloatBitWidth() >= 8;
+  });
+}
