@@ -208,6 +208,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addSamplingHandlers(t);
     addQuantizedHandlers(t);
     addTrainingHandlers(t);
+    addControlFlowHandlers(t);
     return t;
   }();
   return table;
@@ -228,11 +229,17 @@ LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Lo
                                      isDefaultDomain(node.domain()) ? "" : node.domain());
   if (!schema)
     return success();
+  const auto &formals = schema->inputs();
+  // An optional input counts toward min_input but may be left out with an
+  // empty name (Scan-8's sequence_lens, before its variadic inputs).
+  auto optional = [&](int i) {
+    return !formals.empty() &&
+           formals[std::min<size_t>(i, formals.size() - 1)].GetOption() == onnx::OpSchema::Optional;
+  };
   for (int i = 0; i < schema->min_input(); ++i)
-    if (i >= node.input_size() || node.input(i).empty())
+    if (i >= node.input_size() || (node.input(i).empty() && !optional(i)))
       return emitError(loc) << node.op_type() << " (opset " << opset << "): expected at least "
                             << schema->min_input() << " inputs (input " << i << " is missing)";
-  const auto &formals = schema->inputs();
   for (int i = 0; i < node.input_size() && !formals.empty(); ++i) {
     const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
     if (formal.GetOption() == onnx::OpSchema::Variadic && (size_t)i + 1 >= formals.size() &&
@@ -331,6 +338,8 @@ private:
   /// compiling (exporters' conditions on static shapes), else both, joined
   /// by a Where per output.
   LogicalResult importIf(onnx::NodeProto &node, Location loc);
+  FailureOr<SmallVector<Value>> importSubgraph(onnx::GraphProto &graph, ArrayRef<Value> inputs,
+                                               Location loc);
   LogicalResult checkSingleAssignment(const llvm::StringSet<> &initializerNames, Location fileLoc);
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
   LogicalResult checkInputShape(const onnx::ValueInfoProto &info, ArrayRef<int64_t> shape,
@@ -413,7 +422,12 @@ int GraphImporter::checkSupportedNodes(const onnx::GraphProto &graph) {
       ++unsupported;
       emitError(nodeLoc(node, index)) << "unsupported op '" << node.op_type() << "' (domain '"
                                << domain << "', opset " << version << ")";
+      continue;
     }
+    // Loop's and Scan's bodies.
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.has_g())
+        unsupported += checkSupportedNodes(a.g());
   }
   return unsupported;
 }
@@ -572,6 +586,13 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
     }
     NodeImporter importer(node, version, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);
+    importer.importSubgraph = [this, &node, loc](StringRef name,
+                                                 ArrayRef<Value> inputs) -> FailureOr<SmallVector<Value>> {
+      for (onnx::AttributeProto &a : *node.mutable_attribute())
+        if (a.name() == name && a.has_g())
+          return importSubgraph(*a.mutable_g(), inputs, loc);
+      return emitError(loc) << node.op_type() << " has no graph attribute '" << name << "'";
+    };
     if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
         !importer.rejected()) {
       for (int i = 0; i < node.output_size(); ++i) {
@@ -623,26 +644,11 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
     return emitError(loc) << "If's condition must be one bool (got " << cond.getType() << ")";
   // One branch's outputs, its names scoped to it.
   auto importBranch = [&](onnx::GraphProto &branch) -> FailureOr<SmallVector<Value>> {
-    llvm::StringMap<Value> outer = values;
-    auto restore = llvm::make_scope_exit([&] { values = std::move(outer); });
-    for (onnx::TensorProto &t : *branch.mutable_initializer()) {
-      FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelPath);
-      if (failed(attr))
-        return failure();
-      values[t.name()] = nn::ConstantOp::create(builder, loc, *attr).getResult();
-    }
-    if (!importNodes(branch))
+    FailureOr<SmallVector<Value>> results = importSubgraph(branch, {}, loc);
+    if (failed(results))
       return failure();
-    SmallVector<Value> results;
-    for (const onnx::ValueInfoProto &info : branch.output()) {
-      Value v = values.lookup(info.name());
-      if (!v)
-        return emitError(loc) << "If branch '" << branch.name() << "': output '" << info.name()
-                              << "' is never computed";
-      results.push_back(v);
-    }
-    if ((int)results.size() != node.output_size())
-      return emitError(loc) << "If branch '" << branch.name() << "' has " << results.size()
+    if ((int)results->size() != node.output_size())
+      return emitError(loc) << "If branch '" << branch.name() << "' has " << results->size()
                             << " outputs, the node " << node.output_size();
     return results;
   };
@@ -695,6 +701,37 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
     if (!name.empty())
       values[name] = v;
   return success();
+}
+
+/// `graph` (a node's subgraph) in a scope of its own: the values around it
+/// visible, its initializers, its inputs (bound to `inputs`) and its nodes'
+/// outputs gone afterwards. Its outputs in order.
+FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &graph,
+                                                            ArrayRef<Value> inputs, Location loc) {
+  if (graph.input_size() != (int)inputs.size())
+    return emitError(loc) << "subgraph '" << graph.name() << "' has " << graph.input_size()
+                          << " inputs, but the node gives it " << inputs.size();
+  llvm::StringMap<Value> outer = values;
+  llvm::scope_exit restore([&] { values = std::move(outer); });
+  for (onnx::TensorProto &t : *graph.mutable_initializer()) {
+    FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelPath);
+    if (failed(attr))
+      return failure();
+    values[t.name()] = nn::ConstantOp::create(builder, loc, *attr).getResult();
+  }
+  for (auto [info, value] : llvm::zip(graph.input(), inputs))
+    values[info.name()] = value;
+  if (!importNodes(graph))
+    return failure();
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &info : graph.output()) {
+    Value v = values.lookup(info.name());
+    if (!v)
+      return emitError(loc) << "subgraph '" << graph.name() << "': output '" << info.name()
+                            << "' is never computed";
+    results.push_back(v);
+  }
+  return results;
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run() {

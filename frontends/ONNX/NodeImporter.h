@@ -45,6 +45,7 @@ void addRecurrentHandlers(std::vector<HandlerEntry> &table);
 void addSamplingHandlers(std::vector<HandlerEntry> &table);
 void addQuantizedHandlers(std::vector<HandlerEntry> &table);
 void addTrainingHandlers(std::vector<HandlerEntry> &table);
+void addControlFlowHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
 /// moved into a dense resource. External data is found beside `modelPath`, the
@@ -126,6 +127,13 @@ public:
   /// `value`, or an error naming the node when computing `what` overflowed or
   /// divided by zero ("blocksize^2 overflows int64").
   mlir::FailureOr<int64_t> checked(CheckedInt value, const llvm::Twine &what) const;
+
+  /// Imports the node's graph attribute `name` once, its inputs bound to
+  /// `inputs`, in a scope of its own; returns its outputs (set by the graph
+  /// importer; Loop and Scan call it once per iteration).
+  std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(llvm::StringRef name,
+                                                                mlir::ArrayRef<mlir::Value> inputs)>
+      importSubgraph;
 
   /// Records the results, in order, as the node's outputs.
   void setOutputs(mlir::ValueRange values) { outputs.assign(values.begin(), values.end()); }
