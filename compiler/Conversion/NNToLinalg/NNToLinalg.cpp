@@ -80,6 +80,12 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
                   "the same batch dims on both sides (no static 1 against another size) and at "
                   "most one of them dynamic on both, is supported yet");
   }
+  // Reductions over any dims, dynamic ones included (a mean over a symbolic
+  // sequence, a sum kept per sample of a symbolic batch).
+  if (isa<nn::ReduceSumOp, nn::ReduceMeanOp, nn::ReduceMaxOp, nn::ReduceMinOp, nn::ReduceProdOp,
+          nn::ReduceL1Op, nn::ReduceL2Op, nn::ReduceSumSquareOp, nn::ReduceLogSumOp,
+          nn::ReduceLogSumExpOp>(op))
+    return std::nullopt;
   // Softmax reduces over its axis, dynamic or not.
   if (isa<nn::SoftmaxOp, nn::LogSoftmaxOp, nn::TransposeOp>(op))
     return std::nullopt;

@@ -67,11 +67,25 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
   return reshapeTo(b, loc, generic.getResult(0), RankedTensorType::get(keptShape, init.getType()));
 }
 
-int64_t countOver(RankedTensorType type, ArrayRef<int64_t> axes) {
-  int64_t n = 1;
-  for (int64_t a : axes)
-    n *= type.getDimSize(a);
-  return n;
+/// The number of elements `axes` of `x` span, as a scalar of `element` type:
+/// a constant, or computed from the dims known only at run time.
+Value countOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes, Type element) {
+  auto type = tensorType(x);
+  int64_t fixed = 1;
+  Value dynamic;
+  for (int64_t a : axes) {
+    if (!type.isDynamicDim(a)) {
+      fixed *= type.getDimSize(a);
+      continue;
+    }
+    Value d = dimOf(b, loc, x, a);
+    dynamic = dynamic ? Value(arith::MulIOp::create(b, loc, dynamic, d)) : d;
+  }
+  if (!dynamic)
+    return scalarConstant(b, loc, element, fixed);
+  Value n = arith::MulIOp::create(b, loc, dynamic, arith::ConstantIndexOp::create(b, loc, fixed));
+  return castScalar(b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), n), element,
+                    /*fromUnsigned=*/false, /*toUnsigned=*/false);
 }
 
 /// Elementwise map of one tensor.
@@ -141,7 +155,7 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
     switch (kind) {
     case Kind::Sum: r = sumOf(x); break;
     case Kind::Mean: {
-      Value n = scalarConstant(b, loc, element, countOver(type, axes));
+      Value n = countOver(b, loc, x, axes, element);
       r = map1(b, loc, sumOf(x), [&](OpBuilder &nb, Location nl, Value s) -> Value {
         if (isFloat) return arith::DivFOp::create(nb, nl, s, n);
         if (isUnsigned) return arith::DivUIOp::create(nb, nl, s, n);
@@ -334,7 +348,7 @@ template <typename Op, bool isLog> struct SoftmaxPattern : OpConversionPattern<O
 Value normalize(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes, double epsilon) {
   auto type = tensorType(x);
   Type element = type.getElementType();
-  Value n = scalarConstant(b, loc, element, countOver(type, axes));
+  Value n = countOver(b, loc, x, axes, element);
   auto sum = [&](Value v) {
     return reduceKeepDims(b, loc, v, axes, scalarConstant(b, loc, element, 0),
                           [](OpBuilder &nb, Location nl, Value acc, Value e) {

@@ -286,6 +286,33 @@ def main():
                 y = reference(x.double())
             write_set(os.path.join(args.out, name, f"b{batch}_t{seq}"), [x], [y])
 
+    # Reductions over dynamic dims: over a symbolic sequence (mean pooling,
+    # max, log-sum-exp, L2 norm, sum of squares) and over symbolic H and W
+    # and the batch itself.
+    class SequenceReductions(torch.nn.Module):
+        def forward(self, x):
+            return (x.mean(1) + x.amax(1) + torch.logsumexp(x, 1) + x.norm(dim=1) +
+                    (x * x).sum(1))
+
+    class SpatialReductions(torch.nn.Module):
+        def forward(self, x):
+            return (x.mean((2, 3), keepdim=True) + x.amin((2, 3), keepdim=True) -
+                    x.sum(0, keepdim=True).mean((2, 3), keepdim=True))
+
+    for name, module, example, dynamic, cases in (
+            ("seq_reduce", SequenceReductions(), torch.randn(2, 16, 8),
+             {"x": {0: "batch", 1: "seq"}, "y": {0: "batch"}},
+             [(1, 1, 8), (3, 7, 8), (2, 64, 8), (1, 300, 8)]),
+            ("spatial_reduce", SpatialReductions(), torch.randn(2, 4, 6, 6),
+             {"x": {0: "batch", 2: "h", 3: "w"}, "y": {0: "batch"}},
+             [(1, 4, 5, 7), (3, 4, 16, 16), (2, 4, 1, 33)])):
+        export(module, (example,), ["x"], dynamic, os.path.join(args.out, name, "model.onnx"))
+        for shape in cases:
+            x = torch.randn(*shape)
+            with torch.no_grad():
+                y = module(x.double())
+            write_set(os.path.join(args.out, name, "_".join(map(str, shape))), [x], [y])
+
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):
         def forward(self, x):
