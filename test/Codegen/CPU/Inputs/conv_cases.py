@@ -42,6 +42,9 @@ CASES = {
     "pointwise_14x14": ((1, 40, 14, 14), 64, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), False),
     # Several images, one filter: a matmul per image (the image loop a batch loop).
     "pointwise_batch3_shared": ((3, 48, 20, 20), 24, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    # Neither 440 channels nor 49 positions fill whole vectors: channels,
+    # which waste fewer lanes, go on the vector.
+    "pointwise_ragged_440_7x7": ((1, 440, 7, 7), 440, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
     # Taps that read only padding are dropped (nn-trim-dead-taps): all but the
     # center over a 1x1 map, the first row and column of a strided one, the
     # outer rows over a one-row map.
