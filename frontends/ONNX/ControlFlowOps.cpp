@@ -47,6 +47,20 @@ SmallVector<Value> elementsAlong(NodeImporter &n, Value x, int64_t axis, int64_t
   return parts;
 }
 
+/// Whether every one of an output's per-iteration values has the first's
+/// type, as stacking them needs; an error naming `what` otherwise.
+LogicalResult sameTypes(NodeImporter &n, ArrayRef<Value> values, const Twine &what) {
+  for (auto [t, v] : llvm::enumerate(values))
+    if (v.getType() != values.front().getType()) {
+      std::string first, later;
+      llvm::raw_string_ostream(first) << values.front().getType();
+      llvm::raw_string_ostream(later) << v.getType();
+      return n.fail(what + " is " + first + " in the first iteration but " + later +
+                    " in iteration " + Twine(t) + "; stacking needs one shape");
+    }
+  return success();
+}
+
 /// `values`, each given a size-1 dim at `axis`, concatenated along it.
 Value stack(NodeImporter &n, ArrayRef<Value> values, int64_t axis) {
   OpBuilder &b = n.builder;
@@ -108,6 +122,9 @@ FailureOr<SmallVector<Value>> scanIterations(NodeImporter &n, SmallVector<Value>
     return n.fail("scan_output_axes and scan_output_directions need one entry per scan output (" +
                   Twine(numScanOutputs) + ")");
   SmallVector<Value> results(states);
+  for (auto [k, list] : llvm::enumerate(scanned))
+    if (failed(sameTypes(n, list, "its scan output " + Twine(k))))
+      return failure();
   for (auto [list, axis, direction] : llvm::zip(scanned, *outAxes, *outDirections)) {
     int64_t rank = NodeImporter::type(list.front()).getRank() + 1;
     if (axis < -rank || axis >= rank)
@@ -197,10 +214,15 @@ LogicalResult importScan8(NodeImporter &n) {
   if (failed(directions))
     return failure();
   auto batchType = NodeImporter::type(scans.front());
-  if (batchType.isDynamicDim(0))
+  if (llvm::any_of(llvm::concat<Value>(states, scans),
+                   [](Value v) { return NodeImporter::type(v).isDynamicDim(0); }))
     return n.fail("its batch is known only at run time; nnc unrolls Scan over the batch and the "
                   "sequence, which needs both when compiling (pin them with --dim)");
   int64_t batch = batchType.getDimSize(0);
+  for (Value v : llvm::concat<Value>(states, scans))
+    if (NodeImporter::type(v).getDimSize(0) != batch)
+      return n.fail("its inputs' batch dims differ (" + Twine(batch) + " and " +
+                    Twine(NodeImporter::type(v).getDimSize(0)) + ")");
   SmallVector<int64_t> seqAxes(numScans, 1);
   FailureOr<int64_t> length = sequenceLength(n, scans, seqAxes);
   if (failed(length))
@@ -298,8 +320,11 @@ LogicalResult importLoop(NodeImporter &n) {
   int64_t numScanOutputs = (int64_t)n.numOutputs() - (int64_t)carried.size();
   if (t == 0 && numScanOutputs > 0)
     return n.fail("it runs no iteration, so its scan outputs have no element to take a shape from");
-  for (auto &list : scanned)
+  for (auto [k, list] : llvm::enumerate(scanned)) {
+    if (failed(sameTypes(n, list, "its scan output " + Twine(k))))
+      return failure();
     results.push_back(stack(n, list, 0));
+  }
   n.setOutputs(results);
   return success();
 }

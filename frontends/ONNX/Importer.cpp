@@ -319,8 +319,13 @@ public:
 private:
   /// Ops and diagnostics of a node carry its name (or its position when unnamed).
   Location nodeLoc(const onnx::NodeProto &node, int index) {
-    return NameLoc::get(builder.getStringAttr(nodeName(node, index)),
+    return NameLoc::get(builder.getStringAttr(scope + nodeName(node, index)),
                         FileLineColLoc::get(&context, modelPath, 0, 0));
+  }
+  /// The scope of subgraph `attr` of `node`: its nodes are named after it
+  /// ("loop/body/#1"), since their indices restart at 0.
+  std::string subgraphScope(const onnx::NodeProto &node, int index, StringRef attr) {
+    return scope + nodeName(node, index) + "/" + attr.str() + "/";
   }
   LogicalResult checkVersions();
   /// The opset version of the node's domain the model imports.
@@ -337,9 +342,9 @@ private:
   /// An If: the branch its condition selects when that is known when
   /// compiling (exporters' conditions on static shapes), else both, joined
   /// by a Where per output.
-  LogicalResult importIf(onnx::NodeProto &node, Location loc);
+  LogicalResult importIf(onnx::NodeProto &node, int index, Location loc);
   FailureOr<SmallVector<Value>> importSubgraph(onnx::GraphProto &graph, ArrayRef<Value> inputs,
-                                               Location loc);
+                                               Location loc, std::string graphScope);
   LogicalResult checkSingleAssignment(const llvm::StringSet<> &initializerNames, Location fileLoc);
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
   LogicalResult checkInputShape(const onnx::ValueInfoProto &info, ArrayRef<int64_t> shape,
@@ -358,6 +363,8 @@ private:
   llvm::StringMap<Value> values;
   /// Outputs of failed nodes: nodes reading them are skipped, not reported.
   llvm::StringSet<> poisoned;
+  /// The prefix of node names in diagnostics: empty in the main graph.
+  std::string scope;
 
   /// False once the model's declared shapes may legitimately differ from the
   /// computed ones: --input-shape changed a static dim the model declares, or
@@ -403,10 +410,17 @@ int GraphImporter::checkSupportedNodes(const onnx::GraphProto &graph) {
   int unsupported = 0;
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
+    auto checkSubgraphs = [&] {
+      for (const onnx::AttributeProto &a : node.attribute()) {
+        if (!a.has_g())
+          continue;
+        std::string outer = std::exchange(scope, subgraphScope(node, index, a.name()));
+        unsupported += checkSupportedNodes(a.g());
+        scope = std::move(outer);
+      }
+    };
     if (isIf(node)) {
-      for (const onnx::AttributeProto &a : node.attribute())
-        if (a.has_g())
-          unsupported += checkSupportedNodes(a.g());
+      checkSubgraphs();
       continue;
     }
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
@@ -425,9 +439,7 @@ int GraphImporter::checkSupportedNodes(const onnx::GraphProto &graph) {
       continue;
     }
     // Loop's and Scan's bodies.
-    for (const onnx::AttributeProto &a : node.attribute())
-      if (a.has_g())
-        unsupported += checkSupportedNodes(a.g());
+    checkSubgraphs();
   }
   return unsupported;
 }
@@ -572,7 +584,7 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
       skip = true;
     }
     if (isIf(node)) {
-      if (skip || failed(importIf(node, loc))) {
+      if (skip || failed(importIf(node, index, loc))) {
         ok &= skip;
         for (const std::string &out : node.output())
           poisoned.insert(out);
@@ -586,11 +598,11 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
     }
     NodeImporter importer(node, version, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);
-    importer.importSubgraph = [this, &node, loc](StringRef name,
-                                                 ArrayRef<Value> inputs) -> FailureOr<SmallVector<Value>> {
+    importer.importSubgraph = [this, &node, index, loc](
+                                  StringRef name, ArrayRef<Value> inputs) -> FailureOr<SmallVector<Value>> {
       for (onnx::AttributeProto &a : *node.mutable_attribute())
         if (a.name() == name && a.has_g())
-          return importSubgraph(*a.mutable_g(), inputs, loc);
+          return importSubgraph(*a.mutable_g(), inputs, loc, subgraphScope(node, index, name));
       return emitError(loc) << node.op_type() << " has no graph attribute '" << name << "'";
     };
     if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
@@ -627,7 +639,7 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
   return ok;
 }
 
-LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
+LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location loc) {
   onnx::GraphProto *branches[2] = {nullptr, nullptr}; // then, else
   for (onnx::AttributeProto &a : *node.mutable_attribute()) {
     if (a.name() == "then_branch" && a.has_g())
@@ -635,7 +647,7 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
     else if (a.name() == "else_branch" && a.has_g())
       branches[1] = a.mutable_g();
   }
-  if (!branches[0] || !branches[1] || node.input_size() != 1)
+  if (!branches[0] || !branches[1] || node.input_size() != 1 || node.input(0).empty())
     return emitError(loc) << "If needs a condition and then_branch and else_branch graphs";
   Value cond = values.lookup(node.input(0));
   auto condType = cast<RankedTensorType>(cond.getType());
@@ -644,7 +656,9 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
     return emitError(loc) << "If's condition must be one bool (got " << cond.getType() << ")";
   // One branch's outputs, its names scoped to it.
   auto importBranch = [&](onnx::GraphProto &branch) -> FailureOr<SmallVector<Value>> {
-    FailureOr<SmallVector<Value>> results = importSubgraph(branch, {}, loc);
+    StringRef attr = &branch == branches[0] ? "then_branch" : "else_branch";
+    FailureOr<SmallVector<Value>> results =
+        importSubgraph(branch, {}, loc, subgraphScope(node, index, attr));
     if (failed(results))
       return failure();
     if ((int)results->size() != node.output_size())
@@ -707,12 +721,17 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, Location loc) {
 /// visible, its initializers, its inputs (bound to `inputs`) and its nodes'
 /// outputs gone afterwards. Its outputs in order.
 FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &graph,
-                                                            ArrayRef<Value> inputs, Location loc) {
+                                                            ArrayRef<Value> inputs, Location loc,
+                                                            std::string graphScope) {
   if (graph.input_size() != (int)inputs.size())
     return emitError(loc) << "subgraph '" << graph.name() << "' has " << graph.input_size()
                           << " inputs, but the node gives it " << inputs.size();
   llvm::StringMap<Value> outer = values;
-  llvm::scope_exit restore([&] { values = std::move(outer); });
+  std::string outerScope = std::exchange(scope, std::move(graphScope));
+  llvm::scope_exit restore([&] {
+    values = std::move(outer);
+    scope = std::move(outerScope);
+  });
   for (onnx::TensorProto &t : *graph.mutable_initializer()) {
     FailureOr<ElementsAttr> attr = importTensor(context, loc, t, modelPath);
     if (failed(attr))

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/CPU/Schedules.h"
+#include "compiler/Codegen/Common/SaturatingMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -243,8 +244,9 @@ bool scheduleColumns(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes
   auto tiled = cast<linalg::LinalgOp>(columns->tiledOps.front());
   if (llvm::any_of(inner, [](int64_t s) { return s != 0; })) {
     FailureOr<scf::SCFTilingResult> steps = tile(rewriter, tiled, inner, order);
+    // `op` is gone already: its column tiles stay, unvectorized.
     if (failed(steps))
-      return false;
+      return true;
     for (Operation *loop : steps->loops)
       loop->setAttr(kRegisterK, rewriter.getUnitAttr());
     tiled = cast<linalg::LinalgOp>(steps->tiledOps.front());
@@ -284,6 +286,12 @@ bool nnc::cpu::scheduleReduction(RewriterBase &rewriter, linalg::GenericOp op, i
     return false;
   int64_t loops = op.getNumLoops(), reductions = op.getNumReductionLoops();
   int64_t parallel = loops - reductions;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t extent = 1;
+  for (int64_t r : ArrayRef(ranges).drop_front(parallel))
+    extent = nnc::saturatingMul(extent, r);
+  if (extent < lanes)
+    return false;
   // Several reduction loops (H and W of a pooling) become one row where every
   // input keeps them adjacent and in order.
   if (reductions > 1) {
@@ -298,13 +306,12 @@ bool nnc::cpu::scheduleReduction(RewriterBase &rewriter, linalg::GenericOp op, i
     if (failed(collapsed))
       return false;
     rewriter.replaceOp(op, collapsed->results);
+    // `op` is gone: true from here on, whatever follows.
     op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
   } else if (!readsAlongRows(op, loops - 1)) {
     return false;
   }
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.back() < lanes)
-    return false;
+  ranges = op.getStaticLoopRanges();
   // One row at a time: each keeps its accumulators in registers.
   SmallVector<int64_t> sizes;
   for (int64_t d = 0; d < parallel; ++d)
@@ -314,7 +321,7 @@ bool nnc::cpu::scheduleReduction(RewriterBase &rewriter, linalg::GenericOp op, i
   if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
     FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, {});
     if (failed(tiled))
-      return false;
+      return true;
     row = cast<linalg::GenericOp>(tiled->tiledOps.front());
   }
   splitRow(rewriter, row, lanes);

@@ -54,6 +54,12 @@ case("row_silu_gap_7x7",
       helper.make_node("GlobalAveragePool", ["m"], ["y"])],
      [("x", x)], silu(x.astype(np.float64)).mean(axis=(2, 3), keepdims=True))
 
+# 3x3 pools: H and W together are shorter than a vector, left to scalar
+# loops (the op is not collapsed only to be given up).
+x = uniform(2, 8, 3, 3)
+case("row_gap_3x3", helper.make_node("GlobalAveragePool", ["x"], ["y"]), [("x", x)],
+     x.astype(np.float64).mean(axis=(2, 3), keepdims=True))
+
 # Softmax over rows of 1000: its maximum (neutral element -inf, all inputs
 # negative) and its sum, 15 steps of 64 and a tail of 40.
 x = uniform(64, 1000) * 8 - 20

@@ -173,3 +173,33 @@ body = helper.make_graph(
 refused("scan_runtime_length", model(
     "scan_runtime_length", [helper.make_node("Scan", ["s0", "x"], ["s"], body=body, num_scan_inputs=1, name="sum")],
     [info("s0", F, [3]), info("x", F, ["T", 3])], [info("s", F, [3])]))
+
+# A body node is named after its node and graph; a body's scan output whose
+# shape changes between iterations cannot be stacked; opset 8's batch dims
+# must agree; an If without a condition.
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond"], ["cond_out"]),
+     helper.make_node("Frobnicate", ["y"], ["y_out"])],
+    "body", [info("i", I64, []), info("cond", B, []), info("y", F, [2])],
+    [info("cond_out", B, []), info("y_out", F, [2])])
+refused("loop_body_unsupported", model(
+    "loop_body_unsupported", [helper.make_node("Loop", ["trips", "", "y0"], ["y"], body=body, name="loop")],
+    [info("y0", F, [2])], [info("y", F, [2])], initializers=[("trips", np.array(2, np.int64))]))
+body = helper.make_graph(
+    [helper.make_node("Concat", ["s", "x_t"], ["s_out"], axis=0),
+     helper.make_node("Identity", ["s_out"], ["trace"])],
+    "body", [info("s", F, ["n"]), info("x_t", F, [3])], [info("s_out", F, ["m"]), info("trace", F, ["m"])])
+refused("scan_growing_output", model(
+    "scan_growing_output", [helper.make_node("Scan", ["s0", "x"], ["s", "t"], body=body, num_scan_inputs=1, name="grow")],
+    [info("s0", F, [3]), info("x", F, [4, 3])], [info("s", F, [15]), info("t", F, [4, "m"])]))
+body = helper.make_graph(
+    [helper.make_node("Add", ["s", "x_t"], ["s_out"])],
+    "body", [info("s", F, [3]), info("x_t", F, [3])], [info("s_out", F, [3])])
+refused("scan8_batch_mismatch", model(
+    "scan8_batch_mismatch", [helper.make_node("Scan", ["", "s0", "x"], ["s"], body=body, num_scan_inputs=1, name="batched")],
+    [info("s0", F, [2, 3]), info("x", F, [3, 4, 3])], [info("s", F, [2, 3])], opset=8))
+branch = helper.make_graph([helper.make_node("Identity", ["y0"], ["out"])], "branch", [], [info("out", F, [2])])
+refused("if_without_condition", model(
+    "if_without_condition", [helper.make_node("If", [""], ["y"], then_branch=branch, else_branch=branch, name="choose")],
+    [info("y0", F, [2])], [info("y", F, [2])]))
+
