@@ -91,6 +91,41 @@ bool readsAlongRows(linalg::GenericOp op, unsigned r) {
   });
 }
 
+/// Whether dims `inner` of `value` (the dims of a group to collapse, but its
+/// first) stay whole through every slice it is read through: collapsing a
+/// slice that is not (a shifted convolution's 16 of 18 columns) needs a
+/// copy, allocated in the thread chunk. Reshapes end the walk; before one,
+/// any slice must be whole past its first dim of more than one element.
+bool collapsible(Value value, ArrayRef<int64_t> inner) {
+  bool anyReshape = false;
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+      ArrayRef<int64_t> sizes = slice.getStaticSizes();
+      ArrayRef<int64_t> source = slice.getSourceType().getShape();
+      if (sizes.size() != source.size() || !slice.hasUnitStride())
+        return false;
+      SmallVector<int64_t> whole(inner);
+      if (anyReshape) {
+        // The slice must be one contiguous block.
+        whole.clear();
+        auto first = llvm::find_if(sizes, [](int64_t s) { return s != 1; });
+        for (int64_t d = first - sizes.begin() + 1; d < (int64_t)sizes.size(); ++d)
+          whole.push_back(d);
+      }
+      for (int64_t d : whole)
+        if (ShapedType::isDynamic(sizes[d]) || sizes[d] != source[d])
+          return false;
+      value = slice.getSource();
+    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+      anyReshape = true;
+      value = def->getOperand(0);
+    } else {
+      return true;
+    }
+  }
+  return true;
+}
+
 /// `value` [..., n] sliced to [..., offset : offset + size] along its last dim.
 Value sliceLast(RewriterBase &rewriter, Location loc, Value value, int64_t offset, int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -300,6 +335,15 @@ bool nnc::cpu::scheduleReduction(RewriterBase &rewriter, linalg::GenericOp op, i
       return false;
     if (!readsAlongRows(op, loops - 1))
       return false;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      SmallVector<int64_t> inner;
+      for (int64_t d = parallel + 1; d < loops; ++d)
+        if (std::optional<unsigned> at = map.getResultPosition(getAffineDimExpr(d, op.getContext())))
+          inner.push_back(*at);
+      if (!collapsible(input->get(), inner))
+        return false;
+    }
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::CollapseResult> collapsed =
         linalg::collapseOpIterationDims(op, {group}, rewriter);

@@ -87,6 +87,19 @@ x = uniform(64, 333)
 case("row_sum_square", helper.make_node("ReduceSumSquare", ["x"], ["y"], axes=[1], keepdims=0),
      [("x", x)], (x.astype(np.float64) ** 2).sum(axis=1))
 
+# Pooling what a shifted-window convolution computed: its 16x16 output is a
+# slice of 16x18 rows, whose H and W cannot be one row without a copy (in
+# each thread chunk, which the memory plan refuses): the rows stay apart.
+x = uniform(1, 32, 16, 16)
+w = uniform(64, 32, 3, 3) * 0.1
+xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+conv = sum(np.einsum("oc,nchw->nohw", w[:, :, i, j].astype(np.float64), xp[:, :, i:i + 16, j:j + 16])
+           for i in range(3) for j in range(3))
+case("row_gap_after_shifted_conv",
+     [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+      helper.make_node("Relu", ["c"], ["r"]), helper.make_node("GlobalAveragePool", ["r"], ["y"])],
+     [("x", x)], np.maximum(conv, 0).mean(axis=(2, 3), keepdims=True), [("w", w)])
+
 # Columns: a 1x1 convolution's [49, 1280] result pooled after SiLU: the
 # channels stay on the vector, 7x7 reduction steps around each column tile.
 x = uniform(1, 320, 7, 7)
