@@ -209,6 +209,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addQuantizedHandlers(t);
     addTrainingHandlers(t);
     addControlFlowHandlers(t);
+    addSequenceHandlers(t);
     return t;
   }();
   return table;
@@ -365,6 +366,8 @@ private:
   llvm::StringSet<> poisoned;
   /// The prefix of node names in diagnostics: empty in the main graph.
   std::string scope;
+  /// Sequence values (SequenceOps.cpp), by name: their elements' values.
+  llvm::StringMap<SmallVector<Value>> sequences;
 
   /// False once the model's declared shapes may legitimately differ from the
   /// computed ones: --input-shape changed a static dim the model declares, or
@@ -447,6 +450,9 @@ int GraphImporter::checkSupportedNodes(const onnx::GraphProto &graph) {
 FailureOr<Type> GraphImporter::inputType(const onnx::ValueInfoProto &info,
                                          llvm::StringSet<> &usedDims) {
   Location loc = FileLineColLoc::get(&context, modelPath, 0, 0);
+  if (info.type().has_sequence_type())
+    return emitError(loc) << "graph input '" << info.name()
+                          << "' is a sequence; nnc supports sequences only within a graph";
   if (!info.type().has_tensor_type())
     return emitError(loc) << "graph input '" << info.name() << "' is not a tensor";
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
@@ -576,6 +582,15 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
     for (const std::string &in : node.input()) {
       if (in.empty() || values.count(in))
         continue;
+      if (sequences.count(in)) {
+        if (isIf(node) || !takesSequences(node.op_type())) {
+          emitError(loc) << node.op_type() << " reads '" << in
+                         << "', a sequence, which nnc supports only as the input of the sequence ops";
+          ok = false;
+          skip = true;
+        }
+        continue;
+      }
       if (!poisoned.contains(in)) {
         emitError(loc) << node.op_type() << " reads '" << in
                        << "', which no earlier node, graph input or initializer defines";
@@ -598,6 +613,10 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
     }
     NodeImporter importer(node, version, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);
+    importer.lookupSequence = [this](const std::string &name) -> const SmallVector<Value> * {
+      auto it = sequences.find(name);
+      return it == sequences.end() ? nullptr : &it->second;
+    };
     importer.importSubgraph = [this, &node, index, loc](
                                   StringRef name, ArrayRef<Value> inputs) -> FailureOr<SmallVector<Value>> {
       for (onnx::AttributeProto &a : *node.mutable_attribute())
@@ -610,6 +629,10 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
       for (int i = 0; i < node.output_size(); ++i) {
         if (node.output(i).empty())
           continue;
+        if (i < (int)importer.sequenceOutputs.size() && importer.sequenceOutputs[i]) {
+          sequences[node.output(i)] = *importer.sequenceOutputs[i];
+          continue;
+        }
         if (i >= (int)importer.outputs.size() || !importer.outputs[i]) {
           emitError(loc) << node.op_type() << " (opset " << version << "): output " << i
                          << " is not supported";
@@ -727,9 +750,11 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &gr
     return emitError(loc) << "subgraph '" << graph.name() << "' has " << graph.input_size()
                           << " inputs, but the node gives it " << inputs.size();
   llvm::StringMap<Value> outer = values;
+  llvm::StringMap<SmallVector<Value>> outerSequences = sequences;
   std::string outerScope = std::exchange(scope, std::move(graphScope));
   llvm::scope_exit restore([&] {
     values = std::move(outer);
+    sequences = std::move(outerSequences);
     scope = std::move(outerScope);
   });
   for (onnx::TensorProto &t : *graph.mutable_initializer()) {
@@ -745,6 +770,9 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &gr
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &info : graph.output()) {
     Value v = values.lookup(info.name());
+    if (!v && sequences.count(info.name()))
+      return emitError(loc) << "subgraph '" << graph.name() << "': output '" << info.name()
+                            << "' is a sequence, which nnc supports only within a graph";
     if (!v)
       return emitError(loc) << "subgraph '" << graph.name() << "': output '" << info.name()
                             << "' is never computed";
@@ -827,6 +855,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &info : graph.output()) {
     Value v = values.lookup(info.name());
+    if (!v && sequences.count(info.name())) {
+      emitError(fileLoc) << "graph output '" << info.name()
+                         << "' is a sequence; nnc supports sequences only within a graph";
+      return nullptr;
+    }
     if (!v) {
       emitError(fileLoc) << "graph output '" << info.name() << "' is never computed";
       return nullptr;

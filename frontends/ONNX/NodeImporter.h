@@ -46,6 +46,10 @@ void addSamplingHandlers(std::vector<HandlerEntry> &table);
 void addQuantizedHandlers(std::vector<HandlerEntry> &table);
 void addTrainingHandlers(std::vector<HandlerEntry> &table);
 void addControlFlowHandlers(std::vector<HandlerEntry> &table);
+void addSequenceHandlers(std::vector<HandlerEntry> &table);
+/// Whether op `opType` reads sequence inputs (SequenceOps.cpp); no other op
+/// may be given one.
+bool takesSequences(llvm::StringRef opType);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
 /// moved into a dense resource. External data is found beside `modelPath`, the
@@ -74,6 +78,10 @@ llvm::LogicalResult importSqueezeAt(NodeImporter &n, mlir::Value x, mlir::Value 
 llvm::LogicalResult importUnsqueezeAt(NodeImporter &n, mlir::Value x, mlir::Value axes);
 llvm::LogicalResult importCumSumAt(NodeImporter &n, mlir::Value x, mlir::Value axis);
 llvm::LogicalResult importSplitAt(NodeImporter &n, mlir::Value x, int64_t axis, mlir::Value sizes);
+/// `x` split along `axis` into parts of the run-time `sizes` (a 1-D integer
+/// tensor of static length: the number of parts), checked before the run.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> splitAt(NodeImporter &n, mlir::Value x,
+                                                        int64_t axis, mlir::Value sizes);
 /// A reduction over `axes`, for reductions that compose: `reduceKeeping(y,
 /// d)` reduces y along d keeping the dim, and reducing the reduced gives the
 /// reduction over both (sum, max, min, product, L1, L2, log-sum-exp); a
@@ -134,6 +142,22 @@ public:
   std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(llvm::StringRef name,
                                                                 mlir::ArrayRef<mlir::Value> inputs)>
       importSubgraph;
+
+  /// Input `i` as a sequence (SequenceOps.cpp: the values of its elements),
+  /// or null when it is not one.
+  const llvm::SmallVector<mlir::Value> *sequence(size_t i) const {
+    if ((int)i >= node.input_size() || node.input(i).empty() || !lookupSequence)
+      return nullptr;
+    return lookupSequence(node.input(i));
+  }
+  std::function<const llvm::SmallVector<mlir::Value> *(const std::string &)> lookupSequence;
+  /// Records output `i` as a sequence of `elements`.
+  void setSequenceOutput(size_t i, llvm::SmallVector<mlir::Value> elements) {
+    if (sequenceOutputs.size() <= i)
+      sequenceOutputs.resize(i + 1);
+    sequenceOutputs[i] = std::move(elements);
+  }
+  llvm::SmallVector<std::optional<llvm::SmallVector<mlir::Value>>> sequenceOutputs;
 
   /// Records the results, in order, as the node's outputs.
   void setOutputs(mlir::ValueRange values) { outputs.assign(values.begin(), values.end()); }

@@ -236,13 +236,23 @@ LogicalResult nnc::onnx_frontend::importCumSumAt(NodeImporter &n, Value x, Value
 
 LogicalResult nnc::onnx_frontend::importSplitAt(NodeImporter &n, Value x, int64_t axis,
                                                 Value sizes) {
+  auto type = NodeImporter::type(sizes);
+  if (type.getRank() == 1 && !type.isDynamicDim(0) && type.getDimSize(0) != (int64_t)n.numOutputs())
+    return n.fail("expected one split size per output (" + Twine(n.numOutputs()) + "), got " +
+                  Twine(type.getDimSize(0)));
+  FailureOr<SmallVector<Value>> parts = splitAt(n, x, axis, sizes);
+  if (failed(parts))
+    return failure();
+  n.setOutputs(*parts);
+  return success();
+}
+
+FailureOr<SmallVector<Value>> nnc::onnx_frontend::splitAt(NodeImporter &n, Value x, int64_t axis,
+                                                          Value sizes) {
   FailureOr<Value> list = listOf(n, sizes, "split sizes");
   if (failed(list))
     return failure();
   int64_t parts = NodeImporter::type(*list).getDimSize(0);
-  if (parts != (int64_t)n.numOutputs())
-    return n.fail("expected one split size per output (" + Twine(n.numOutputs()) + "), got " +
-                  Twine(parts));
   auto &b = n.builder;
   Value dim = n.create<nn::ShapeOp>(x, b.getI64IntegerAttr(axis), b.getI64IntegerAttr(axis + 1));
   Value ends = n.create<nn::CumSumOp>(*list, b.getI64IntegerAttr(0), b.getBoolAttr(false),
@@ -267,8 +277,7 @@ LogicalResult nnc::onnx_frontend::importSplitAt(NodeImporter &n, Value x, int64_
     outputs.push_back(n.create<nn::SliceOp>(x, part(starts), part(ends), n.constI64({axis}),
                                             n.constI64({1})));
   }
-  n.setOutputs(outputs);
-  return success();
+  return outputs;
 }
 
 FailureOr<DepthRamp> nnc::onnx_frontend::depthRampAt(NodeImporter &n, Value depth, int64_t axis,
