@@ -210,6 +210,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addTrainingHandlers(t);
     addControlFlowHandlers(t);
     addSequenceHandlers(t);
+    addSignalHandlers(t);
     return t;
   }();
   return table;

@@ -47,6 +47,7 @@ void addQuantizedHandlers(std::vector<HandlerEntry> &table);
 void addTrainingHandlers(std::vector<HandlerEntry> &table);
 void addControlFlowHandlers(std::vector<HandlerEntry> &table);
 void addSequenceHandlers(std::vector<HandlerEntry> &table);
+void addSignalHandlers(std::vector<HandlerEntry> &table);
 /// Whether op `opType` reads sequence inputs (SequenceOps.cpp); no other op
 /// may be given one.
 bool takesSequences(llvm::StringRef opType);

@@ -471,6 +471,23 @@ def batch_norm_training(x, scale, bias, mean, var, a):
             (var * momentum + v * (1 - momentum)).astype(var.dtype)]
 
 
+def dft(x, dft_length, a):
+    """ONNX's DFT through NumPy's FFT (a different algorithm: an independent check)."""
+    signal = x[..., 0].astype(np.float64)
+    if x.shape[-1] == 2:
+        signal = signal + 1j * x[..., 1]
+    axis = a.get("axis", 1)
+    axis = axis if axis >= 0 else axis + x.ndim  # counted with the component dim
+    n = int(dft_length) if dft_length is not None else None
+    if a.get("inverse", 0):
+        y = np.fft.ifft(signal, n=n, axis=axis)
+    elif a.get("onesided", 0):
+        y = np.fft.rfft(signal, n=n, axis=axis)
+    else:
+        y = np.fft.fft(signal, n=n, axis=axis)
+    return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -528,6 +545,8 @@ def evaluate(node, args, opset):
         return [reverse_sequence(args[0], args[1], a)]
     if op == "BatchNormalization" and a.get("training_mode", 0):
         return batch_norm_training(*args, a)
+    if op == "DFT":
+        return [dft(args[0], args[1] if len(args) > 1 else None, a)]
     if op == "Det":
         x = args[0]
         return [np.linalg.det(x.astype(np.float64)).astype(x.dtype)]
