@@ -367,8 +367,8 @@ private:
   llvm::StringSet<> poisoned;
   /// The prefix of node names in diagnostics: empty in the main graph.
   std::string scope;
-  /// Sequence values (SequenceOps.cpp), by name: their elements' values.
-  llvm::StringMap<SmallVector<Value>> sequences;
+  /// Sequence values (SequenceOps.cpp), by name.
+  llvm::StringMap<SequenceValue> sequences;
 
   /// False once the model's declared shapes may legitimately differ from the
   /// computed ones: --input-shape changed a static dim the model declares, or
@@ -580,13 +580,13 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
     Location loc = nodeLoc(node, index);
 
     bool skip = false;
-    for (const std::string &in : node.input()) {
+    for (auto [slot, in] : llvm::enumerate(node.input())) {
       if (in.empty() || values.count(in))
         continue;
       if (sequences.count(in)) {
-        if (isIf(node) || !takesSequences(node.op_type())) {
+        if (isIf(node) || !takesSequences(node.op_type()) || slot != 0) {
           emitError(loc) << node.op_type() << " reads '" << in
-                         << "', a sequence, which nnc supports only as the input of the sequence ops";
+                         << "', a sequence, which nnc supports only as the first input of the sequence ops";
           ok = false;
           skip = true;
         }
@@ -614,7 +614,7 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
     }
     NodeImporter importer(node, version, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);
-    importer.lookupSequence = [this](const std::string &name) -> const SmallVector<Value> * {
+    importer.lookupSequence = [this](const std::string &name) -> const SequenceValue * {
       auto it = sequences.find(name);
       return it == sequences.end() ? nullptr : &it->second;
     };
@@ -703,6 +703,7 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
     FailureOr<SmallVector<Value>> thenOutputs = importBranch(*branches[0]);
     if (failed(thenOutputs))
       return failure();
+    Operation *thenLast = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> elseOutputs = importBranch(*branches[1]);
     if (failed(elseOutputs))
       return failure();
@@ -726,6 +727,36 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
                                                                 RankedTensorType::get({0}, builder.getI64Type()),
                                                                 ArrayRef<int64_t>{}))),
                                      builder.getBoolAttr(false));
+    // A branch's run-time checks (a position within a sequence) hold only
+    // where it is taken.
+    auto after = [&](Operation *op) { return op ? std::next(op->getIterator()) : block->begin(); };
+    SmallVector<std::pair<nn::CheckOp, bool>> checks; // and whether in the then branch
+    for (Operation &op : llvm::make_range(after(last), after(thenLast)))
+      if (auto check = dyn_cast<nn::CheckOp>(op))
+        checks.push_back({check, true});
+    for (Operation &op : llvm::make_range(after(thenLast), block->end()))
+      if (auto check = dyn_cast<nn::CheckOp>(op))
+        checks.push_back({check, false});
+    if (!checks.empty()) {
+      // The condition as a 0-D flag and its negation, before both branches.
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(&*after(last));
+      Value taken = scalar;
+      if (condType.getRank() != 0)
+        taken = nn::ReshapeOp::create(
+            builder, loc, scalar.getType(), cond,
+            nn::ConstantOp::create(builder, loc,
+                                   cast<ElementsAttr>(DenseElementsAttr::get(
+                                       RankedTensorType::get({0}, builder.getI64Type()), ArrayRef<int64_t>{}))),
+            builder.getBoolAttr(false));
+      Value notTaken = nn::NotOp::create(builder, loc, taken.getType(), taken);
+      for (auto [check, inThen] : checks) {
+        builder.setInsertionPoint(check);
+        Value valid = check->getOperand(1);
+        check->setOperand(1, nn::OrOp::create(builder, loc, valid.getType(), valid,
+                                              inThen ? notTaken : taken));
+      }
+    }
     for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOutputs, *elseOutputs))) {
       auto [a, b] = pair;
       if (a.getType() != b.getType())
@@ -751,7 +782,7 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &gr
     return emitError(loc) << "subgraph '" << graph.name() << "' has " << graph.input_size()
                           << " inputs, but the node gives it " << inputs.size();
   llvm::StringMap<Value> outer = values;
-  llvm::StringMap<SmallVector<Value>> outerSequences = sequences;
+  llvm::StringMap<SequenceValue> outerSequences = sequences;
   std::string outerScope = std::exchange(scope, std::move(graphScope));
   llvm::scope_exit restore([&] {
     values = std::move(outer);

@@ -22,6 +22,21 @@
 namespace nnc::onnx_frontend {
 
 class NodeImporter;
+
+/// A sequence as the importer keeps it (SequenceOps.cpp): its elements'
+/// values, and the run-time checks its making needs (a position given at run
+/// time), as validity flags and rules, which every tensor taken from it
+/// carries: a check nothing reads would be dropped.
+struct SequenceCheck {
+  mlir::Value holds;
+  std::string rule;
+  mlir::Location loc; // of the node that needs it
+};
+struct SequenceValue {
+  llvm::SmallVector<mlir::Value> elements;
+  llvm::SmallVector<SequenceCheck> checks;
+};
+
 using Handler = std::function<llvm::LogicalResult(NodeImporter &)>;
 
 struct HandlerEntry {
@@ -48,8 +63,8 @@ void addTrainingHandlers(std::vector<HandlerEntry> &table);
 void addControlFlowHandlers(std::vector<HandlerEntry> &table);
 void addSequenceHandlers(std::vector<HandlerEntry> &table);
 void addSignalHandlers(std::vector<HandlerEntry> &table);
-/// Whether op `opType` reads sequence inputs (SequenceOps.cpp); no other op
-/// may be given one.
+/// Whether op `opType` reads a sequence as its first input (SequenceOps.cpp);
+/// no other input of any op may be one.
 bool takesSequences(llvm::StringRef opType);
 
 /// Converts a TensorProto to an elements attribute; large raw buffers are
@@ -144,21 +159,20 @@ public:
                                                                 mlir::ArrayRef<mlir::Value> inputs)>
       importSubgraph;
 
-  /// Input `i` as a sequence (SequenceOps.cpp: the values of its elements),
-  /// or null when it is not one.
-  const llvm::SmallVector<mlir::Value> *sequence(size_t i) const {
+  /// Input `i` as a sequence, or null when it is not one.
+  const SequenceValue *sequence(size_t i) const {
     if ((int)i >= node.input_size() || node.input(i).empty() || !lookupSequence)
       return nullptr;
     return lookupSequence(node.input(i));
   }
-  std::function<const llvm::SmallVector<mlir::Value> *(const std::string &)> lookupSequence;
-  /// Records output `i` as a sequence of `elements`.
-  void setSequenceOutput(size_t i, llvm::SmallVector<mlir::Value> elements) {
+  std::function<const SequenceValue *(const std::string &)> lookupSequence;
+  /// Records output `i` as sequence `value`.
+  void setSequenceOutput(size_t i, SequenceValue value) {
     if (sequenceOutputs.size() <= i)
       sequenceOutputs.resize(i + 1);
-    sequenceOutputs[i] = std::move(elements);
+    sequenceOutputs[i] = std::move(value);
   }
-  llvm::SmallVector<std::optional<llvm::SmallVector<mlir::Value>>> sequenceOutputs;
+  llvm::SmallVector<std::optional<SequenceValue>> sequenceOutputs;
 
   /// Records the results, in order, as the node's outputs.
   void setOutputs(mlir::ValueRange values) { outputs.assign(values.begin(), values.end()); }

@@ -21,14 +21,24 @@ using namespace nnc::onnx_frontend;
 
 namespace {
 using Elements = SmallVector<Value>;
+using Check = SequenceCheck;
 
 Value i64Scalar(NodeImporter &n, int64_t v) { return n.scalar(n.builder.getI64Type(), v); }
 
 /// Input `i` as a sequence, or an error.
-FailureOr<Elements> sequenceInput(NodeImporter &n, size_t i) {
-  if (const Elements *elements = n.sequence(i))
-    return *elements;
+FailureOr<SequenceValue> sequenceInput(NodeImporter &n, size_t i) {
+  if (const SequenceValue *sequence = n.sequence(i))
+    return *sequence;
   return n.fail("input " + Twine(i) + " must be a sequence");
+}
+
+/// `x` carrying the sequence's run-time checks (a tensor taken from it),
+/// each reported as the node that needs it.
+Value carryingChecks(NodeImporter &n, Value x, ArrayRef<Check> checks) {
+  for (const Check &check : checks)
+    x = nn::CheckOp::create(n.builder, check.loc, x.getType(), x, check.holds,
+                            n.builder.getStringAttr(check.rule));
+  return x;
 }
 
 /// A position input: its constant value, or the 0-D i64 value given at run
@@ -56,26 +66,29 @@ FailureOr<int64_t> normalized(NodeImporter &n, int64_t position, int64_t length,
   return position < 0 ? position + length : position;
 }
 
-/// A run-time position, checked to lie in [-length, length + extra) before
-/// the run, as an index from 0.
-Value normalizedAtRunTime(NodeImporter &n, Value position, int64_t length, int64_t extra) {
+/// A run-time position as an index from 0, and its check (to lie in
+/// [-length, length + extra)) added to `checks`.
+Value normalizedAtRunTime(NodeImporter &n, Value position, int64_t length, int64_t extra,
+                          SmallVector<Check> &checks) {
   Value low = n.create<nn::GreaterEqualOp>(position, i64Scalar(n, -length));
   Value high = n.create<nn::LessOp>(position, i64Scalar(n, length + extra));
-  Value checked = n.create<nn::CheckOp>(position, n.create<nn::AndOp>(low, high),
-                                        n.builder.getStringAttr(
-                                            "the position must be within [" +
-                                            std::to_string(-length) + ", " +
-                                            std::to_string(length + extra - 1) + "]"));
+  Check check{n.create<nn::AndOp>(low, high),
+              "the position must be within [" + std::to_string(-length) + ", " +
+                  std::to_string(length + extra - 1) + "]",
+              n.loc};
+  checks.push_back(check);
+  Value checked = carryingChecks(n, position, check);
   Value negative = n.create<nn::LessOp>(checked, i64Scalar(n, 0));
   return n.create<nn::WhereOp>(negative, n.create<nn::AddOp>(checked, i64Scalar(n, length)), checked);
 }
 
-/// Whether all `elements` have one type (run-time positions need it).
+/// Whether all `elements` have one static type (run-time positions select
+/// among them).
 LogicalResult oneType(NodeImporter &n, ArrayRef<Value> elements) {
   for (Value v : elements)
-    if (v.getType() != elements.front().getType())
-      return n.fail("a position given at run time needs elements of one type; the sequence holds " +
-                    Twine(elements.size()) + " of different shapes");
+    if (v.getType() != elements.front().getType() || !NodeImporter::type(v).hasStaticShape())
+      return n.fail("a position given at run time needs elements of one static shape; the "
+                    "sequence's " + Twine(elements.size()) + " are not");
   return success();
 }
 
@@ -89,7 +102,7 @@ LogicalResult importSequenceConstruct(NodeImporter &n) {
       return n.fail("its tensors have different element types");
     elements.push_back(v);
   }
-  n.setSequenceOutput(0, elements);
+  n.setSequenceOutput(0, {elements, {}});
   return success();
 }
 
@@ -99,17 +112,18 @@ LogicalResult importSequenceEmpty(NodeImporter &n) {
 }
 
 LogicalResult importSequenceLength(NodeImporter &n) {
-  FailureOr<Elements> elements = sequenceInput(n, 0);
-  if (failed(elements))
+  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  if (failed(sequence))
     return failure();
-  n.setOutputs(i64Scalar(n, elements->size()));
+  n.setOutputs(carryingChecks(n, i64Scalar(n, sequence->elements.size()), sequence->checks));
   return success();
 }
 
 LogicalResult importSequenceAt(NodeImporter &n) {
-  FailureOr<Elements> elements = sequenceInput(n, 0);
-  if (failed(elements))
+  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  if (failed(sequence))
     return failure();
+  Elements *elements = &sequence->elements;
   FailureOr<Position> position = positionInput(n, 1);
   if (failed(position))
     return failure();
@@ -118,27 +132,29 @@ LogicalResult importSequenceAt(NodeImporter &n) {
     FailureOr<int64_t> at = normalized(n, *position->constant, length, 0);
     if (failed(at))
       return failure();
-    n.setOutputs((*elements)[*at]);
+    n.setOutputs(carryingChecks(n, (*elements)[*at], sequence->checks));
     return success();
   }
   if (length == 0)
     return n.fail("the sequence is empty");
   if (failed(oneType(n, *elements)))
     return failure();
-  Value at = normalizedAtRunTime(n, position->dynamic, length, 0);
+  Value at = normalizedAtRunTime(n, position->dynamic, length, 0, sequence->checks);
   SmallVector<Value> stacked;
   for (Value v : *elements)
     stacked.push_back(n.create<nn::UnsqueezeOp>(v, n.builder.getDenseI64ArrayAttr({0})));
   Value all = length == 1 ? stacked[0]
                           : n.create<nn::ConcatOp>(ValueRange(stacked), n.builder.getI64IntegerAttr(0));
-  n.setOutputs(n.create<nn::GatherOp>(all, at, n.builder.getI64IntegerAttr(0)));
+  n.setOutputs(carryingChecks(n, n.create<nn::GatherOp>(all, at, n.builder.getI64IntegerAttr(0)),
+                              sequence->checks));
   return success();
 }
 
 LogicalResult importSequenceInsert(NodeImporter &n) {
-  FailureOr<Elements> elements = sequenceInput(n, 0);
-  if (failed(elements))
+  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  if (failed(sequence))
     return failure();
+  Elements *elements = &sequence->elements;
   Value tensor = n.input(1);
   if (!elements->empty() &&
       getElementTypeOrSelf(tensor.getType()) != getElementTypeOrSelf((*elements)[0].getType()))
@@ -147,7 +163,7 @@ LogicalResult importSequenceInsert(NodeImporter &n) {
   Elements result(*elements);
   if (!n.input(2)) {
     result.push_back(tensor);
-    n.setSequenceOutput(0, result);
+    n.setSequenceOutput(0, {result, sequence->checks});
     return success();
   }
   FailureOr<Position> position = positionInput(n, 2);
@@ -158,7 +174,7 @@ LogicalResult importSequenceInsert(NodeImporter &n) {
     if (failed(at))
       return failure();
     result.insert(result.begin() + *at, tensor);
-    n.setSequenceOutput(0, result);
+    n.setSequenceOutput(0, {result, sequence->checks});
     return success();
   }
   Elements all(*elements);
@@ -167,7 +183,7 @@ LogicalResult importSequenceInsert(NodeImporter &n) {
     return failure();
   // Element i of the result: the old element i before the position, the
   // tensor at it, the old element i - 1 after it.
-  Value at = normalizedAtRunTime(n, position->dynamic, length, 1);
+  Value at = normalizedAtRunTime(n, position->dynamic, length, 1, sequence->checks);
   result.clear();
   for (int64_t i = 0; i <= length; ++i) {
     Value here = n.create<nn::EqualOp>(at, i64Scalar(n, i));
@@ -179,21 +195,22 @@ LogicalResult importSequenceInsert(NodeImporter &n) {
     Value before = n.create<nn::LessOp>(i64Scalar(n, i), at);
     result.push_back(n.create<nn::WhereOp>(before, (*elements)[i], after));
   }
-  n.setSequenceOutput(0, result);
+  n.setSequenceOutput(0, {result, sequence->checks});
   return success();
 }
 
 LogicalResult importSequenceErase(NodeImporter &n) {
-  FailureOr<Elements> elements = sequenceInput(n, 0);
-  if (failed(elements))
+  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  if (failed(sequence))
     return failure();
+  Elements *elements = &sequence->elements;
   int64_t length = elements->size();
   if (length == 0)
     return n.fail("the sequence is empty");
   Elements result(*elements);
   if (!n.input(1)) {
     result.pop_back();
-    n.setSequenceOutput(0, result);
+    n.setSequenceOutput(0, {result, sequence->checks});
     return success();
   }
   FailureOr<Position> position = positionInput(n, 1);
@@ -204,27 +221,28 @@ LogicalResult importSequenceErase(NodeImporter &n) {
     if (failed(at))
       return failure();
     result.erase(result.begin() + *at);
-    n.setSequenceOutput(0, result);
+    n.setSequenceOutput(0, {result, sequence->checks});
     return success();
   }
   if (failed(oneType(n, *elements)))
     return failure();
   // Element i of the result: the old element i before the position, i + 1
   // from it on.
-  Value at = normalizedAtRunTime(n, position->dynamic, length, 0);
+  Value at = normalizedAtRunTime(n, position->dynamic, length, 0, sequence->checks);
   result.clear();
   for (int64_t i = 0; i + 1 < length; ++i) {
     Value before = n.create<nn::LessOp>(i64Scalar(n, i), at);
     result.push_back(n.create<nn::WhereOp>(before, (*elements)[i], (*elements)[i + 1]));
   }
-  n.setSequenceOutput(0, result);
+  n.setSequenceOutput(0, {result, sequence->checks});
   return success();
 }
 
 LogicalResult importConcatFromSequence(NodeImporter &n) {
-  FailureOr<Elements> elements = sequenceInput(n, 0);
-  if (failed(elements))
+  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  if (failed(sequence))
     return failure();
+  Elements *elements = &sequence->elements;
   if (elements->empty())
     return n.fail("the sequence is empty: its concatenation has no type");
   int64_t rank = NodeImporter::type(elements->front()).getRank();
@@ -240,9 +258,10 @@ LogicalResult importConcatFromSequence(NodeImporter &n) {
   SmallVector<Value> parts;
   for (Value v : *elements)
     parts.push_back(newAxis ? n.create<nn::UnsqueezeOp>(v, n.builder.getDenseI64ArrayAttr({axis})) : v);
-  n.setOutputs(parts.size() == 1
-                   ? parts[0]
-                   : n.create<nn::ConcatOp>(ValueRange(parts), n.builder.getI64IntegerAttr(axis)));
+  Value joined = parts.size() == 1
+                     ? parts[0]
+                     : n.create<nn::ConcatOp>(ValueRange(parts), n.builder.getI64IntegerAttr(axis));
+  n.setOutputs(carryingChecks(n, joined, sequence->checks));
   return success();
 }
 
@@ -263,7 +282,7 @@ LogicalResult importSplitToSequence(NodeImporter &n) {
     FailureOr<SmallVector<Value>> parts = splitAt(n, x, axis, split);
     if (failed(parts))
       return failure();
-    n.setSequenceOutput(0, *parts);
+    n.setSequenceOutput(0, {*parts, {}});
     return success();
   }
   if (type.isDynamicDim(axis))
@@ -282,6 +301,7 @@ LogicalResult importSplitToSequence(NodeImporter &n) {
         return n.fail("the split size must be positive (got " + Twine(chunk) + ")");
       for (int64_t at = 0; at < extent; at += chunk)
         sizes.push_back(std::min(chunk, extent - at));
+
     } else {
       sizes = *given;
       int64_t total = 0;
@@ -308,7 +328,7 @@ LogicalResult importSplitToSequence(NodeImporter &n) {
     Value part = parts->getNumResults() == sizes.size() ? parts->getResult(i) : parts->getResult(0);
     elements.push_back(squeeze ? n.create<nn::SqueezeOp>(part, b.getDenseI64ArrayAttr({axis})) : part);
   }
-  n.setSequenceOutput(0, elements);
+  n.setSequenceOutput(0, {elements, {}});
   return success();
 }
 } // namespace

@@ -156,6 +156,11 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
     case Kind::Sum: r = sumOf(x); break;
     case Kind::Mean: {
       Value n = countOver(b, loc, x, axes, element);
+      // An integer mean over no elements is 0 (0 / 1), not a division by
+      // zero; a float one is NaN, as NumPy's.
+      if (!isFloat)
+        n = isUnsigned ? Value(arith::MaxUIOp::create(b, loc, n, scalarConstant(b, loc, element, 1)))
+                       : Value(arith::MaxSIOp::create(b, loc, n, scalarConstant(b, loc, element, 1)));
       r = map1(b, loc, sumOf(x), [&](OpBuilder &nb, Location nl, Value s) -> Value {
         if (isFloat) return arith::DivFOp::create(nb, nl, s, n);
         if (isUnsigned) return arith::DivUIOp::create(nb, nl, s, n);

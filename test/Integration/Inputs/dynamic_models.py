@@ -313,6 +313,25 @@ def main():
                 y = module(x.double())
             write_set(os.path.join(args.out, name, "_".join(map(str, shape))), [x], [y])
 
+    # An integer mean over a dynamic dim: over none of its elements it is 0,
+    # not a division by zero.
+    int_mean = helper.make_model(
+        helper.make_graph([helper.make_node("ReduceMean", ["x"], ["y"], axes=[1], keepdims=0)],
+                          "int_mean", [helper.make_tensor_value_info("x", TensorProto.INT32, [2, "n", 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 4])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "int_mean"), exist_ok=True)
+    onnx.save(int_mean, os.path.join(args.out, "int_mean", "model.onnx"))
+    for n in (0, 3):
+        x = np.arange(2 * n * 4, dtype=np.int32).reshape(2, n, 4) * 7 - 20
+        # An integer mean truncates toward zero, as C's division does.
+        y = np.trunc(x.sum(axis=1) / n).astype(np.int32) if n else np.zeros((2, 4), np.int32)
+        directory = os.path.join(args.out, "int_mean", f"n{n}")
+        os.makedirs(directory, exist_ok=True)
+        for kind, array in (("input_0", x), ("output_0", y.astype(np.int32))):
+            with open(os.path.join(directory, kind + ".pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array).SerializeToString())
+
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):
         def forward(self, x):

@@ -101,6 +101,45 @@ data = write_data("runtime_positions", feeds, [("y", a), ("n", np.array(3, np.in
 run = subprocess.run([nnc_run, path[:-5] + ".so", "--test-data", data], capture_output=True, text=True)
 print("runtime_position_past_end " + first_error(run.stdout + run.stderr))
 
+# A run-time position's check holds even where nothing reads the elements it
+# selects: the only element erased (then another appended), or only the
+# length read after an insertion.
+p = info("p", I64, [])
+erase_then_insert = model(
+    "erase_then_insert", [helper.make_node("SequenceConstruct", ["a"], ["s"]),
+                          helper.make_node("SequenceErase", ["s", "p"], ["e"]),
+                          helper.make_node("SequenceInsert", ["e", "b"], ["f"]),
+                          helper.make_node("SequenceAt", ["f", "zero"], ["y"])],
+    ins[:2] + [p], [info("y", F, [2, 3])], initializers=[("zero", np.array(0, np.int64))])
+insert_then_length = model(
+    "insert_then_length", [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+                           helper.make_node("SequenceInsert", ["s", "a", "p"], ["t"]),
+                           helper.make_node("SequenceLength", ["t"], ["n"])],
+    ins[:2] + [p], [info("n", I64, [])])
+for name, path, feeds, expected in (
+        ("erase_then_insert", erase_then_insert, [("a", a), ("b", b), ("p", np.array(7, np.int64))],
+         [("y", b)]),
+        ("insert_then_length", insert_then_length, [("a", a), ("b", b), ("p", np.array(10, np.int64))],
+         [("n", np.array(3, np.int64))])):
+    subprocess.run([nnc, path, "-o", path[:-5] + ".so"], check=True)
+    data = write_data(name, feeds, expected)
+    run = subprocess.run([nnc_run, path[:-5] + ".so", "--test-data", data], capture_output=True, text=True)
+    print(f"{name} " + first_error(run.stdout + run.stderr))
+
+# A check in an If branch holds only where the branch is taken: position 5
+# of three elements is fine while the condition picks the other branch.
+branch_at = helper.make_graph([helper.make_node("SequenceAt", ["s", "p"], ["at"])], "then",
+                              [], [info("at", F, [2, 3])])
+branch_a = helper.make_graph([helper.make_node("Identity", ["a"], ["same"])], "else",
+                             [], [info("same", F, [2, 3])])
+path = model("if_untaken_check",
+             [helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+              helper.make_node("Less", ["p", "three"], ["inside"]),
+              helper.make_node("If", ["inside"], ["y"], then_branch=branch_at, else_branch=branch_a)],
+             ins[:3] + [p], [info("y", F, [2, 3])], initializers=[("three", np.array(3, np.int64))])
+check("if_untaken_check", path, [("a", a), ("b", b), ("c", c), ("p", np.array(5, np.int64))],
+      [("y", a)])
+
 # Constant positions; a split into chunks of 2 with a remainder, and into
 # single elements without their dim; concatenation along a new axis.
 x = rng.uniform(-1, 1, (5, 4)).astype(np.float32)
@@ -127,6 +166,10 @@ refused("sequence_output", model(
 refused("sequence_into_add", model(
     "sequence_into_add", [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
                           helper.make_node("Add", ["s", "a"], ["y"], name="add")],
+    ins[:2], [info("y", F, [2, 3])]))
+refused("sequence_as_position", model(
+    "sequence_as_position", [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+                             helper.make_node("SequenceAt", ["s", "s"], ["y"], name="at")],
     ins[:2], [info("y", F, [2, 3])]))
 refused("position_out_of_range", model(
     "position_out_of_range", [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
