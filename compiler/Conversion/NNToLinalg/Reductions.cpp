@@ -68,8 +68,10 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
 }
 
 /// The number of elements `axes` of `x` span, as a scalar of `element` type:
-/// a constant, or computed from the dims known only at run time.
-Value countOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes, Type element) {
+/// a constant, or computed from the dims known only at run time; at least 1
+/// where `atLeastOne` (an integer mean's divisor).
+Value countOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes, Type element,
+                bool atLeastOne = false) {
   auto type = tensorType(x);
   int64_t fixed = 1;
   Value dynamic;
@@ -82,8 +84,10 @@ Value countOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes, Typ
     dynamic = dynamic ? Value(arith::MulIOp::create(b, loc, dynamic, d)) : d;
   }
   if (!dynamic)
-    return scalarConstant(b, loc, element, fixed);
+    return scalarConstant(b, loc, element, atLeastOne ? std::max<int64_t>(fixed, 1) : fixed);
   Value n = arith::MulIOp::create(b, loc, dynamic, arith::ConstantIndexOp::create(b, loc, fixed));
+  if (atLeastOne)
+    n = arith::MaxUIOp::create(b, loc, n, arith::ConstantIndexOp::create(b, loc, 1));
   return castScalar(b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), n), element,
                     /*fromUnsigned=*/false, /*toUnsigned=*/false);
 }
@@ -155,12 +159,9 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
     switch (kind) {
     case Kind::Sum: r = sumOf(x); break;
     case Kind::Mean: {
-      Value n = countOver(b, loc, x, axes, element);
       // An integer mean over no elements is 0 (0 / 1), not a division by
       // zero; a float one is NaN, as NumPy's.
-      if (!isFloat)
-        n = isUnsigned ? Value(arith::MaxUIOp::create(b, loc, n, scalarConstant(b, loc, element, 1)))
-                       : Value(arith::MaxSIOp::create(b, loc, n, scalarConstant(b, loc, element, 1)));
+      Value n = countOver(b, loc, x, axes, element, /*atLeastOne=*/!isFloat);
       r = map1(b, loc, sumOf(x), [&](OpBuilder &nb, Location nl, Value s) -> Value {
         if (isFloat) return arith::DivFOp::create(nb, nl, s, n);
         if (isUnsigned) return arith::DivUIOp::create(nb, nl, s, n);

@@ -14,6 +14,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from case_data import first_error, write_test_data
+
 nnc, nnc_run, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(5)
@@ -48,14 +50,8 @@ def check(name, path, feeds, expected):
     if build.returncode != 0:
         print(f"{name} FAIL compile: {build.stderr.strip()}")
         return
-    data = os.path.join(work, name + "_data")
-    os.makedirs(data, exist_ok=True)
-    for i, (n, v) in enumerate(feeds):
-        with open(f"{data}/input_{i}.pb", "wb") as f:
-            f.write(numpy_helper.from_array(v, n).SerializeToString())
-    for i, (n, v) in enumerate(expected):
-        with open(f"{data}/output_{i}.pb", "wb") as f:
-            f.write(numpy_helper.from_array(v.astype(np.float32), n).SerializeToString())
+    data = write_test_data(os.path.join(work, name + "_data"), feeds,
+                           [(n, v.astype(np.float32)) for n, v in expected])
     run = subprocess.run([nnc_run, path[:-5] + ".so", "--test-data", data, "--atol", "1e-5",
                           "--rtol", "1e-5"], capture_output=True, text=True)
     print(f"{name} ok" if run.returncode == 0 else f"{name} FAIL run: {run.stdout} {run.stderr}")
@@ -63,8 +59,7 @@ def check(name, path, feeds, expected):
 
 def refused(name, path):
     build = compile_model(path)
-    lines = [l for l in build.stderr.splitlines() if "error:" in l]
-    print(f"{name} {'compiled' if build.returncode == 0 else lines[0].split(': ', 1)[1] if lines else 'no error line'}")
+    print(f"{name} {'compiled' if build.returncode == 0 else first_error(build.stderr)}")
 
 
 # Loop with a constant trip count of 5: y = y * 0.5 + i, each y also a scan

@@ -13,6 +13,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from case_data import first_error, write_test_data
+
 nnc, nnc_run, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(9)
@@ -34,15 +36,7 @@ def model(name, nodes, inputs, outputs, initializers=()):
 
 
 def write_data(name, feeds, expected):
-    data = os.path.join(work, name + "_data")
-    os.makedirs(data, exist_ok=True)
-    for i, (n, v) in enumerate(feeds):
-        with open(f"{data}/input_{i}.pb", "wb") as f:
-            f.write(numpy_helper.from_array(v, n).SerializeToString())
-    for i, (n, v) in enumerate(expected):
-        with open(f"{data}/output_{i}.pb", "wb") as f:
-            f.write(numpy_helper.from_array(v, n).SerializeToString())
-    return data
+    return write_test_data(os.path.join(work, name + "_data"), feeds, expected)
 
 
 def check(name, path, feeds, expected):
@@ -53,11 +47,6 @@ def check(name, path, feeds, expected):
     data = write_data(name, feeds, expected)
     run = subprocess.run([nnc_run, path[:-5] + ".so", "--test-data", data], capture_output=True, text=True)
     print(f"{name} ok" if run.returncode == 0 else f"{name} FAIL run: {run.stdout} {run.stderr}")
-
-
-def first_error(text):
-    lines = [l for l in text.splitlines() if "error:" in l]
-    return lines[0].split(": ", 1)[1] if lines else "no error line"
 
 
 def refused(name, path):
