@@ -230,6 +230,93 @@ FailureOr<Window> readPoolWindow(NodeImporter &n, Value input) {
   return readWindow(n, input, *kernel);
 }
 
+/// The most window taps MaxPool's Indices output is built for: one
+/// comparison and select per tap.
+constexpr int64_t kMaxIndexTaps = 256;
+
+/// MaxPool's Indices output: for each output, the position of the first
+/// element of its window (in window order) equal to the maximum `pooled`,
+/// flattened over the whole input (row-major; with storage_order 1, each
+/// plane column-major, as ONNX defines it). Padding reads NaN, which equals
+/// nothing.
+FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value pooled, const Window &win,
+                                bool columnMajor) {
+  auto &b = n.builder;
+  auto type = NodeImporter::type(x), outType = NodeImporter::type(pooled);
+  if (!type.hasStaticShape() || !outType.hasStaticShape() || !isa<FloatType>(type.getElementType()))
+    return n.fail("the Indices output of MaxPool needs a floating-point input of static shape");
+  int64_t rank = type.getRank(), spatial = rank - 2;
+  ArrayRef<int64_t> in = type.getShape(), out = outType.getShape();
+  int64_t taps = 1;
+  for (int64_t k : win.kernel)
+    taps *= k;
+  if (taps > kMaxIndexTaps)
+    return n.fail("the Indices output of MaxPool is built for windows of at most " +
+                  Twine(kMaxIndexTaps) + " elements (this one has " + Twine(taps) + ")");
+  // Padded with NaN far enough for every window, ceil_mode's last included.
+  SmallVector<int64_t> pads(2 * rank, 0);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t reach = (out[i + 2] - 1) * win.strides[i] + (win.kernel[i] - 1) * win.dilations[i] + 1;
+    pads[i + 2] = win.pads[i];
+    pads[rank + i + 2] = std::max<int64_t>(win.pads[i + spatial], reach - in[i + 2] - win.pads[i]);
+  }
+  Value padded = n.create<nn::PadOp>(x, n.constI64(pads), n.scalar(type.getElementType(), NAN),
+                                     b.getStringAttr("constant"));
+  // Each image's and channel's offset in the flattened input.
+  int64_t plane = 1;
+  for (int64_t i = 0; i < spatial; ++i)
+    plane *= in[i + 2];
+  SmallVector<int64_t> baseShape{in[0], in[1]}, base;
+  baseShape.append(spatial, 1);
+  for (int64_t i = 0; i < in[0] * in[1]; ++i)
+    base.push_back(i * plane);
+  Value baseValue = n.create<nn::ConstantOp>(cast<ElementsAttr>(
+      DenseElementsAttr::get(RankedTensorType::get(baseShape, b.getI64Type()), ArrayRef(base))));
+  SmallVector<int64_t> planeShape{1, 1};
+  planeShape.append(out.begin() + 2, out.end());
+  int64_t outPlane = outType.getNumElements() / (out[0] * out[1]);
+  Value indices;
+  // From the last tap to the first: the first equal one is kept.
+  for (int64_t t = taps - 1; t >= 0; --t) {
+    SmallVector<int64_t> tap(spatial);
+    for (int64_t i = spatial - 1, rest = t; i >= 0; --i) {
+      tap[i] = rest % win.kernel[i];
+      rest /= win.kernel[i];
+    }
+    SmallVector<int64_t> starts, ends, axes, steps;
+    for (int64_t i = 0; i < spatial; ++i) {
+      starts.push_back(tap[i] * win.dilations[i]);
+      ends.push_back(starts.back() + (out[i + 2] - 1) * win.strides[i] + 1);
+      axes.push_back(i + 2);
+      steps.push_back(win.strides[i]);
+    }
+    Value values = n.create<nn::SliceOp>(padded, n.constI64(starts), n.constI64(ends),
+                                         n.constI64(axes), n.constI64(steps));
+    // This tap's position in the input plane at every output.
+    SmallVector<int64_t> positions(outPlane);
+    for (int64_t o = 0; o < outPlane; ++o) {
+      int64_t position = 0, scale = 1;
+      SmallVector<int64_t> at(spatial);
+      for (int64_t i = spatial - 1, rest = o; i >= 0; --i) {
+        at[i] = (rest % out[i + 2]) * win.strides[i] + tap[i] * win.dilations[i] - win.pads[i];
+        rest /= out[i + 2];
+      }
+      for (int64_t k = 0; k < spatial; ++k) {
+        int64_t i = columnMajor ? k : spatial - 1 - k;
+        position += at[i] * scale;
+        scale *= in[i + 2];
+      }
+      positions[o] = position;
+    }
+    Value tapIndices = n.create<nn::AddOp>(
+        baseValue, n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
+                       RankedTensorType::get(planeShape, b.getI64Type()), ArrayRef(positions)))));
+    indices = indices ? n.create<nn::WhereOp>(n.create<nn::EqualOp>(values, pooled), tapIndices, indices)
+                      : tapIndices;
+  }
+  return indices;
+}
+
 template <bool isMax> LogicalResult importPool(NodeImporter &n) {
   Value x = n.input(0);
   FailureOr<Window> win = readPoolWindow(n, x);
@@ -238,12 +325,19 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
   auto &b = n.builder;
   bool ceil = n.attrInt("ceil_mode", 0) != 0;
   if (isMax) {
-    if (n.hasOutput(1))
-      return n.fail("the Indices output of MaxPool is not supported");
-    n.setOutputs(n.create<nn::MaxPoolOp>(x, b.getDenseI64ArrayAttr(win->kernel),
-                                         b.getDenseI64ArrayAttr(win->strides),
-                                         b.getDenseI64ArrayAttr(win->dilations),
-                                         b.getDenseI64ArrayAttr(win->pads), b.getBoolAttr(ceil)));
+    Value pooled = n.create<nn::MaxPoolOp>(x, b.getDenseI64ArrayAttr(win->kernel),
+                                           b.getDenseI64ArrayAttr(win->strides),
+                                           b.getDenseI64ArrayAttr(win->dilations),
+                                           b.getDenseI64ArrayAttr(win->pads), b.getBoolAttr(ceil));
+    if (!n.hasOutput(1)) {
+      n.setOutputs(pooled);
+      return success();
+    }
+    FailureOr<Value> indices =
+        maxPoolIndices(n, x, pooled, *win, n.attrInt("storage_order", 0) != 0);
+    if (failed(indices))
+      return failure();
+    n.setOutputs({pooled, *indices});
   } else {
     n.setOutputs(n.create<nn::AvgPoolOp>(
         x, b.getDenseI64ArrayAttr(win->kernel), b.getDenseI64ArrayAttr(win->strides),
