@@ -242,17 +242,22 @@ constexpr int64_t kMaxIndexTaps = 256;
 FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value pooled, const Window &win,
                                 bool columnMajor) {
   auto &b = n.builder;
+  // A window the pool itself refused was reported already.
+  if (n.rejected())
+    return failure();
   auto type = NodeImporter::type(x), outType = NodeImporter::type(pooled);
   if (!type.hasStaticShape() || !outType.hasStaticShape() || !isa<FloatType>(type.getElementType()))
     return n.fail("the Indices output of MaxPool needs a floating-point input of static shape");
   int64_t rank = type.getRank(), spatial = rank - 2;
   ArrayRef<int64_t> in = type.getShape(), out = outType.getShape();
   int64_t taps = 1;
-  for (int64_t k : win.kernel)
+  for (int64_t k : win.kernel) {
+    if (k < 1 || k > kMaxIndexTaps || taps * k > kMaxIndexTaps)
+      return n.fail("the Indices output of MaxPool is built for windows of at most " +
+                    Twine(kMaxIndexTaps) + " elements (kernel_shape '" + listString(win.kernel) +
+                    "')");
     taps *= k;
-  if (taps > kMaxIndexTaps)
-    return n.fail("the Indices output of MaxPool is built for windows of at most " +
-                  Twine(kMaxIndexTaps) + " elements (this one has " + Twine(taps) + ")");
+  }
   // Padded with NaN far enough for every window, ceil_mode's last included.
   SmallVector<int64_t> pads(2 * rank, 0);
   for (int64_t i = 0; i < spatial; ++i) {
