@@ -35,16 +35,7 @@ std::optional<int64_t> constantScalar(Value value) {
 
 /// `x` cut into its `count` single elements along `axis`, that dim dropped.
 SmallVector<Value> elementsAlong(NodeImporter &n, Value x, int64_t axis, int64_t count) {
-  OpBuilder &b = n.builder;
-  Operation *split = n.createOp<nn::SplitOp>(x, b.getI64IntegerAttr(axis),
-                                             b.getDenseI64ArrayAttr(SmallVector<int64_t>(count, 1)));
-  SmallVector<Value> parts;
-  for (int64_t i = 0; i < count; ++i) {
-    // A rejected split's stand-in has one result.
-    Value part = split->getNumResults() == (unsigned)count ? split->getResult(i) : split->getResult(0);
-    parts.push_back(n.create<nn::SqueezeOp>(part, b.getDenseI64ArrayAttr({axis})));
-  }
-  return parts;
+  return n.cut(x, axis, SmallVector<int64_t>(count, 1), /*squeeze=*/true);
 }
 
 /// Whether every one of an output's per-iteration values has the first's
@@ -59,17 +50,6 @@ LogicalResult sameTypes(NodeImporter &n, ArrayRef<Value> values, const Twine &wh
                     " in iteration " + Twine(t) + "; stacking needs one shape");
     }
   return success();
-}
-
-/// `values`, each given a size-1 dim at `axis`, concatenated along it.
-Value stack(NodeImporter &n, ArrayRef<Value> values, int64_t axis) {
-  OpBuilder &b = n.builder;
-  SmallVector<Value> expanded;
-  for (Value v : values)
-    expanded.push_back(n.create<nn::UnsqueezeOp>(v, b.getDenseI64ArrayAttr({axis})));
-  if (expanded.size() == 1)
-    return expanded.front();
-  return n.create<nn::ConcatOp>(ValueRange(expanded), b.getI64IntegerAttr(axis));
 }
 
 /// An attribute list of `count` entries, each defaulting to `otherwise`.
@@ -131,7 +111,7 @@ FailureOr<SmallVector<Value>> scanIterations(NodeImporter &n, SmallVector<Value>
       return n.fail("scan output axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
     if (direction)
       std::reverse(list.begin(), list.end());
-    results.push_back(stack(n, list, axis < 0 ? axis + rank : axis));
+    results.push_back(n.join(list, axis < 0 ? axis + rank : axis, /*newAxis=*/true));
   }
   return results;
 }
@@ -259,7 +239,7 @@ LogicalResult importScan8(NodeImporter &n) {
   }
   SmallVector<Value> outputs;
   for (auto &list : perEntry)
-    outputs.push_back(stack(n, list, 0));
+    outputs.push_back(n.join(list, 0, /*newAxis=*/true));
   n.setOutputs(outputs);
   return success();
 }
@@ -323,7 +303,7 @@ LogicalResult importLoop(NodeImporter &n) {
   for (auto [k, list] : llvm::enumerate(scanned)) {
     if (failed(sameTypes(n, list, "its scan output " + Twine(k))))
       return failure();
-    results.push_back(stack(n, list, 0));
+    results.push_back(n.join(list, 0, /*newAxis=*/true));
   }
   n.setOutputs(results);
   return success();

@@ -132,6 +132,26 @@ Value NodeImporter::constI64(ArrayRef<int64_t> values) {
   return create<nn::ConstantOp>(DenseElementsAttr::get(type, values));
 }
 
+Value NodeImporter::join(ArrayRef<Value> values, int64_t axis, bool newAxis) {
+  SmallVector<Value> parts;
+  for (Value v : values)
+    parts.push_back(newAxis ? create<nn::UnsqueezeOp>(v, builder.getDenseI64ArrayAttr({axis})) : v);
+  if (parts.size() == 1)
+    return parts.front();
+  return create<nn::ConcatOp>(ValueRange(parts), builder.getI64IntegerAttr(axis));
+}
+
+SmallVector<Value> NodeImporter::cut(Value x, int64_t axis, ArrayRef<int64_t> sizes, bool squeeze) {
+  Operation *split = createOp<nn::SplitOp>(x, builder.getI64IntegerAttr(axis), builder.getDenseI64ArrayAttr(sizes));
+  SmallVector<Value> parts;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    // A rejected split's stand-in has one result.
+    Value part = split->getNumResults() == sizes.size() ? split->getResult(i) : split->getResult(0);
+    parts.push_back(squeeze ? create<nn::SqueezeOp>(part, builder.getDenseI64ArrayAttr({axis})) : part);
+  }
+  return parts;
+}
+
 Value NodeImporter::scalar(Type element, double value) {
   return create<nn::ConstantOp>(cast<ElementsAttr>(scalarAttr(element, value)));
 }

@@ -210,6 +210,13 @@ public:
   bool rejected() const { return buildFailed; }
   /// A 1-D i64 constant.
   mlir::Value constI64(llvm::ArrayRef<int64_t> values);
+  /// `values` joined along `axis`, each given a size-1 dim there first when
+  /// `newAxis` (a stack).
+  mlir::Value join(llvm::ArrayRef<mlir::Value> values, int64_t axis, bool newAxis);
+  /// `x` cut along `axis` into parts of `sizes`, that dim dropped from each
+  /// when `squeeze`.
+  llvm::SmallVector<mlir::Value> cut(mlir::Value x, int64_t axis, llvm::ArrayRef<int64_t> sizes,
+                                     bool squeeze);
   /// A 0-D constant of `element` type holding `value`.
   mlir::Value scalar(mlir::Type element, double value);
   /// A splat of `value` as an attribute of `element` type and `shape`.

@@ -140,11 +140,7 @@ LogicalResult importSequenceAt(NodeImporter &n) {
   if (failed(oneType(n, *elements)))
     return failure();
   Value at = normalizedAtRunTime(n, position->dynamic, length, 0, sequence->checks);
-  SmallVector<Value> stacked;
-  for (Value v : *elements)
-    stacked.push_back(n.create<nn::UnsqueezeOp>(v, n.builder.getDenseI64ArrayAttr({0})));
-  Value all = length == 1 ? stacked[0]
-                          : n.create<nn::ConcatOp>(ValueRange(stacked), n.builder.getI64IntegerAttr(0));
+  Value all = n.join(*elements, 0, /*newAxis=*/true);
   n.setOutputs(carryingChecks(n, n.create<nn::GatherOp>(all, at, n.builder.getI64IntegerAttr(0)),
                               sequence->checks));
   return success();
@@ -255,13 +251,7 @@ LogicalResult importConcatFromSequence(NodeImporter &n) {
     return n.fail("axis " + Twine(axis) + " is out of range for rank " + Twine(outRank));
   if (axis < 0)
     axis += outRank;
-  SmallVector<Value> parts;
-  for (Value v : *elements)
-    parts.push_back(newAxis ? n.create<nn::UnsqueezeOp>(v, n.builder.getDenseI64ArrayAttr({axis})) : v);
-  Value joined = parts.size() == 1
-                     ? parts[0]
-                     : n.create<nn::ConcatOp>(ValueRange(parts), n.builder.getI64IntegerAttr(axis));
-  n.setOutputs(carryingChecks(n, joined, sequence->checks));
+  n.setOutputs(carryingChecks(n, n.join(*elements, axis, newAxis), sequence->checks));
   return success();
 }
 
@@ -321,14 +311,7 @@ LogicalResult importSplitToSequence(NodeImporter &n) {
     n.setSequenceOutput(0, {});
     return success();
   }
-  Operation *parts = n.createOp<nn::SplitOp>(x, b.getI64IntegerAttr(axis), b.getDenseI64ArrayAttr(sizes));
-  Elements elements;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    // A rejected split's stand-in has one result.
-    Value part = parts->getNumResults() == sizes.size() ? parts->getResult(i) : parts->getResult(0);
-    elements.push_back(squeeze ? n.create<nn::SqueezeOp>(part, b.getDenseI64ArrayAttr({axis})) : part);
-  }
-  n.setSequenceOutput(0, {elements, {}});
+  n.setSequenceOutput(0, {n.cut(x, axis, sizes, squeeze), {}});
   return success();
 }
 } // namespace

@@ -27,19 +27,20 @@ namespace {
 /// `element` type.
 Value twiddles(NodeImporter &n, Type element, int64_t rows, int64_t columns, bool sine) {
   auto type = RankedTensorType::get({rows, columns}, element);
-  SmallVector<double> values;
+  const llvm::fltSemantics &semantics = cast<FloatType>(element).getFloatSemantics();
+  SmallVector<APFloat> values;
   values.reserve(rows * columns);
   for (int64_t m = 0; m < rows; ++m)
     for (int64_t j = 0; j < columns; ++j) {
       // The angle's exact multiple of 2 pi / n, reduced first: cos and sin
       // of large arguments lose digits.
       double angle = 2 * M_PI * double((m * j) % rows) / double(rows);
-      values.push_back(sine ? std::sin(angle) : std::cos(angle));
+      APFloat v(sine ? std::sin(angle) : std::cos(angle));
+      bool lost;
+      v.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(v);
     }
-  SmallVector<Attribute> attrs;
-  for (double v : values)
-    attrs.push_back(FloatAttr::get(element, v));
-  return n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(type, attrs)));
+  return n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
 }
 
 LogicalResult importDFT(NodeImporter &n) {

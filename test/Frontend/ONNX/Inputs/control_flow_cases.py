@@ -198,3 +198,21 @@ refused("if_without_condition", model(
     "if_without_condition", [helper.make_node("If", [""], ["y"], then_branch=branch, else_branch=branch, name="choose")],
     [info("y0", F, [2])], [info("y", F, [2])]))
 
+# More iterations than nnc unrolls; no iteration, so the scan output has no
+# shape; a num_scan_inputs past the inputs.
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond"], ["cond_out"]),
+     helper.make_node("Identity", ["y"], ["y_out"]),
+     helper.make_node("Identity", ["y"], ["scan"])],
+    "body", [info("i", I64, []), info("cond", B, []), info("y", F, [2])],
+    [info("cond_out", B, []), info("y_out", F, [2]), info("scan", F, [2])])
+for name, trips in (("loop_too_long", 5000), ("loop_no_iteration", 0)):
+    refused(name, model(name, [helper.make_node("Loop", ["trips", "", "y0"], ["y", "ys"], body=body, name="loop")],
+                        [info("y0", F, [2])], [info("y", F, [2]), info("ys", F, [trips, 2])],
+                        initializers=[("trips", np.array(trips, np.int64))]))
+body = helper.make_graph([helper.make_node("Add", ["s", "x_t"], ["s_out"])],
+                         "body", [info("s", F, [3]), info("x_t", F, [3])], [info("s_out", F, [3])])
+refused("scan_too_many_scan_inputs", model(
+    "scan_too_many_scan_inputs",
+    [helper.make_node("Scan", ["s0", "x"], ["s"], body=body, num_scan_inputs=3, name="sum")],
+    [info("s0", F, [3]), info("x", F, [4, 3])], [info("s", F, [3])]))

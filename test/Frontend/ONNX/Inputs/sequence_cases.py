@@ -164,3 +164,8 @@ refused("position_out_of_range", model(
     "position_out_of_range", [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
                               helper.make_node("SequenceAt", ["s", "far"], ["y"], name="at")],
     ins[:2], [info("y", F, [2, 3])], initializers=[("far", np.array(2, np.int64))]))
+refused("runtime_position_mixed_shapes", model(
+    "runtime_position_mixed_shapes",
+    [helper.make_node("SequenceConstruct", ["a", "x"], ["s"]),
+     helper.make_node("SequenceAt", ["s", "p"], ["y"], name="at")],
+    [ins[0], info("x", F, [5, 4]), info("p", I64, [])], [info("y", F, [2, 3])]))
