@@ -718,6 +718,16 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
       return failure();
     outputs = *taken;
   } else {
+    // The condition as a 0-D flag, before both branches (their checks read it).
+    Value scalar = cond;
+    if (condType.getRank() != 0)
+      scalar = nn::ReshapeOp::create(builder, loc, RankedTensorType::get({}, condType.getElementType()),
+                                     cond,
+                                     nn::ConstantOp::create(builder, loc,
+                                                            cast<ElementsAttr>(DenseElementsAttr::get(
+                                                                RankedTensorType::get({0}, builder.getI64Type()),
+                                                                ArrayRef<int64_t>{}))),
+                                     builder.getBoolAttr(false));
     Block *block = builder.getInsertionBlock();
     Operation *last = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> thenOutputs = importBranch(*branches[0]);
@@ -738,15 +748,6 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
         return emitError(loc) << "If with a condition known only at run time: nnc computes both "
                                  "branches and selects, which needs their shapes known when "
                                  "compiling (pin the model's dims)";
-    Value scalar = cond;
-    if (condType.getRank() != 0)
-      scalar = nn::ReshapeOp::create(builder, loc, RankedTensorType::get({}, condType.getElementType()),
-                                     cond,
-                                     nn::ConstantOp::create(builder, loc,
-                                                            cast<ElementsAttr>(DenseElementsAttr::get(
-                                                                RankedTensorType::get({0}, builder.getI64Type()),
-                                                                ArrayRef<int64_t>{}))),
-                                     builder.getBoolAttr(false));
     // A branch's run-time checks (a position within a sequence) hold only
     // where it is taken.
     auto after = [&](Operation *op) { return op ? std::next(op->getIterator()) : block->begin(); };
@@ -758,17 +759,10 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
       if (auto check = dyn_cast<nn::CheckOp>(op))
         checks.push_back({check, false});
     if (!checks.empty()) {
-      // The condition as a 0-D flag and its negation, before both branches.
+      // Its negation, before both branches too.
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(&*after(last));
       Value taken = scalar;
-      if (condType.getRank() != 0)
-        taken = nn::ReshapeOp::create(
-            builder, loc, scalar.getType(), cond,
-            nn::ConstantOp::create(builder, loc,
-                                   cast<ElementsAttr>(DenseElementsAttr::get(
-                                       RankedTensorType::get({0}, builder.getI64Type()), ArrayRef<int64_t>{}))),
-            builder.getBoolAttr(false));
       Value notTaken = nn::NotOp::create(builder, loc, taken.getType(), taken);
       for (auto [check, inThen] : checks) {
         builder.setInsertionPoint(check);
