@@ -11,6 +11,7 @@
 #include "compiler/Codegen/Common/RuntimeContext.h"
 #include "compiler/Codegen/Passes.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -103,6 +104,111 @@ Bounds bounds(IndexMath &m, scf::ForallOp forall, const IRMapping &map) {
   return r;
 }
 
+/// A value the body uses, in the argument struct from field `first` on. A
+/// scalar is one field. A memref with a strided layout travels as its aligned
+/// pointer and the parts of its descriptor that its type leaves dynamic: the
+/// body rebuilds the rest from the type, so neither side moves sizes and
+/// strides the type already states (DenseNet-121's caller stored 13,000
+/// descriptor fields).
+struct Capture {
+  Value value;
+  unsigned first;
+  Type descriptorType;
+  bool slim = false;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+
+  /// The descriptor's dynamic parts in field order: the offset (-1), then
+  /// sizes (dim d as d), then strides (dim d as rank + d).
+  SmallVector<int64_t> dynamicParts(MemRefType type) const {
+    SmallVector<int64_t> parts;
+    int64_t rank = type.getRank();
+    if (ShapedType::isDynamic(offset))
+      parts.push_back(-1);
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        parts.push_back(d);
+    for (int64_t d = 0; d < rank; ++d)
+      if (ShapedType::isDynamic(strides[d]))
+        parts.push_back(rank + d);
+    return parts;
+  }
+
+  void pack(OpBuilder &b, Location loc, LLVM::LLVMStructType argsType, Value args) const {
+    auto store = [&](Value field, unsigned index) {
+      Value addr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), argsType,
+                                       args, ArrayRef<LLVM::GEPArg>{0, (int32_t)index});
+      LLVM::StoreOp::create(b, loc, field, addr);
+    };
+    Type type = value.getType();
+    if (type.isIndex()) {
+      store(arith::IndexCastOp::create(b, loc, argsType.getBody()[first], value), first);
+      return;
+    }
+    if (type == descriptorType) {
+      store(value, first);
+      return;
+    }
+    Value descriptor = UnrealizedConversionCastOp::create(b, loc, descriptorType, value).getResult(0);
+    if (!slim) {
+      store(descriptor, first);
+      return;
+    }
+    MemRefDescriptor d(descriptor);
+    auto memref = cast<MemRefType>(type);
+    store(d.alignedPtr(b, loc), first);
+    int64_t rank = memref.getRank();
+    for (auto [i, part] : llvm::enumerate(dynamicParts(memref))) {
+      Value field = part < 0 ? d.offset(b, loc) : part < rank ? d.size(b, loc, part) : d.stride(b, loc, part - rank);
+      store(field, first + 1 + i);
+    }
+  }
+
+  Value unpack(OpBuilder &b, Location loc, LLVM::LLVMStructType argsType, ArrayRef<Type> fieldTypes,
+               Value args) const {
+    auto load = [&](unsigned index) -> Value {
+      Value addr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), argsType,
+                                       args, ArrayRef<LLVM::GEPArg>{0, (int32_t)index});
+      return LLVM::LoadOp::create(b, loc, fieldTypes[index], addr);
+    };
+    Type type = value.getType();
+    if (type.isIndex())
+      return arith::IndexCastOp::create(b, loc, type, load(first));
+    if (type == descriptorType)
+      return load(first);
+    Value descriptor;
+    if (!slim) {
+      descriptor = load(first);
+    } else {
+      auto memref = cast<MemRefType>(type);
+      int64_t rank = memref.getRank();
+      MemRefDescriptor d = MemRefDescriptor::poison(b, loc, descriptorType);
+      Value pointer = load(first);
+      d.setAllocatedPtr(b, loc, pointer);
+      d.setAlignedPtr(b, loc, pointer);
+      if (!ShapedType::isDynamic(offset))
+        d.setConstantOffset(b, loc, offset);
+      for (int64_t i = 0; i < rank; ++i) {
+        if (!memref.isDynamicDim(i))
+          d.setConstantSize(b, loc, i, memref.getDimSize(i));
+        if (!ShapedType::isDynamic(strides[i]))
+          d.setConstantStride(b, loc, i, strides[i]);
+      }
+      for (auto [i, part] : llvm::enumerate(dynamicParts(memref))) {
+        Value field = load(first + 1 + i);
+        if (part < 0)
+          d.setOffset(b, loc, field);
+        else if (part < rank)
+          d.setSize(b, loc, part, field);
+        else
+          d.setStride(b, loc, part - rank, field);
+      }
+      descriptor = d;
+    }
+    return UnrealizedConversionCastOp::create(b, loc, type, descriptor).getResult(0);
+  }
+};
+
 struct LowerForallToRuntimePass
     : nnc::impl::LowerForallToRuntimeBase<LowerForallToRuntimePass> {
   using LowerForallToRuntimeBase::LowerForallToRuntimeBase;
@@ -141,7 +247,51 @@ struct LowerForallToRuntimePass
     for (scf::ForallOp forall : outermost)
       if (failed(outline(forall, converter)))
         return signalPassFailure();
+    mergeIdenticalBodies(module);
   }
+
+  /// Bodies that came out identical are compiled once: DenseNet-121 repeats
+  /// one 3x3 convolution per dense block, 69 of its 262 loops. Candidates
+  /// share a hash of their ops' names, attributes and types.
+  void mergeIdenticalBodies(ModuleOp module) {
+    llvm::DenseMap<unsigned, SmallVector<func::FuncOp>> kept;
+    llvm::DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
+    for (func::FuncOp body : bodies) {
+      llvm::hash_code hash = 0;
+      body.getBody().walk([&](Operation *op) {
+        hash = llvm::hash_combine(
+            hash, OperationEquivalence::computeHash(op, OperationEquivalence::ignoreHashValue,
+                                                    OperationEquivalence::ignoreHashValue,
+                                                    OperationEquivalence::IgnoreLocations));
+      });
+      SmallVector<func::FuncOp> &same = kept[static_cast<unsigned>(hash)];
+      auto original = llvm::find_if(same, [&](func::FuncOp other) {
+        return OperationEquivalence::isRegionEquivalentTo(&other.getBody(), &body.getBody(),
+                                                          OperationEquivalence::IgnoreLocations);
+      });
+      if (original == same.end()) {
+        same.push_back(body);
+        continue;
+      }
+      replacement[body.getSymNameAttr()] = FlatSymbolRefAttr::get(original->getSymNameAttr());
+      body.erase();
+    }
+    bodies.clear();
+    if (replacement.empty())
+      return;
+    // The bodies' only uses: the serial call and the pointer for parallel_for.
+    module.walk([&](Operation *op) {
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        if (FlatSymbolRefAttr to = replacement.lookup(call.getCalleeAttr().getAttr()))
+          call.setCalleeAttr(to);
+      } else if (auto constant = dyn_cast<func::ConstantOp>(op)) {
+        if (FlatSymbolRefAttr to = replacement.lookup(constant.getValueAttr().getAttr()))
+          constant.setValueAttr(to);
+      }
+    });
+  }
+
+  SmallVector<func::FuncOp> bodies;
 
   LogicalResult outline(scf::ForallOp forall, LLVMTypeConverter &converter) {
     MLIRContext *ctx = &getContext();
@@ -160,7 +310,7 @@ struct LowerForallToRuntimePass
     used.insert(forall.getDynamicUpperBound().begin(), forall.getDynamicUpperBound().end());
     used.insert(forall.getDynamicStep().begin(), forall.getDynamicStep().end());
     SmallVector<Operation *> constants;
-    SmallVector<Value> fields;
+    SmallVector<Capture> captures;
     SmallVector<Type> fieldTypes;
     for (Value v : used) {
       Operation *def = v.getDefiningOp();
@@ -173,8 +323,17 @@ struct LowerForallToRuntimePass
       if (!type || !LLVM::isCompatibleType(type))
         return forall.emitOpError("cannot pass a value of type ")
                << v.getType() << " to a parallel loop body";
-      fields.push_back(v);
-      fieldTypes.push_back(type);
+      Capture c{v, (unsigned)fieldTypes.size(), type};
+      auto memref = dyn_cast<MemRefType>(v.getType());
+      if (memref && succeeded(memref.getStridesAndOffset(c.strides, c.offset))) {
+        c.slim = true;
+        fieldTypes.push_back(ptr);
+        for (int64_t dim : c.dynamicParts(memref))
+          (void)dim, fieldTypes.push_back(i64);
+      } else {
+        fieldTypes.push_back(type);
+      }
+      captures.push_back(c);
     }
     auto argsType = LLVM::LLVMStructType::getLiteral(ctx, fieldTypes);
 
@@ -190,21 +349,18 @@ struct LowerForallToRuntimePass
     auto bodyType = FunctionType::get(ctx, {ptr, i64, i64}, {});
     auto body = func::FuncOp::create(mb, loc, name, bodyType);
     body.setPrivate();
+    // Kept out of line: the body is called directly when the loop runs
+    // serially and through a pointer otherwise, and inlining the direct call
+    // would compile it twice into one ever-larger caller.
+    bodies.push_back(body);
+    body->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
     Block *entry = body.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     IRMapping map;
     for (Operation *def : constants)
       b.clone(*def, map);
-    for (auto [i, v] : llvm::enumerate(fields)) {
-      Value addr = LLVM::GEPOp::create(b, loc, ptr, argsType, entry->getArgument(0),
-                                       ArrayRef<LLVM::GEPArg>{0, (int32_t)i});
-      Value field = LLVM::LoadOp::create(b, loc, fieldTypes[i], addr);
-      if (v.getType().isIndex())
-        field = arith::IndexCastOp::create(b, loc, v.getType(), field);
-      else if (field.getType() != v.getType())
-        field = UnrealizedConversionCastOp::create(b, loc, v.getType(), field).getResult(0);
-      map.map(v, field);
-    }
+    for (Capture &c : captures)
+      map.map(c.value, c.unpack(b, loc, argsType, fieldTypes, entry->getArgument(0)));
     IndexMath im{b, loc};
     Bounds inner = bounds(im, forall, map);
     // Loop invariants: materialized before the loop, unless they fold away.
@@ -269,23 +425,15 @@ struct LowerForallToRuntimePass
     Value count = staticTotal ? arith::ConstantIntOp::create(b, loc, i64, *staticTotal).getResult()
                               : arith::IndexCastOp::create(b, loc, i64, om.get(total)).getResult();
     Value args;
-    if (fields.empty()) {
+    if (captures.empty()) {
       args = LLVM::ZeroOp::create(b, loc, ptr);
     } else {
       // In the entry block, so a forall inside a serial loop does not grow the stack.
       OpBuilder eb = OpBuilder::atBlockBegin(&func.getBody().front());
       Value size = LLVM::ConstantOp::create(eb, loc, i64, eb.getI64IntegerAttr(1));
       args = LLVM::AllocaOp::create(eb, loc, ptr, argsType, size);
-      for (auto [i, v] : llvm::enumerate(fields)) {
-        Value field = v;
-        if (v.getType().isIndex())
-          field = arith::IndexCastOp::create(b, loc, fieldTypes[i], v);
-        else if (v.getType() != fieldTypes[i])
-          field = UnrealizedConversionCastOp::create(b, loc, fieldTypes[i], v).getResult(0);
-        Value addr = LLVM::GEPOp::create(b, loc, ptr, argsType, args,
-                                         ArrayRef<LLVM::GEPArg>{0, (int32_t)i});
-        LLVM::StoreOp::create(b, loc, field, addr);
-      }
+      for (Capture &c : captures)
+        c.pack(b, loc, argsType, args);
     }
     auto serial = [&](OpBuilder &b, Location loc) {
       Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
@@ -297,7 +445,7 @@ struct LowerForallToRuntimePass
       return success();
     }
 
-    Value null = fields.empty() ? args : LLVM::ZeroOp::create(b, loc, ptr).getResult();
+    Value null = captures.empty() ? args : LLVM::ZeroOp::create(b, loc, ptr).getResult();
     Value fn = func::ConstantOp::create(b, loc, bodyType, SymbolRefAttr::get(body));
     Value fnPtr = UnrealizedConversionCastOp::create(b, loc, ptr, fn).getResult(0);
     Value slotAddr = LLVM::AddressOfOp::create(b, loc, ptr, nnc::kRuntimeContextGlobal);

@@ -4,20 +4,23 @@
 // CHECK: llvm.mlir.global external thread_local @nnc_context() {{.*}} : !llvm.ptr
 // CHECK-NEXT: llvm.mlir.zero : !llvm.ptr
 
-// The captured memrefs (as LLVM descriptors) and scalar go to a stack struct
-// allocated in the entry block; the constant is re-created in the body.
+// The captured memrefs (their aligned pointers: the types state the rest of
+// their descriptors) and scalar go to a stack struct allocated in the entry
+// block; the constant is re-created in the body.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[IN:.*]]: memref<8xf32>, %[[OUT:.*]]: memref<8xf32>, %[[S:.*]]: f32)
-// CHECK: %[[ARGS:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, f32, struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
+// CHECK: %[[ARGS:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, f32, ptr)>
 // CHECK: %[[COUNT:.*]] = arith.constant 8 : i64
 // CHECK: %[[IND:.*]] = builtin.unrealized_conversion_cast %[[IN]] : memref<8xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+// CHECK: %[[INP:.*]] = llvm.extractvalue %[[IND]][1]
 // CHECK: %[[F0:.*]] = llvm.getelementptr %[[ARGS]][0, 0]
-// CHECK: llvm.store %[[IND]], %[[F0]]
+// CHECK: llvm.store %[[INP]], %[[F0]] : !llvm.ptr, !llvm.ptr
 // CHECK: %[[F1:.*]] = llvm.getelementptr %[[ARGS]][0, 1]
 // CHECK: llvm.store %[[S]], %[[F1]] : f32, !llvm.ptr
 // CHECK: %[[OUTD:.*]] = builtin.unrealized_conversion_cast %[[OUT]]
+// CHECK: %[[OUTP:.*]] = llvm.extractvalue %[[OUTD]][1]
 // CHECK: %[[F2:.*]] = llvm.getelementptr %[[ARGS]][0, 2]
-// CHECK: llvm.store %[[OUTD]], %[[F2]]
+// CHECK: llvm.store %[[OUTP]], %[[F2]]
 // The body's address, and the context of this thread.
 // CHECK: %[[FN:.*]] = {{(func\.)?}}constant @main_par0 : (!llvm.ptr, i64, i64) -> ()
 // CHECK: %[[FNPTR:.*]] = builtin.unrealized_conversion_cast %[[FN]] : (!llvm.ptr, i64, i64) -> () to !llvm.ptr
@@ -51,15 +54,26 @@
 
 // CHECK-LABEL: func.func private @main_par0
 // CHECK-SAME: (%[[A:.*]]: !llvm.ptr, %[[BEGIN:.*]]: i64, %[[END:.*]]: i64)
+// Kept out of line: the serial call would otherwise inline a second copy.
+// CHECK-SAME: attributes {passthrough = ["noinline"]}
 // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// The descriptor rebuilt from the pointer and the type: offset 0, size 8, stride 1.
 // CHECK: %[[G0:.*]] = llvm.getelementptr %[[A]][0, 0]
-// CHECK: %[[D0:.*]] = llvm.load %[[G0]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+// CHECK: %[[P0:.*]] = llvm.load %[[G0]] : !llvm.ptr -> !llvm.ptr
+// CHECK: llvm.insertvalue %[[P0]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[P0]], %{{.*}}[1]
+// CHECK: %[[OFF:.*]] = llvm.mlir.constant(0 : index) : i64
+// CHECK: llvm.insertvalue %[[OFF]], %{{.*}}[2]
+// CHECK: %[[SIZE:.*]] = llvm.mlir.constant(8 : index) : i64
+// CHECK: llvm.insertvalue %[[SIZE]], %{{.*}}[3, 0]
+// CHECK: %[[STRIDE:.*]] = llvm.mlir.constant(1 : index) : i64
+// CHECK: %[[D0:.*]] = llvm.insertvalue %[[STRIDE]], %{{.*}}[4, 0]
 // CHECK: %[[BIN:.*]] = builtin.unrealized_conversion_cast %[[D0]] : {{.*}} to memref<8xf32>
 // CHECK: %[[G1:.*]] = llvm.getelementptr %[[A]][0, 1]
 // CHECK: %[[BS:.*]] = llvm.load %[[G1]] : !llvm.ptr -> f32
 // CHECK: %[[G2:.*]] = llvm.getelementptr %[[A]][0, 2]
-// CHECK: %[[D2:.*]] = llvm.load %[[G2]]
-// CHECK: %[[BOUT:.*]] = builtin.unrealized_conversion_cast %[[D2]] : {{.*}} to memref<8xf32>
+// CHECK: llvm.load %[[G2]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[BOUT:.*]] = builtin.unrealized_conversion_cast %{{.*}} : {{.*}} to memref<8xf32>
 // CHECK: %[[B:.*]] = arith.index_cast %[[BEGIN]] : i64 to index
 // CHECK: %[[E:.*]] = arith.index_cast %[[END]] : i64 to index
 // CHECK: scf.for %[[I:.*]] = %[[B]] to %[[E]] step %{{.*}} {
@@ -160,6 +174,66 @@ func.func @single(%out: memref<4xf32>) {
   %c0 = arith.constant 0.0 : f32
   scf.forall (%i) in (1) {
     memref.store %c0, %out[%i] : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// A view's dynamic offset and size travel after its pointer; its static
+// strides do not (the last field is the loop's bound).
+// CHECK-LABEL: func.func @views
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64, i64, i64)>
+// CHECK: %[[D:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<?x4xf32, strided<[4, 1], offset: ?>> to
+// CHECK: %[[P:.*]] = llvm.extractvalue %[[D]][1]
+// CHECK: llvm.store %[[P]], %{{.*}} : !llvm.ptr, !llvm.ptr
+// CHECK: %[[OFF:.*]] = llvm.extractvalue %[[D]][2]
+// CHECK: llvm.store %[[OFF]], %{{.*}} : i64, !llvm.ptr
+// CHECK: %[[ROWS:.*]] = llvm.extractvalue %[[D]][3, 0]
+// CHECK: llvm.store %[[ROWS]], %{{.*}} : i64, !llvm.ptr
+// CHECK-LABEL: func.func private @views_par0
+// CHECK: %[[BP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: llvm.insertvalue %[[BP]], %{{.*}}[1]
+// CHECK-DAG: llvm.insertvalue %{{.*}}, %{{.*}}[4, 0]
+// CHECK-DAG: llvm.insertvalue %{{.*}}, %{{.*}}[3, 1]
+// CHECK-DAG: llvm.insertvalue %{{.*}}, %{{.*}}[4, 1]
+// CHECK: %[[BOFF:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: llvm.insertvalue %[[BOFF]], %{{.*}}[2]
+// CHECK: %[[BROWS:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: %[[BD:.*]] = llvm.insertvalue %[[BROWS]], %{{.*}}[3, 0]
+// CHECK: builtin.unrealized_conversion_cast %[[BD]] : {{.*}} to memref<?x4xf32, strided<[4, 1], offset: ?>>
+func.func @views(%buf: memref<?x4xf32, strided<[4, 1], offset: ?>>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %buf, %c0 : memref<?x4xf32, strided<[4, 1], offset: ?>>
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (%n) {
+    memref.store %zero, %buf[%i, %c0] : memref<?x4xf32, strided<[4, 1], offset: ?>>
+  }
+  return
+}
+
+// -----
+
+// Identical bodies are compiled once; a body that differs in a constant is
+// its own.
+// CHECK-LABEL: func.func @twice
+// CHECK: call @twice_par0(
+// CHECK: constant @twice_par0
+// CHECK: call @twice_par0(
+// CHECK: constant @twice_par2
+// CHECK: call @twice_par2(
+// CHECK-NOT: @twice_par1
+func.func @twice(%a: memref<64xf32>, %b: memref<64xf32>) {
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  scf.forall (%i) in (64) {
+    memref.store %one, %a[%i] : memref<64xf32>
+  }
+  scf.forall (%i) in (64) {
+    memref.store %one, %b[%i] : memref<64xf32>
+  }
+  scf.forall (%i) in (64) {
+    memref.store %two, %b[%i] : memref<64xf32>
   }
   return
 }
