@@ -12,6 +12,10 @@
 // which the CPU lowering makes the matmul's initial value. The factors are
 // computed in double and rounded once, as float weights are.
 //
+// A batch norm with constant statistics after anything else (DenseNet's, after
+// each concatenation) becomes x * g + (beta - mean * g) with g and the shift
+// folded into per-channel constants, so no run recomputes them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Transforms/Passes.h"
@@ -33,7 +37,7 @@ using namespace nnc::nn;
 
 namespace {
 struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldIntoConv(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
 
   LogicalResult matchAndRewrite(BatchNormOp norm, PatternRewriter &rewriter) const override {
     auto conv = norm.getInput().getDefiningOp<ConvOp>();
@@ -82,10 +86,48 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
   }
 };
 
+struct ScaleAndShift : OpRewritePattern<BatchNormOp> {
+  /// Below FoldIntoConv: a norm that can vanish into its convolution does.
+  ScaleAndShift(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/1) {}
+
+  LogicalResult matchAndRewrite(BatchNormOp norm, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(norm.getType());
+    if (!type || type.getRank() < 2 || type.isDynamicDim(1))
+      return rewriter.notifyMatchFailure(norm, "the channel dim is not static");
+    int64_t channels = type.getDimSize(1);
+    if (channels == 0)
+      return rewriter.notifyMatchFailure(norm, "no channels to scale");
+    std::optional<std::vector<float>> scale = constantFloats(norm.getScale(), channels),
+                                      shift = constantFloats(norm.getBias(), channels),
+                                      mean = constantFloats(norm.getMean(), channels),
+                                      variance = constantFloats(norm.getVariance(), channels);
+    if (!scale || !shift || !mean || !variance)
+      return rewriter.notifyMatchFailure(norm, "statistics are not f32 constants");
+    double epsilon = norm.getEpsilon().convertToDouble();
+    std::vector<float> g(channels), c(channels);
+    for (int64_t o = 0; o < channels; ++o) {
+      double factor = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
+      g[o] = float(factor);
+      c[o] = float(double((*shift)[o]) - double((*mean)[o]) * factor);
+    }
+    // [C, 1, ...]: broadcast along the dims after the channel's.
+    SmallVector<int64_t> shape(type.getRank() - 1, 1);
+    shape[0] = channels;
+    auto paramType = RankedTensorType::get(shape, type.getElementType());
+    Location loc = norm.getLoc();
+    Value x = norm.getInput();
+    Value scaled = MulOp::create(rewriter, loc, type, x,
+                                 floatConstant(rewriter, loc, paramType, g, "nnc_batch_norm_scale"));
+    rewriter.replaceOpWithNewOp<AddOp>(
+        norm, type, scaled, floatConstant(rewriter, loc, paramType, c, "nnc_batch_norm_shift"));
+    return success();
+  }
+};
+
 struct FoldBatchNormPass : nnc::nn::impl::NNFoldBatchNormBase<FoldBatchNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldIntoConv>(&getContext());
+    patterns.add<FoldIntoConv, ScaleAndShift>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -43,13 +43,16 @@ func.func @depthwise_with_bias(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x3xf32> {
 
 // -----
 
-// Left alone: the convolution's result is used elsewhere too (folding would
-// change that use), and a filter that is not a constant.
+// Not folded into the convolution: its result is used elsewhere too (folding
+// would change that use), or its filter is not a constant. The statistics
+// are, so each norm is a multiply-add by folded per-channel constants.
 // CHECK-LABEL: func.func @not_folded
 // CHECK: %[[Y:.*]] = nn.conv %arg0, %[[W:.*]] {
-// CHECK: nn.batch_norm %[[Y]]
+// CHECK: %[[S:.*]] = nn.mul %[[Y]], %{{.*}} : (tensor<1x1x4x4xf32>, tensor<1x1x1xf32>)
+// CHECK: nn.add %[[S]], %{{.*}} : (tensor<1x1x4x4xf32>, tensor<1x1x1xf32>)
 // CHECK: %[[Y2:.*]] = nn.conv %arg0, %arg1 {
-// CHECK: nn.batch_norm %[[Y2]]
+// CHECK: nn.mul %[[Y2]]
+// CHECK-NOT: nn.batch_norm
 func.func @not_folded(%x: tensor<1x1x4x4xf32>, %f: tensor<1x1x1x1xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) {
   %w = nn.constant {value = dense<2.0> : tensor<1x1x1x1xf32>} : () -> tensor<1x1x1x1xf32>
   %p = nn.constant {value = dense<1.0> : tensor<1xf32>} : () -> tensor<1xf32>
@@ -63,7 +66,7 @@ func.func @not_folded(%x: tensor<1x1x4x4xf32>, %f: tensor<1x1x1x1xf32>) -> (tens
 // -----
 
 // A convolution without output channels has nothing to fold into (the taps
-// per channel would be 0 / 0).
+// per channel would be 0 / 0), nor anything to scale.
 // CHECK-LABEL: func.func @no_channels
 // CHECK: nn.batch_norm
 func.func @no_channels(%x: tensor<1x1x4x4xf32>) -> tensor<1x0x4x4xf32> {
@@ -72,4 +75,32 @@ func.func @no_channels(%x: tensor<1x1x4x4xf32>) -> tensor<1x0x4x4xf32> {
   %y = nn.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<0x1x1x1xf32>) -> tensor<1x0x4x4xf32>
   %z = nn.batch_norm %y, %p, %p, %p, %p {epsilon = 1.0 : f32} : (tensor<1x0x4x4xf32>, tensor<0xf32>, tensor<0xf32>, tensor<0xf32>, tensor<0xf32>) -> tensor<1x0x4x4xf32>
   return %z : tensor<1x0x4x4xf32>
+}
+
+// -----
+
+// After anything but a convolution (DenseNet's norms follow concatenations):
+// g = scale / sqrt(var + eps) = [2 / 2, 6 / 3] and bias - mean * g =
+// [1 - 1, 0 - 4], broadcast along the dims after the channel's.
+// CHECK-LABEL: func.func @scale_and_shift
+// CHECK-DAG: %[[G:.*]] = nn.constant {value = dense<{{\[}}{{\[}}[1.000000e+00]], {{\[}}[2.000000e+00]]]> : tensor<2x1x1xf32>}
+// CHECK-DAG: %[[C:.*]] = nn.constant {value = dense<{{\[}}{{\[}}[0.000000e+00]], {{\[}}[-4.000000e+00]]]> : tensor<2x1x1xf32>}
+// CHECK: %[[S:.*]] = nn.mul %arg0, %[[G]]
+// CHECK: %[[Y:.*]] = nn.add %[[S]], %[[C]]
+// CHECK: return %[[Y]]
+// Statistics given at run time stay a batch norm.
+// CHECK-LABEL: func.func @runtime_statistics
+// CHECK: nn.batch_norm
+func.func @scale_and_shift(%x: tensor<3x2x4x4xf32>) -> tensor<3x2x4x4xf32> {
+  %scale = nn.constant {value = dense<[2.0, 6.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bias = nn.constant {value = dense<[1.0, 0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %mean = nn.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %var = nn.constant {value = dense<[3.0, 8.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = nn.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0 : f32} : (tensor<3x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2x4x4xf32>
+  return %y : tensor<3x2x4x4xf32>
+}
+func.func @runtime_statistics(%x: tensor<3x2xf32>, %var: tensor<2xf32>) -> tensor<3x2xf32> {
+  %p = nn.constant {value = dense<1.0> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = nn.batch_norm %x, %p, %p, %p, %var {epsilon = 1.0 : f32} : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
 }
