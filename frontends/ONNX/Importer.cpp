@@ -231,6 +231,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addControlFlowHandlers(t);
     addSequenceHandlers(t);
     addSignalHandlers(t);
+    addTextHandlers(t);
     return t;
   }();
   return table;

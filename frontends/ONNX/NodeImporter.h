@@ -63,6 +63,7 @@ void addTrainingHandlers(std::vector<HandlerEntry> &table);
 void addControlFlowHandlers(std::vector<HandlerEntry> &table);
 void addSequenceHandlers(std::vector<HandlerEntry> &table);
 void addSignalHandlers(std::vector<HandlerEntry> &table);
+void addTextHandlers(std::vector<HandlerEntry> &table);
 /// Whether op `opType` reads a sequence as its first input (SequenceOps.cpp);
 /// no other input of any op may be one.
 bool takesSequences(llvm::StringRef opType);

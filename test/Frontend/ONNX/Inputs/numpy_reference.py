@@ -488,6 +488,36 @@ def dft(x, dft_length, a):
     return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
 
 
+def tfidf_vectorizer(x, a):
+    """Counts each pool n-gram over every start position and skip, one row at a
+    time (unigrams once: skips do not apply to them)."""
+    pool, starts, indexes = list(a["pool_int64s"]), list(a["ngram_counts"]), list(a["ngram_indexes"])
+    grams = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(pool)
+        grams += [tuple(pool[p:p + i + 1]) for p in range(start, end, i + 1)]
+    rows = x.reshape(-1, x.shape[-1])
+    y = np.zeros((rows.shape[0], max(indexes) + 1), np.float32)
+    mode = text(a["mode"])
+    for r, row in enumerate(rows):
+        counts = np.zeros(len(grams))
+        for n in range(a["min_gram_length"], a["max_gram_length"] + 1):
+            for skip in range(a.get("max_skip_count", 0) + 1 if n > 1 else 1):
+                for i in range(len(row)):
+                    taken = row[i:i + (n - 1) * (skip + 1) + 1:skip + 1]
+                    if len(taken) < n:
+                        break
+                    for g, gram in enumerate(grams):
+                        counts[g] += len(gram) == n and tuple(taken) == gram
+        if mode == "IDF":
+            counts = np.minimum(counts, 1)
+        if mode != "TF" and "weights" in a:
+            counts = counts * np.array(a["weights"])
+        for g, index in enumerate(indexes):
+            y[r, index] += counts[g]
+    return y.reshape(x.shape[:-1] + (y.shape[-1],))
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -547,6 +577,8 @@ def evaluate(node, args, opset):
         return batch_norm_training(*args, a)
     if op == "DFT":
         return [dft(args[0], args[1] if len(args) > 1 else None, a)]
+    if op == "TfIdfVectorizer":
+        return [tfidf_vectorizer(args[0], a)]
     if op == "Det":
         x = args[0]
         return [np.linalg.det(x.astype(np.float64)).astype(x.dtype)]
