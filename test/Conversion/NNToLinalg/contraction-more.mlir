@@ -175,7 +175,26 @@ func.func @conv_asymmetric_pads(%x: tensor<1x1x5x5xf32>, %w: tensor<1x1x3x3xf32>
 // CHECK: %[[X22:.*]] = tensor.extract_slice %[[X]][0, 0, 2, 2] [1, 3, 3, 3] [1, 1, 1, 1]
 // CHECK: %[[W22:.*]] = tensor.extract_slice %[[W]][0, 8] [3, 1] [1, 1]
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X00]], %[[W00]], {{.*}}, %[[X22]], %[[W22]] : {{.*}}) outs(%{{.*}} : tensor<1x3x3x3xf32>)
-// CHECK-COUNT-9: arith.mulf
+// The taps in three chains of multiply-adds that may contract into FMAs,
+// whose sums are added pairwise: not one chain of nine dependent adds.
+// CHECK: %[[P0:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[P1:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[S0:.*]] = arith.addf %[[P0]], %[[P1]] fastmath<contract> : f32
+// CHECK: %[[P2:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[G0:.*]] = arith.addf %[[S0]], %[[P2]] fastmath<contract> : f32
+// CHECK: %[[P3:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[P4:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[S1:.*]] = arith.addf %[[P3]], %[[P4]] fastmath<contract> : f32
+// CHECK: %[[P5:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[G1:.*]] = arith.addf %[[S1]], %[[P5]] fastmath<contract> : f32
+// CHECK: %[[P6:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[P7:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[S2:.*]] = arith.addf %[[P6]], %[[P7]] fastmath<contract> : f32
+// CHECK: %[[P8:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[G2:.*]] = arith.addf %[[S2]], %[[P8]] fastmath<contract> : f32
+// CHECK-NEXT: %[[T:.*]] = arith.addf %[[G0]], %[[G1]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[T]], %[[G2]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]]
 // CHECK-NOT: tensor.pad
 func.func @conv_depthwise(%x: tensor<1x3x5x5xf32>, %w: tensor<3x1x3x3xf32>) -> tensor<1x3x3x3xf32> {
   %0 = nn.conv %x, %w {dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x5x5xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x3x3xf32>
