@@ -132,6 +132,9 @@ DEPTHWISE = {
     "depthwise_s2_odd": ((1, 16, 15, 17), (3, 3), (0, 1, 1, 0), (2, 2), True),
     "depthwise_s2_5x5": ((1, 8, 33, 40), (5, 5), (2, 2, 2, 2), (2, 2), True),
     "depthwise_rows_s2": ((1, 8, 18, 34), (3, 3), (1, 1, 1, 1), (2, 1), False),
+    "depthwise_5x5_pairs": ((1, 24, 14, 28), (5, 5), (2, 2, 2, 2), (1, 1), True),
+    "depthwise_5x5_odd_rows": ((1, 8, 13, 20), (5, 5), (2, 2, 2, 2), (1, 1), True),
+    "depthwise_7x7_pairs": ((2, 16, 12, 20), (7, 7), (3, 3, 3, 3), (1, 1), False),
 }
 for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
     c = shape[1]
