@@ -92,7 +92,11 @@ struct ScaleAndShift : OpRewritePattern<BatchNormOp> {
 
   LogicalResult matchAndRewrite(BatchNormOp norm, PatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(norm.getType());
-    if (!type || type.getRank() < 2 || type.isDynamicDim(1))
+    // The folded constants take the statistics' f32 values: an f16 or f64
+    // input (ONNX lets its type differ from theirs) keeps its batch norm.
+    if (!type || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(norm, "not an f32 batch norm");
+    if (type.getRank() < 2 || type.isDynamicDim(1))
       return rewriter.notifyMatchFailure(norm, "the channel dim is not static");
     int64_t channels = type.getDimSize(1);
     if (channels == 0)

@@ -88,8 +88,11 @@ func.func @no_channels(%x: tensor<1x1x4x4xf32>) -> tensor<1x0x4x4xf32> {
 // CHECK: %[[S:.*]] = nn.mul %arg0, %[[G]]
 // CHECK: %[[Y:.*]] = nn.add %[[S]], %[[C]]
 // CHECK: return %[[Y]]
-// Statistics given at run time stay a batch norm.
+// Statistics given at run time stay a batch norm, and so does an f16 input
+// (its constants would be f32 values).
 // CHECK-LABEL: func.func @runtime_statistics
+// CHECK: nn.batch_norm
+// CHECK-LABEL: func.func @half_input
 // CHECK: nn.batch_norm
 func.func @scale_and_shift(%x: tensor<3x2x4x4xf32>) -> tensor<3x2x4x4xf32> {
   %scale = nn.constant {value = dense<[2.0, 6.0]> : tensor<2xf32>} : () -> tensor<2xf32>
@@ -103,4 +106,9 @@ func.func @runtime_statistics(%x: tensor<3x2xf32>, %var: tensor<2xf32>) -> tenso
   %p = nn.constant {value = dense<1.0> : tensor<2xf32>} : () -> tensor<2xf32>
   %y = nn.batch_norm %x, %p, %p, %p, %var {epsilon = 1.0 : f32} : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
+}
+func.func @half_input(%x: tensor<3x2xf16>) -> tensor<3x2xf16> {
+  %p = nn.constant {value = dense<1.0> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = nn.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0 : f32} : (tensor<3x2xf16>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf16>
+  return %y : tensor<3x2xf16>
 }

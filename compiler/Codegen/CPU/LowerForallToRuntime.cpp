@@ -2,9 +2,11 @@
 //
 // Each outermost scf.forall becomes a call of the runtime's parallel_for with
 // its body outlined into a function of (arg, begin, end); the values the body
-// uses travel in a stack struct, memrefs as their LLVM descriptors. Foralls
-// nested in a body run serially. The context comes from a thread-local the
-// entry wrapper sets (see RuntimeContext.h for why).
+// uses travel in a stack struct, memrefs as their aligned pointers and the
+// parts of their descriptors their types leave dynamic. Foralls nested in a
+// body run serially. Bodies that come out identical are one function, and
+// bodies stay out of line. The context comes from a thread-local the entry
+// wrapper sets (see RuntimeContext.h for why).
 //
 //===----------------------------------------------------------------------===//
 
@@ -244,16 +246,20 @@ struct LowerForallToRuntimePass
     if (!slot)
       return signalPassFailure();
     LLVMTypeConverter converter(&getContext());
-    for (scf::ForallOp forall : outermost)
-      if (failed(outline(forall, converter)))
+    SmallVector<func::FuncOp> bodies;
+    for (scf::ForallOp forall : outermost) {
+      FailureOr<func::FuncOp> body = outline(forall, converter);
+      if (failed(body))
         return signalPassFailure();
-    mergeIdenticalBodies(module);
+      bodies.push_back(*body);
+    }
+    mergeIdenticalBodies(module, bodies);
   }
 
   /// Bodies that came out identical are compiled once: DenseNet-121 repeats
   /// one 3x3 convolution per dense block, 69 of its 262 loops. Candidates
   /// share a hash of their ops' names, attributes and types.
-  void mergeIdenticalBodies(ModuleOp module) {
+  void mergeIdenticalBodies(ModuleOp module, ArrayRef<func::FuncOp> bodies) {
     llvm::DenseMap<unsigned, SmallVector<func::FuncOp>> kept;
     llvm::DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
     for (func::FuncOp body : bodies) {
@@ -276,7 +282,6 @@ struct LowerForallToRuntimePass
       replacement[body.getSymNameAttr()] = FlatSymbolRefAttr::get(original->getSymNameAttr());
       body.erase();
     }
-    bodies.clear();
     if (replacement.empty())
       return;
     // The bodies' only uses: the serial call and the pointer for parallel_for.
@@ -291,9 +296,7 @@ struct LowerForallToRuntimePass
     });
   }
 
-  SmallVector<func::FuncOp> bodies;
-
-  LogicalResult outline(scf::ForallOp forall, LLVMTypeConverter &converter) {
+  FailureOr<func::FuncOp> outline(scf::ForallOp forall, LLVMTypeConverter &converter) {
     MLIRContext *ctx = &getContext();
     Location loc = forall.getLoc();
     auto func = forall->getParentOfType<func::FuncOp>();
@@ -309,6 +312,7 @@ struct LowerForallToRuntimePass
     used.insert(forall.getDynamicLowerBound().begin(), forall.getDynamicLowerBound().end());
     used.insert(forall.getDynamicUpperBound().begin(), forall.getDynamicUpperBound().end());
     used.insert(forall.getDynamicStep().begin(), forall.getDynamicStep().end());
+    bool deallocates = forall.getBody()->walk([](memref::DeallocOp) { return WalkResult::interrupt(); }).wasInterrupted();
     SmallVector<Operation *> constants;
     SmallVector<Capture> captures;
     SmallVector<Type> fieldTypes;
@@ -325,7 +329,11 @@ struct LowerForallToRuntimePass
                << v.getType() << " to a parallel loop body";
       Capture c{v, (unsigned)fieldTypes.size(), type};
       auto memref = dyn_cast<MemRefType>(v.getType());
-      if (memref && succeeded(memref.getStridesAndOffset(c.strides, c.offset))) {
+      // Slim only where the body cannot tell: a default memory space (the
+      // field is a plain pointer) and no deallocation (the body's allocated
+      // pointer is the aligned one).
+      if (memref && !memref.getMemorySpace() && !deallocates &&
+          succeeded(memref.getStridesAndOffset(c.strides, c.offset))) {
         c.slim = true;
         fieldTypes.push_back(ptr);
         for (int64_t dim : c.dynamicParts(memref))
@@ -350,9 +358,9 @@ struct LowerForallToRuntimePass
     auto body = func::FuncOp::create(mb, loc, name, bodyType);
     body.setPrivate();
     // Kept out of line: the body is called directly when the loop runs
-    // serially and through a pointer otherwise, and inlining the direct call
-    // would compile it twice into one ever-larger caller.
-    bodies.push_back(body);
+    // serially and through a pointer otherwise, and a merged body from
+    // several places; inlining the direct calls would compile it again into
+    // one ever-larger caller for each.
     body->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
     Block *entry = body.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
@@ -442,7 +450,7 @@ struct LowerForallToRuntimePass
     if (staticTotal && *staticTotal <= 1) {
       serial(b, loc);
       forall.erase();
-      return success();
+      return body;
     }
 
     Value null = captures.empty() ? args : LLVM::ZeroOp::create(b, loc, ptr).getResult();
@@ -494,7 +502,7 @@ struct LowerForallToRuntimePass
           scf::YieldOp::create(b, loc);
         });
     forall.erase();
-    return success();
+    return body;
   }
 };
 } // namespace

@@ -237,3 +237,26 @@ func.func @twice(%a: memref<64xf32>, %b: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// Full descriptors where the body could tell the difference: a memref in
+// another memory space (its pointers are not plain pointers), and a body that
+// frees a buffer (its allocated pointer must be the real one).
+// CHECK-LABEL: func.func @other_space
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr<1>, ptr<1>, i64, array<1 x i64>, array<1 x i64>)>)>
+// CHECK-LABEL: func.func @frees
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
+func.func @other_space(%a: memref<64xf32, 1>) {
+  %one = arith.constant 1.0 : f32
+  scf.forall (%i) in (64) {
+    memref.store %one, %a[%i] : memref<64xf32, 1>
+  }
+  return
+}
+func.func @frees(%a: memref<64xf32>) {
+  scf.forall (%i) in (2) {
+    memref.dealloc %a : memref<64xf32>
+  }
+  return
+}
