@@ -6,14 +6,22 @@
 // matching a length's pool is n comparisons of slices [.., L, 1] against the
 // pool's j-th tokens [K], anded and summed over the windows: [.., K] counts.
 // Unigrams are counted once (skips do not apply to them), every longer
-// length once per skip 0..max_skip_count. A constant 0/1 matrix moves the
-// pool's counts to their output columns (ngram_indexes).
+// length once per skip 0..max_skip_count. Tokens compare as int64 (int32
+// tokens are widened), so no pool value is truncated.
+//
+// Counts move to their output columns (ngram_indexes) by gathers of constant
+// indices, summed where several n-grams share a column; a pool n-gram listed
+// twice is counted at its last entry only. IDF clips a column's count to 1
+// and IDF and TFIDF scale column i by weights[i], as ONNX's reference
+// implementation and ONNX Runtime do.
 //
 // Strings (pool_strings) are not supported: nnc has no string tensors.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/ONNX/NodeImporter.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace nnc;
@@ -31,8 +39,8 @@ LogicalResult importTfIdfVectorizer(NodeImporter &n) {
     return n.fail("the tokens must be int32 or int64");
   if (rank != 1 && rank != 2)
     return n.fail("the tokens must be 1-D or 2-D (got rank " + Twine(rank) + ")");
-  if (type.isDynamicDim(rank - 1))
-    return n.fail("the token count (the last dim) must be static");
+  if (!type.hasStaticShape())
+    return n.fail("the tokens' dims must be static; pin a symbolic batch with --dim");
   int64_t length = type.getDimSize(rank - 1);
 
   std::string mode = n.attrString("mode", "");
@@ -64,84 +72,107 @@ LogicalResult importTfIdfVectorizer(NodeImporter &n) {
   if (int64_t(indexes->size()) != grams)
     return n.fail("ngram_indexes has " + Twine(indexes->size()) + " entries for " + Twine(grams) +
                   " n-grams in the pool");
+  // The output's width: one past the largest index, within what a tensor dim holds.
   int64_t columns = 0;
   for (int64_t index : *indexes) {
-    if (index < 0)
-      return n.fail("ngram_indexes must not be negative");
+    if (index < 0 || index >= (int64_t(1) << 31))
+      return n.fail("ngram_indexes must lie in [0, 2^31) (got " + Twine(index) + ")");
     columns = std::max(columns, index + 1);
   }
   std::optional<SmallVector<float>> weights = n.attrFloats("weights");
-  if (weights && int64_t(weights->size()) != grams)
-    return n.fail("weights has " + Twine(weights->size()) + " entries for " + Twine(grams) +
-                  " n-grams in the pool");
+  if (mode != "TF" && weights && int64_t(weights->size()) < columns)
+    return n.fail("weights has " + Twine(weights->size()) + " entries for " + Twine(columns) +
+                  " output columns");
 
-  Type f32 = b.getF32Type(), element = type.getElementType();
-  SmallVector<int64_t> leading(type.getShape().drop_back());
-  // Counts per pool n-gram, in pool order: [.., grams].
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  if (!type.getElementType().isInteger(64))
+    x = n.create<nn::CastOp>(x, TypeAttr::get(i64));
+  SmallVector<int64_t> shape(type.getShape());
+  // The last entry of each distinct n-gram: the one that is counted.
+  std::map<std::pair<int64_t, SmallVector<int64_t>>, int64_t> lastEntry;
+  {
+    int64_t g = 0;
+    for (auto [i, range] : llvm::enumerate(ranges))
+      for (int64_t p = range.first; p < range.second; p += i + 1)
+        lastEntry[{int64_t(i + 1), SmallVector<int64_t>(pool->begin() + p, pool->begin() + p + i + 1)}] = g++;
+  }
+  // Counts of the counted n-grams ([.., counted]) and, for each, its pool entry.
   SmallVector<Value> counts;
+  SmallVector<int64_t> countedEntries;
+  int64_t firstEntry = 0;
   for (auto [i, range] : llvm::enumerate(ranges)) {
     int64_t gramLength = i + 1, poolGrams = (range.second - range.first) / gramLength;
-    if (poolGrams == 0)
+    int64_t entries = firstEntry;
+    firstEntry += poolGrams;
+    if (gramLength < minLength || gramLength > maxLength)
       continue;
+    SmallVector<int64_t> kept;
+    for (int64_t g = 0; g < poolGrams; ++g) {
+      int64_t p = range.first + g * gramLength;
+      if (lastEntry[{gramLength, SmallVector<int64_t>(pool->begin() + p, pool->begin() + p + gramLength)}] ==
+          entries + g)
+        kept.push_back(g);
+    }
     Value count;
-    if (gramLength >= minLength && gramLength <= maxLength) {
-      for (int64_t skip = 0; skip <= (gramLength == 1 ? 0 : maxSkip); ++skip) {
-        int64_t step = skip + 1, windows = length - (gramLength - 1) * step;
-        if (windows <= 0)
-          break;
-        Value match;
-        for (int64_t j = 0; j < gramLength; ++j) {
-          // Token j of every window, against token j of every pool n-gram.
-          Value tokens = n.create<nn::SliceOp>(x, n.constI64({j * step}), n.constI64({j * step + windows}),
-                                               n.constI64({rank - 1}), n.constI64({1}));
-          tokens = n.create<nn::UnsqueezeOp>(tokens, b.getDenseI64ArrayAttr({rank}));
-          SmallVector<APInt> column;
-          for (int64_t g = 0; g < poolGrams; ++g)
-            column.push_back(APInt(element.getIntOrFloatBitWidth(),
-                                   (*pool)[range.first + g * gramLength + j], /*isSigned=*/true));
-          Value wanted = n.create<nn::ConstantOp>(cast<ElementsAttr>(
-              DenseElementsAttr::get(RankedTensorType::get({poolGrams}, element), column)));
-          Value equal = n.create<nn::EqualOp>(tokens, wanted);
-          match = match ? n.create<nn::AndOp>(match, equal) : equal;
-        }
-        Value found = n.create<nn::ReduceSumOp>(n.create<nn::CastOp>(match, TypeAttr::get(f32)),
-                                                b.getDenseI64ArrayAttr({rank - 1}), b.getBoolAttr(false));
-        count = count ? n.create<nn::AddOp>(count, found) : found;
+    for (int64_t skip = 0; skip <= (gramLength == 1 ? 0 : maxSkip); ++skip) {
+      int64_t step = skip + 1, windows = length - (gramLength - 1) * step;
+      if (windows <= 0 || kept.empty())
+        break;
+      Value match;
+      for (int64_t j = 0; j < gramLength; ++j) {
+        // Token j of every window, against token j of every kept pool n-gram.
+        Value tokens = n.create<nn::SliceOp>(x, n.constI64({j * step}), n.constI64({j * step + windows}),
+                                             n.constI64({rank - 1}), n.constI64({1}));
+        tokens = n.create<nn::UnsqueezeOp>(tokens, b.getDenseI64ArrayAttr({rank}));
+        SmallVector<int64_t> column;
+        for (int64_t g : kept)
+          column.push_back((*pool)[range.first + g * gramLength + j]);
+        Value equal = n.create<nn::EqualOp>(tokens, n.constI64(column));
+        match = match ? n.create<nn::AndOp>(match, equal) : equal;
       }
+      Value found = n.create<nn::ReduceSumOp>(n.create<nn::CastOp>(match, TypeAttr::get(f32)),
+                                              b.getDenseI64ArrayAttr({rank - 1}), b.getBoolAttr(false));
+      count = count ? n.create<nn::AddOp>(count, found) : found;
     }
-    if (!count) {
-      // A length outside [min, max] (or longer than the row): never counted.
-      SmallVector<int64_t> shape(leading);
-      shape.push_back(poolGrams);
-      if (llvm::any_of(shape, ShapedType::isDynamic))
-        return n.fail("a dynamic batch with pool n-grams that are never counted is not supported");
-      count = n.create<nn::ConstantOp>(cast<ElementsAttr>(n.scalarAttr(f32, 0, shape)));
-    }
+    if (!count)
+      continue; // rows shorter than these n-grams: none found
     counts.push_back(count);
+    for (int64_t g : kept)
+      countedEntries.push_back(entries + g);
   }
-  SmallVector<int64_t> resultShape(leading);
-  resultShape.push_back(columns);
+  SmallVector<int64_t> resultShape(shape);
+  resultShape.back() = columns;
   if (counts.empty()) {
-    if (llvm::any_of(resultShape, ShapedType::isDynamic))
-      return n.fail("an empty pool with a dynamic batch is not supported");
     n.setOutputs(n.create<nn::ConstantOp>(cast<ElementsAttr>(n.scalarAttr(f32, 0, resultShape))));
     return success();
   }
-  Value tf = counts.size() == 1 ? counts.front()
-                                : n.create<nn::ConcatOp>(ValueRange(counts), b.getI64IntegerAttr(rank - 1));
-  // IDF: presence, not counts; IDF and TFIDF scale by the weights.
+  // A zero column after the counts, for the output columns a gather leaves empty.
+  SmallVector<int64_t> zeroShape(shape);
+  zeroShape.back() = 1;
+  counts.push_back(n.create<nn::ConstantOp>(cast<ElementsAttr>(n.scalarAttr(f32, 0, zeroShape))));
+  Value all = n.create<nn::ConcatOp>(ValueRange(counts), b.getI64IntegerAttr(rank - 1));
+  int64_t zero = countedEntries.size();
+  // Gather k takes, for each column, its k-th counted n-gram (or the zero).
+  SmallVector<SmallVector<int64_t>> sources;
+  SmallVector<int64_t> filled(columns, 0);
+  for (auto [c, entry] : llvm::enumerate(countedEntries)) {
+    int64_t column = (*indexes)[entry], level = filled[column]++;
+    if (level == int64_t(sources.size()))
+      sources.emplace_back(columns, zero);
+    sources[level][column] = c;
+  }
+  Value tf;
+  for (ArrayRef<int64_t> source : sources) {
+    Value picked = n.create<nn::GatherOp>(all, n.constI64(source), b.getI64IntegerAttr(rank - 1));
+    tf = tf ? n.create<nn::AddOp>(tf, picked) : picked;
+  }
   if (mode == "IDF")
     tf = n.create<nn::MinOp>(tf, n.scalar(f32, 1));
   if (mode != "TF" && weights)
     tf = n.create<nn::MulOp>(tf, n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
-                                      RankedTensorType::get({grams}, f32), ArrayRef<float>(*weights)))));
-  // Pool n-gram g lands in column ngram_indexes[g].
-  SmallVector<float> placement(grams * columns, 0.0f);
-  for (auto [g, index] : llvm::enumerate(*indexes))
-    placement[g * columns + index] = 1.0f;
-  Value moved = n.create<nn::ConstantOp>(cast<ElementsAttr>(
-      DenseElementsAttr::get(RankedTensorType::get({grams, columns}, f32), ArrayRef<float>(placement))));
-  n.setOutputs(n.create<nn::MatMulOp>(tf, moved));
+                                      RankedTensorType::get({columns}, f32),
+                                      ArrayRef<float>(*weights).take_front(columns)))));
+  n.setOutputs(tf);
   return success();
 }
 } // namespace

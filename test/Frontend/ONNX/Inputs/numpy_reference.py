@@ -490,31 +490,33 @@ def dft(x, dft_length, a):
 
 def tfidf_vectorizer(x, a):
     """Counts each pool n-gram over every start position and skip, one row at a
-    time (unigrams once: skips do not apply to them)."""
+    time (unigrams once: skips do not apply to them). As ONNX's reference
+    implementation: a pool n-gram listed twice counts at its last entry, and
+    IDF's clip and the weights apply per output column."""
     pool, starts, indexes = list(a["pool_int64s"]), list(a["ngram_counts"]), list(a["ngram_indexes"])
-    grams = []
+    column_of = {}
+    entry = 0
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(pool)
-        grams += [tuple(pool[p:p + i + 1]) for p in range(start, end, i + 1)]
-    rows = x.reshape(-1, x.shape[-1])
+        for p in range(start, end, i + 1):
+            column_of[tuple(pool[p:p + i + 1])] = indexes[entry]
+            entry += 1
+    rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
     y = np.zeros((rows.shape[0], max(indexes) + 1), np.float32)
     mode = text(a["mode"])
     for r, row in enumerate(rows):
-        counts = np.zeros(len(grams))
         for n in range(a["min_gram_length"], a["max_gram_length"] + 1):
             for skip in range(a.get("max_skip_count", 0) + 1 if n > 1 else 1):
                 for i in range(len(row)):
-                    taken = row[i:i + (n - 1) * (skip + 1) + 1:skip + 1]
+                    taken = tuple(int(t) for t in row[i:i + (n - 1) * (skip + 1) + 1:skip + 1])
                     if len(taken) < n:
                         break
-                    for g, gram in enumerate(grams):
-                        counts[g] += len(gram) == n and tuple(taken) == gram
-        if mode == "IDF":
-            counts = np.minimum(counts, 1)
-        if mode != "TF" and "weights" in a:
-            counts = counts * np.array(a["weights"])
-        for g, index in enumerate(indexes):
-            y[r, index] += counts[g]
+                    if taken in column_of:
+                        y[r, column_of[taken]] += 1
+    if mode == "IDF":
+        y = np.minimum(y, 1)
+    if mode != "TF" and "weights" in a:
+        y = y * np.array(a["weights"][: y.shape[1]], np.float32)
     return y.reshape(x.shape[:-1] + (y.shape[-1],))
 
 
