@@ -31,3 +31,28 @@ func.func @bools(%src: memref<4x32xi1>, %dst: memref<4x32xi1>) {
   linalg.copy ins(%src : memref<4x32xi1>) outs(%dst : memref<4x32xi1>)
   return
 }
+
+// -----
+
+// A large copy outside any parallel loop (a stem convolution's padded input)
+// is split into thread chunks along its outer dims: 8 images of 3x224x224,
+// one chunk each. One inside a parallel loop is not split again.
+// CHECK-LABEL: func.func @stem_input
+// CHECK: scf.forall (%[[N:.*]]) in (8)
+// CHECK: memref.subview %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 224, 224]
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} vector<1x1x1x16xf32>
+// CHECK-LABEL: func.func @inside_forall
+// CHECK: scf.forall
+// CHECK-NOT: scf.forall
+func.func @stem_input(%src: memref<8x3x224x224xf32>, %dst: memref<8x3x226x226xf32>) {
+  %interior = memref.subview %dst[0, 0, 1, 1] [8, 3, 224, 224] [1, 1, 1, 1] : memref<8x3x226x226xf32> to memref<8x3x224x224xf32, strided<[153228, 51076, 226, 1], offset: 227>>
+  linalg.copy ins(%src : memref<8x3x224x224xf32>) outs(%interior : memref<8x3x224x224xf32, strided<[153228, 51076, 226, 1], offset: 227>>)
+  return
+}
+func.func @inside_forall(%src: memref<8x3x224x224xf32>, %dst: memref<8x3x224x224xf32>) {
+  scf.forall (%i) in (2) {
+    linalg.copy ins(%src : memref<8x3x224x224xf32>) outs(%dst : memref<8x3x224x224xf32>)
+  }
+  return
+}
