@@ -346,7 +346,7 @@ LogicalResult importResize(NodeImporter &n) {
   std::string mode = n.attrString("mode", "nearest");
   std::string ctm = n.attrString("coordinate_transformation_mode", "half_pixel");
   std::string nearest = n.attrString("nearest_mode", "round_prefer_floor");
-  Value scales, sizes;
+  Value scales, sizes, roi;
   if (n.opset < 9) { // Upsample-7: scales as an attribute
     auto attr = n.attrFloats("scales");
     if (!attr)
@@ -363,8 +363,15 @@ LogicalResult importResize(NodeImporter &n) {
   } else {
     scales = n.input(2);
     sizes = n.input(3);
-    if (ctm == "tf_crop_and_resize")
-      return n.fail("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+    if (ctm == "tf_crop_and_resize") {
+      roi = n.input(1);
+      if (!roi)
+        return n.fail("tf_crop_and_resize needs the roi input");
+      if (NodeImporter::rank(roi) != 1)
+        return n.fail("roi must be 1-D");
+      if (!getElementTypeOrSelf(roi.getType()).isF32())
+        roi = n.create<nn::CastOp>(roi, TypeAttr::get(n.builder.getF32Type()));
+    }
     if (n.attrInt("antialias", 0) != 0)
       return n.fail("antialias = 1 is not supported");
   }
@@ -441,10 +448,11 @@ LogicalResult importResize(NodeImporter &n) {
   if (sizes)
     sizes = n.toI64(sizes);
   auto &b = n.builder;
-  n.setOutputs(n.create<nn::ResizeOp>(x, scales, sizes, b.getStringAttr(mode), b.getStringAttr(ctm),
+  n.setOutputs(n.create<nn::ResizeOp>(x, scales, sizes, roi, b.getStringAttr(mode), b.getStringAttr(ctm),
                                       b.getStringAttr(nearest),
                                       b.getF32FloatAttr(n.attrFloat("cubic_coeff_a", -0.75f)),
-                                      b.getBoolAttr(n.attrInt("exclude_outside", 0) != 0)));
+                                      b.getBoolAttr(n.attrInt("exclude_outside", 0) != 0),
+                                      b.getF32FloatAttr(n.attrFloat("extrapolation_value", 0.0f))));
   return success();
 }
 

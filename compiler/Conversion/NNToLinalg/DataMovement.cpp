@@ -560,22 +560,61 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
       for (int64_t d = 0; d < rank; ++d)
         scales[d] = (double)type.getDimSize(d) / (double)inType.getDimSize(d);
 
+    bool crops = ctm == "tf_crop_and_resize";
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
       auto f = [&](double v) { return scalarConstant(nb, nl, real, v); };
+      auto toReal = [&](Value index) -> Value {
+        return arith::SIToFPOp::create(nb, nl, real, arith::IndexCastOp::create(nb, nl, nb.getI64Type(), index));
+      };
+      // tf_crop_and_resize: whether a coordinate fell outside the input.
+      Value outside;
       // Per dim: a list of (index, weight) taps.
       SmallVector<SmallVector<std::pair<Value, Value>>> taps(rank);
       for (int64_t d = 0; d < rank; ++d) {
         int64_t in = inType.getDimSize(d), outSize = type.getDimSize(d);
         bool dynamic = type.isDynamicDim(d);
-        // tf_half_pixel_for_nn shifts by half a pixel even at scale 1.
-        if (!dynamic && in == outSize && scales[d] == 1.0 && ctm != "tf_half_pixel_for_nn") {
+        // tf_half_pixel_for_nn shifts by half a pixel even at scale 1, and a
+        // crop may move any dim.
+        if (!dynamic && in == outSize && scales[d] == 1.0 && ctm != "tf_half_pixel_for_nn" && !crops) {
           taps[d].push_back({out[d], Value()});
           continue;
         }
-        Value x = arith::SIToFPOp::create(nb, nl, real, arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[d]));
+        Value x = toReal(out[d]);
         double scale = scales[d];
         Value src;
-        if (ctm == "asymmetric") {
+        if (crops) {
+          // ONNX's start * (in - 1) + x * (end - start) * (in - 1) / (out - 1),
+          // or the crop's center for one output element.
+          auto roiAt = [&](int64_t i) -> Value {
+            Value v = tensor::ExtractOp::create(nb, nl, adaptor.getRoi(), ValueRange{indexConst(nb, nl, i)});
+            return real == v.getType() ? v : arith::ExtFOp::create(nb, nl, real, v).getResult();
+          };
+          Value start = roiAt(d), end = roiAt(rank + d), inLast = f(in - 1);
+          Value outLast = dynamic ? arith::SubFOp::create(nb, nl, toReal(dims[d]), f(1)).getResult() : f(outSize - 1);
+          Value width = arith::SubFOp::create(nb, nl, end, start);
+          Value along = arith::MulFOp::create(nb, nl, x, width);
+          Value stretched = arith::MulFOp::create(nb, nl, along, inLast);
+          Value offset = arith::DivFOp::create(nb, nl, stretched, outLast);
+          Value origin = arith::MulFOp::create(nb, nl, start, inLast);
+          src = arith::AddFOp::create(nb, nl, origin, offset);
+          Value sum = arith::AddFOp::create(nb, nl, start, end);
+          Value half = arith::MulFOp::create(nb, nl, sum, f(0.5));
+          Value center = arith::MulFOp::create(nb, nl, half, inLast);
+          if (dynamic) {
+            Value single = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, dims[d], indexConst(nb, nl, 1));
+            src = arith::SelectOp::create(nb, nl, single, center, src);
+          } else if (outSize == 1) {
+            src = center;
+          }
+          // Outside [0, in - 1] (or NaN): the extrapolation value.
+          Value inside = arith::AndIOp::create(
+              nb, nl, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE, src, f(0)),
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLE, src, inLast));
+          Value beyond = arith::XOrIOp::create(nb, nl, inside, arith::ConstantIntOp::create(nb, nl, nb.getI1Type(), 1));
+          outside = outside ? arith::OrIOp::create(nb, nl, outside, beyond).getResult() : beyond;
+          // Taps then read clamped indices; their value is replaced.
+          src = arith::SelectOp::create(nb, nl, inside, src, f(0));
+        } else if (ctm == "asymmetric") {
           src = arith::DivFOp::create(nb, nl, x, dynamic ? dynamicParams[d].scale : f(scale));
         } else if (ctm == "align_corners") {
           double length = constScales ? in * scale : (double)outSize; // as above
@@ -712,7 +751,13 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
         if (d < 0)
           break;
       }
-      return acc.getType() == element ? acc : castScalar(nb, nl, acc, element, false, false);
+      Value y = acc.getType() == element ? acc : castScalar(nb, nl, acc, element, false, false);
+      if (outside) {
+        Value fill = castScalar(nb, nl, scalarConstant(nb, nl, nb.getF64Type(), op.getExtrapolationValue().convertToDouble()),
+                                element, false, false);
+        y = arith::SelectOp::create(nb, nl, outside, fill, y);
+      }
+      return y;
     }, type.hasStaticShape() ? SmallVector<Value>{} : resultSizes(b, loc, type, dims));
     b.replaceOp(op, result);
     return success();

@@ -725,6 +725,9 @@ template <> struct Gradient<ResizeOp> : GradientOpInterface::ExternalModel<Gradi
       return op->emitOpError("has no gradient unless its scales are constants");
     if (rank < 2 && xType.getShape() != yType.getShape())
       return op->emitOpError("has no gradient for a 1-D input");
+    // Not linear: outside the crop it gives the extrapolation value.
+    if (resize.getRoi())
+      return op->emitOpError("has no gradient with tf_crop_and_resize");
     Type f32 = b.b.getF32Type();
     Value g = dy[0];
     for (int64_t d = 0; d < rank; ++d) {
@@ -753,10 +756,11 @@ template <> struct Gradient<ResizeOp> : GradientOpInterface::ExternalModel<Gradi
         sizes[d] = out;
         sizesOf = b.i64s(sizes);
       }
-      Value columns = b.make<ResizeOp>(eye, scalesOf, sizesOf, resize.getModeAttr(),
+      Value columns = b.make<ResizeOp>(eye, scalesOf, sizesOf, Value(), resize.getModeAttr(),
                                        resize.getCoordinateTransformationModeAttr(),
                                        resize.getNearestModeAttr(), resize.getCubicCoeffAAttr(),
-                                       resize.getExcludeOutsideAttr());
+                                       resize.getExcludeOutsideAttr(),
+                                       resize.getExtrapolationValueAttr());
       if (!columns)
         return op->emitOpError("could not build its gradient");
       // R [out, in]: the resize of basis vector i is column i.

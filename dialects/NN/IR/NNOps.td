@@ -1011,20 +1011,24 @@ def NN_ResizeOp : NN_Op<"resize", [AttrSizedOperandSegments]> {
     Exactly one of `scales` (1-D f32, one per dim) and `sizes` (1-D i64) is
     given. The attributes keep ONNX's names and meanings
     (`coordinate_transformation_mode`: half_pixel, asymmetric, align_corners,
-    pytorch_half_pixel, half_pixel_symmetric, tf_half_pixel_for_nn; `nearest_mode`: round_prefer_floor,
-    round_prefer_ceil, floor, ceil).
+    pytorch_half_pixel, half_pixel_symmetric, tf_half_pixel_for_nn,
+    tf_crop_and_resize; `nearest_mode`: round_prefer_floor,
+    round_prefer_ceil, floor, ceil). tf_crop_and_resize takes `roi` (1-D
+    f32: every dim's start, then every dim's end, as fractions of the input)
+    and gives `extrapolation_value` where a coordinate falls outside it.
 
     ```mlir
     %y = nn.resize %x, %scales {coordinate_transformation_mode = "asymmetric",
            cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false,
-           mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>}
+           mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>}
          : (tensor<1x3x4x4xf32>, tensor<4xf32>) -> tensor<1x3x8x8xf32>
     ```
   }];
   let arguments = (ins NN_Tensor:$input, Optional<RankedTensorOf<[F32]>>:$scales,
-                   Optional<RankedTensorOf<[I64]>>:$sizes, StrAttr:$mode,
-                   StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode,
-                   F32Attr:$cubic_coeff_a, BoolAttr:$exclude_outside);
+                   Optional<RankedTensorOf<[I64]>>:$sizes, Optional<RankedTensorOf<[F32]>>:$roi,
+                   StrAttr:$mode, StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode,
+                   F32Attr:$cubic_coeff_a, BoolAttr:$exclude_outside,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value);
   let results = (outs NN_Tensor:$result);
   let hasVerifier = 1;
 }

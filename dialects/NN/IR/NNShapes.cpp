@@ -1317,11 +1317,20 @@ LogicalResult ResizeOp::verify() {
   if (!llvm::is_contained({"nearest", "linear", "cubic"}, getMode()))
     return emitOpError("expected mode 'nearest', 'linear' or 'cubic' (got '") << getMode() << "')";
   if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                           "tf_half_pixel_for_nn",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize",
                            "align_corners", "asymmetric"},
                           getCoordinateTransformationMode()))
     return emitOpError("unsupported coordinate_transformation_mode '")
            << getCoordinateTransformationMode() << "'";
+  bool crops = getCoordinateTransformationMode() == "tf_crop_and_resize";
+  if (crops != bool(getRoi()))
+    return emitOpError("expected 'roi' exactly with tf_crop_and_resize");
+  if (auto roi = getRoi()) {
+    auto type = cast<RankedTensorType>(roi.getType());
+    int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
+    if (type.getRank() != 1 || !mergeDim(type.getDimSize(0), 2 * rank))
+      return emitOpError("expected ") << 2 * rank << " roi values (every dim's start, then its end)";
+  }
   if (!llvm::is_contained({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
                           getNearestMode()))
     return emitOpError("unsupported nearest_mode '") << getNearestMode() << "'";

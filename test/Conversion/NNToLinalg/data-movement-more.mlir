@@ -350,7 +350,7 @@ func.func @pad_negative(%x: tensor<5x5xf32>) -> tensor<4x5xf32> {
 // CHECK-NEXT: linalg.yield %[[R]] : f32
 func.func @resize_linear_half_pixel(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 2.0]> : tensor<3xf32>} : () -> tensor<3xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
   return %0 : tensor<1x1x8xf32>
 }
 
@@ -366,7 +366,7 @@ func.func @resize_linear_half_pixel(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> 
 // CHECK: linalg.yield
 func.func @resize_bilinear(%x: tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> tensor<4xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x2x2x3xf32>, tensor<4xf32>) -> tensor<1x2x4x6xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x2x2x3xf32>, tensor<4xf32>) -> tensor<1x2x4x6xf32>
   return %0 : tensor<1x2x4x6xf32>
 }
 
@@ -380,7 +380,7 @@ func.func @resize_bilinear(%x: tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32> {
 // CHECK-NEXT: math.floor %[[SRC]] : f32
 func.func @resize_align_corners(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 2.0]> : tensor<3xf32>} : () -> tensor<3xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "align_corners", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "align_corners", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
   return %0 : tensor<1x1x8xf32>
 }
 
@@ -398,7 +398,7 @@ func.func @resize_align_corners(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
 // CHECK: math.floor %[[SRC]] : f32
 func.func @resize_pytorch_half_pixel(%x: tensor<1x1x4xf32>) -> tensor<1x1x6xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 1.5]> : tensor<3xf32>} : () -> tensor<3xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "pytorch_half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x6xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "pytorch_half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x6xf32>
   return %0 : tensor<1x1x6xf32>
 }
 
@@ -411,7 +411,7 @@ func.func @resize_pytorch_half_pixel(%x: tensor<1x1x4xf32>) -> tensor<1x1x6xf32>
 // CHECK-NEXT: math.floor %[[SRC]] : f32
 func.func @resize_pytorch_half_pixel_single(%x: tensor<1x1x4xf32>) -> tensor<1x1x1xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 0.25]> : tensor<3xf32>} : () -> tensor<3xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "pytorch_half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x1xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "pytorch_half_pixel", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "linear", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x1xf32>
   return %0 : tensor<1x1x1xf32>
 }
 
@@ -434,7 +434,7 @@ func.func @resize_pytorch_half_pixel_single(%x: tensor<1x1x4xf32>) -> tensor<1x1
 // CHECK-NEXT: linalg.yield %[[V]] : f32
 func.func @resize_sizes_nearest(%x: tensor<1x1x4xf32>) -> tensor<1x1x6xf32> {
   %s = nn.constant {value = dense<[1, 1, 6]> : tensor<3xi64>} : () -> tensor<3xi64>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "round_prefer_ceil", operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<1x1x4xf32>, tensor<3xi64>) -> tensor<1x1x6xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "round_prefer_ceil", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xi64>) -> tensor<1x1x6xf32>
   return %0 : tensor<1x1x6xf32>
 }
 
@@ -447,7 +447,7 @@ func.func @resize_sizes_nearest(%x: tensor<1x1x4xf32>) -> tensor<1x1x6xf32> {
 // CHECK-NEXT: math.ceil %[[A]] : f32
 func.func @resize_nearest_prefer_floor(%x: tensor<1x1x4xf32>) -> tensor<1x1x6xf32> {
   %s = nn.constant {value = dense<[1, 1, 6]> : tensor<3xi64>} : () -> tensor<3xi64>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "round_prefer_floor", operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<1x1x4xf32>, tensor<3xi64>) -> tensor<1x1x6xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "round_prefer_floor", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xi64>) -> tensor<1x1x6xf32>
   return %0 : tensor<1x1x6xf32>
 }
 
@@ -507,7 +507,7 @@ func.func @resize_nearest_prefer_floor(%x: tensor<1x1x4xf32>) -> tensor<1x1x6xf3
 // CHECK-NEXT: linalg.yield %[[A3]] : f32
 func.func @resize_cubic_exclude_outside(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 2.0]> : tensor<3xf32>} : () -> tensor<3xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -0.5 : f32, exclude_outside = true, mode = "cubic", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -0.5 : f32, exclude_outside = true, mode = "cubic", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
   return %0 : tensor<1x1x8xf32>
 }
 
@@ -520,7 +520,7 @@ func.func @resize_cubic_exclude_outside(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf
 // CHECK: linalg.yield
 func.func @resize_cubic(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
   %s = nn.constant {value = dense<[1.0, 1.0, 2.0]> : tensor<3xf32>} : () -> tensor<3xf32>
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "cubic", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "cubic", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x1x4xf32>, tensor<3xf32>) -> tensor<1x1x8xf32>
   return %0 : tensor<1x1x8xf32>
 }
 

@@ -152,6 +152,6 @@ func.func @dynamic_split_axis(%x: tensor<?x3xf32>) -> (tensor<1x3xf32>, tensor<2
 func.func @data_dependent(%x: tensor<?x1x2x2xf32>, %s: tensor<4xf32>) -> tensor<?x?x?x?xf32> {
   // A Resize to scales given at run time takes a static input only.
   // expected-error @+1 {{cannot compile nn.resize with dynamic dims: not supported for this op yet; pin them with --dim or --input-shape}}
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<?x1x2x2xf32>, tensor<4xf32>) -> tensor<?x?x?x?xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<?x1x2x2xf32>, tensor<4xf32>) -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>
 }

@@ -172,7 +172,7 @@ func.func @resize_scale(%x: tensor<1x4xf32>) {
   %s = nn.constant {value = dense<[1.0, 1.0e30]> : tensor<2xf32>} : () -> tensor<2xf32>
   // expected-error @+2 {{'nn.resize' op result size along dim 1 overflows int64}}
   // expected-error @+1 {{'nn.resize' op failed to infer returned types}}
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4xf32>, tensor<2xf32>) -> tensor<?x?xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x4xf32>, tensor<2xf32>) -> tensor<?x?xf32>
   return
 }
 
@@ -182,7 +182,7 @@ func.func @resize_nan(%x: tensor<1x4xf32>) {
   %s = nn.constant {value = dense<[1.0, 0x7FC00000]> : tensor<2xf32>} : () -> tensor<2xf32>
   // expected-error @+2 {{'nn.resize' op expected positive scales}}
   // expected-error @+1 {{'nn.resize' op failed to infer returned types}}
-  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4xf32>, tensor<2xf32>) -> tensor<?x?xf32>
+  %0 = nn.resize %x, %s {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<1x4xf32>, tensor<2xf32>) -> tensor<?x?xf32>
   return
 }
 

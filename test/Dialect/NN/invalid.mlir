@@ -199,7 +199,7 @@ func.func @pad_mode(%x: tensor<2xf32>, %p: tensor<2xi64>, %v: tensor<f32>) {
 
 func.func @resize_both(%x: tensor<1x4xf32>, %s: tensor<2xf32>, %z: tensor<2xi64>) {
   // expected-error @+1 {{'nn.resize' op expected exactly one of 'scales' and 'sizes'}}
-  %0 = nn.resize %x, %s, %z {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x4xf32>, tensor<2xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %0 = nn.resize %x, %s, %z {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x4xf32>, tensor<2xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return
 }
 
@@ -284,4 +284,12 @@ func.func @check_not_scalar(%x: tensor<3xf32>, %c: tensor<2xi1>) {
   // expected-error @+1 {{'nn.check' op failed to infer returned types}}
   %0 = nn.check %x, %c {message = "m"} : (tensor<3xf32>, tensor<2xi1>) -> tensor<3xf32>
   return
+}
+
+// -----
+
+func.func @resize_roi_without_crop(%x: tensor<1x4xf32>, %s: tensor<2xf32>, %r: tensor<4xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'nn.resize' op expected 'roi' exactly with tf_crop_and_resize}}
+  %0 = nn.resize %x, %s, %r {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<1x4xf32>, tensor<2xf32>, tensor<4xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }

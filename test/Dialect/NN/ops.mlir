@@ -148,7 +148,7 @@ func.func @data_movement(%x: tensor<?x4xf32>, %s: tensor<2xi64>, %idx: tensor<3x
   // CHECK: nn.pad %{{.*}}, %{{.*}}, %{{.*}} {mode = "reflect"} : (tensor<?x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<?x6xf32>
   %15 = nn.pad %x, %p, %zero {mode = "reflect"} : (tensor<?x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<?x6xf32>
   %scales = nn.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
-  // CHECK: nn.resize %{{.*}}, %{{.*}} {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<?x4xf32>, tensor<2xf32>) -> tensor<?x8xf32>
-  %16 = nn.resize %x, %scales {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<?x4xf32>, tensor<2xf32>) -> tensor<?x8xf32>
+  // CHECK: nn.resize %{{.*}}, %{{.*}} {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<?x4xf32>, tensor<2xf32>) -> tensor<?x8xf32>
+  %16 = nn.resize %x, %scales {coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -0.75 : f32, exclude_outside = false, mode = "nearest", nearest_mode = "floor", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<?x4xf32>, tensor<2xf32>) -> tensor<?x8xf32>
   return
 }

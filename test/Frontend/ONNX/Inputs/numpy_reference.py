@@ -520,6 +520,73 @@ def tfidf_vectorizer(x, a):
     return y.reshape(x.shape[:-1] + (y.shape[-1],))
 
 
+def crop_and_resize(x, roi, sizes, a):
+    """Resize with tf_crop_and_resize, one output element at a time in
+    float64: each dim's source coordinate from the crop, the extrapolation
+    value where one falls outside the input, else nearest, linear or cubic
+    taps (indices beyond the edge read the edge) multiplied across dims."""
+    mode, nearest = text(a.get("mode", "nearest")), text(a.get("nearest_mode", "round_prefer_floor"))
+    cubic_a, fill = a.get("cubic_coeff_a", -0.75), a.get("extrapolation_value", 0.0)
+    rank = x.ndim
+    roi = roi.astype(np.float64)
+    y = np.zeros(tuple(int(s) for s in sizes), x.dtype)
+
+    def cubic(t):
+        t = abs(t)
+        if t <= 1:
+            return (cubic_a + 2) * t**3 - (cubic_a + 3) * t**2 + 1
+        if t < 2:
+            return cubic_a * t**3 - 5 * cubic_a * t**2 + 8 * cubic_a * t - 4 * cubic_a
+        return 0.0
+
+    for index in np.ndindex(*y.shape):
+        taps = []
+        outside = False
+        for d, o in enumerate(index):
+            n_in, n_out = x.shape[d], y.shape[d]
+            start, end = roi[d], roi[rank + d]
+            if n_out > 1:
+                src = start * (n_in - 1) + o * (end - start) * (n_in - 1) / (n_out - 1)
+            else:
+                src = 0.5 * (start + end) * (n_in - 1)
+            if src < 0 or src > n_in - 1:
+                outside = True
+                break
+            edge = lambda i: min(max(i, 0), n_in - 1)
+            if mode == "nearest":
+                if nearest == "round_prefer_floor":
+                    i = math.ceil(src - 0.5)
+                elif nearest == "round_prefer_ceil":
+                    i = math.floor(src + 0.5)
+                elif nearest == "floor":
+                    i = math.floor(src)
+                else:
+                    i = math.ceil(src)
+                taps.append([(edge(i), 1.0)])
+            elif mode == "linear":
+                i0 = math.floor(src)
+                t = src - i0
+                taps.append([(edge(i0), 1 - t), (edge(i0 + 1), t)])
+            else:
+                i0 = math.floor(src)
+                t = src - i0
+                taps.append([(edge(i0 + k), cubic(t - k)) for k in (-1, 0, 1, 2)])
+        if outside:
+            y[index] = fill
+            continue
+        total = 0.0
+        for combo in np.ndindex(*[len(t) for t in taps]):
+            w = 1.0
+            at = []
+            for d, c in enumerate(combo):
+                i, wd = taps[d][c]
+                at.append(i)
+                w *= wd
+            total += w * float(x[tuple(at)])
+        y[index] = total
+    return y
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -579,6 +646,15 @@ def evaluate(node, args, opset):
         return batch_norm_training(*args, a)
     if op == "DFT":
         return [dft(args[0], args[1] if len(args) > 1 else None, a)]
+    if op == "Resize":
+        if text(a.get("coordinate_transformation_mode", "")) != "tf_crop_and_resize":
+            raise NotImplementedError("Resize without tf_crop_and_resize")
+        x, roi = args[0], args[1]
+        if len(node.input) > 3 and node.input[3]:
+            sizes = args[2]
+        else:  # scales
+            sizes = [math.floor(n * float(np.float32(s))) for n, s in zip(x.shape, args[2])]
+        return [crop_and_resize(x, roi, sizes, a)]
     if op == "TfIdfVectorizer":
         return [tfidf_vectorizer(args[0], a)]
     if op == "Det":
