@@ -260,8 +260,9 @@ def VectorizeCopies : Pass<"nnc-cpu-vectorize-copies", "mlir::func::FuncOp"> {
   let description = [{
     After bufferization and memory planning, each static `linalg.copy`
     (concatenation, padding, results) is tiled to one vector register of
-    its innermost dim, the edge peeled, and vectorized. A large one outside
-    any parallel loop is first split into thread chunks along its outer dims.
+    its innermost dim, the edge peeled, and vectorized. A large one at the
+    function's top level (in no loop) is first split into thread chunks
+    along its outer dims.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",

@@ -56,3 +56,20 @@ func.func @inside_forall(%src: memref<8x3x224x224xf32>, %dst: memref<8x3x224x224
   }
   return
 }
+
+// -----
+
+// A large copy in a serial loop (a cumsum's step) is not split: each step
+// would dispatch to the threads.
+// CHECK-LABEL: func.func @in_serial_loop
+// CHECK-NOT: scf.forall
+func.func @in_serial_loop(%src: memref<255x256xf32>, %dst: memref<64x255x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %slot = memref.subview %dst[%i, 0, 0] [1, 255, 256] [1, 1, 1] : memref<64x255x256xf32> to memref<255x256xf32, strided<[256, 1], offset: ?>>
+    linalg.copy ins(%src : memref<255x256xf32>) outs(%slot : memref<255x256xf32, strided<[256, 1], offset: ?>>)
+  }
+  return
+}

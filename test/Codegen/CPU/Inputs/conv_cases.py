@@ -134,7 +134,7 @@ DEPTHWISE = {
     "depthwise_rows_s2": ((1, 8, 18, 34), (3, 3), (1, 1, 1, 1), (2, 1), False),
     "depthwise_5x5_pairs": ((1, 24, 14, 28), (5, 5), (2, 2, 2, 2), (1, 1), True),
     "depthwise_5x5_odd_rows": ((1, 8, 13, 20), (5, 5), (2, 2, 2, 2), (1, 1), True),
-    "depthwise_7x7_pairs": ((2, 16, 12, 20), (7, 7), (3, 3, 3, 3), (1, 1), False),
+    "depthwise_5x1_pairs": ((2, 16, 12, 20), (5, 1), (2, 0, 2, 0), (1, 1), False),
 }
 for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
     c = shape[1]
