@@ -330,7 +330,9 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
     // run (axes given at run time, RuntimeParameters.cpp).
     Value init;
     auto inputType = tensorType(input);
-    if (inputType.hasStaticShape() && !type.hasStaticShape()) {
+    // (An empty input's slices are empty: no init, whose zero offsets the
+    // verifier would find past the end of a zero-sized dim.)
+    if (inputType.hasStaticShape() && inputType.getNumElements() > 0 && !type.hasStaticShape()) {
       Value whole = emptyTensor(b, loc, RankedTensorType::get(inputType.getShape(), type.getElementType()), {});
       SmallVector<OpFoldResult> zeros(rank, b.getIndexAttr(0)), ones(rank, b.getIndexAttr(1)), extents;
       for (int64_t d = 0; d < rank; ++d)

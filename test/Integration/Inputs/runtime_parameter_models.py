@@ -263,6 +263,14 @@ def main():
     write_set(os.path.join(out, "split", "bad_negative"), [x, i64(-1, 7)])
     # Parts larger than the dim whose sum wraps around to it.
     write_set(os.path.join(out, "split", "bad_wrap"), [x, i64(2**63 - 1, -(2**63 - 7))])
+    # An empty input: parts of no rows.
+    write_model(out, "split_empty",
+                [helper.make_node("Split", ["x", "sizes"], ["y", "z"], name="split", axis=1)],
+                [value("x", F32, [0, 6]), value("sizes", I64, [2])],
+                [value("y", F32, [0, "y1"]), value("z", F32, [0, "z1"])])
+    empty = np.zeros((0, 6), np.float32)
+    write_set(os.path.join(out, "split_empty", "2_4"), [empty, i64(2, 4)],
+              [empty[:, :2], empty[:, 2:]])
 
     # y = onehot(indices, depth, values) along axis 1, * 2
     write_model(out, "onehot",
