@@ -696,9 +696,32 @@ std::optional<unsigned> readAcrossLoop(linalg::GenericOp op) {
   return std::nullopt;
 }
 
-/// Splits a large generic into chunks along its outer parallel loops, exact
-/// divisors only so chunks keep static shapes; the chunks become an
-/// scf.forall that the runtime spreads over its threads.
+/// Thread chunk sizes along the outer loops, up to kChunks chunks: exact
+/// divisors only, so chunks keep static shapes. minChunk[d] is the least
+/// extent a chunk keeps along loop d (0: a loop not to split). Empty when
+/// fewer than two chunks result.
+SmallVector<int64_t> chunkSizes(ArrayRef<int64_t> ranges, ArrayRef<int64_t> minChunk) {
+  SmallVector<int64_t> split(ranges.size(), 0);
+  int64_t chunks = 1;
+  for (size_t d = 0; d < ranges.size() && chunks < kChunks; ++d) {
+    if (minChunk[d] == 0 || ranges[d] == 1)
+      continue;
+    int64_t parts =
+        largestDivisorUpTo(ranges[d], std::min(kChunks / chunks, ranges[d] / minChunk[d]));
+    if (parts == 1 && minChunk[d] > 1)
+      continue;
+    if (parts == 1)
+      break;
+    split[d] = ranges[d] / parts;
+    chunks *= parts;
+  }
+  if (chunks < 2)
+    return {};
+  return split;
+}
+
+/// Splits a large generic into chunks along its outer parallel loops; the
+/// chunks become an scf.forall that the runtime spreads over its threads.
 FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op,
                                              int64_t lanes) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1)
@@ -723,21 +746,11 @@ FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::Gen
   if (std::optional<unsigned> column = reductionColumn(op))
     minChunk[*column] = lanes;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<int64_t> split(ranges.size(), 0);
-  int64_t chunks = 1;
-  for (size_t d = 0; d < ranges.size() && chunks < kChunks; ++d) {
-    if (iterators[d] != utils::IteratorType::parallel || ranges[d] == 1)
-      continue;
-    int64_t parts =
-        largestDivisorUpTo(ranges[d], std::min(kChunks / chunks, ranges[d] / minChunk[d]));
-    if (parts == 1 && minChunk[d] > 1)
-      continue;
-    if (parts == 1)
-      break;
-    split[d] = ranges[d] / parts;
-    chunks *= parts;
-  }
-  if (chunks < 2)
+  for (size_t d = 0; d < ranges.size(); ++d)
+    if (iterators[d] != utils::IteratorType::parallel)
+      minChunk[d] = 0;
+  SmallVector<int64_t> split = chunkSizes(ranges, minChunk);
+  if (split.empty())
     return op;
   FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, split, {}, LoopType::ForallOp);
   if (failed(tiled))
@@ -1243,19 +1256,11 @@ linalg::LinalgOp splitCopyIntoChunks(RewriterBase &rewriter, linalg::LinalgOp co
     elements = nnc::saturatingMul(elements, r);
   if (elements < kMinParallelWork / 32 || ranges.size() < 2)
     return copy;
-  SmallVector<int64_t> split(ranges.size(), 0);
-  int64_t chunks = 1;
   // The innermost dim stays whole: it is what the vectors run along.
-  for (size_t d = 0; d + 1 < ranges.size() && chunks < kChunks; ++d) {
-    if (ranges[d] == 1)
-      continue;
-    int64_t parts = largestDivisorUpTo(ranges[d], kChunks / chunks);
-    if (parts == 1)
-      break;
-    split[d] = ranges[d] / parts;
-    chunks *= parts;
-  }
-  if (chunks < 2)
+  SmallVector<int64_t> minChunk(ranges.size(), 1);
+  minChunk.back() = 0;
+  SmallVector<int64_t> split = chunkSizes(ranges, minChunk);
+  if (split.empty())
     return copy;
   FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, copy, split, {}, LoopType::ForallOp);
   if (failed(tiled))
