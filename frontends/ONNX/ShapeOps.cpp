@@ -369,7 +369,11 @@ LogicalResult importResize(NodeImporter &n) {
         return n.fail("tf_crop_and_resize needs the roi input");
       if (NodeImporter::rank(roi) != 1)
         return n.fail("roi must be 1-D");
-      if (!getElementTypeOrSelf(roi.getType()).isF32())
+      if (n.attr("axes"))
+        return n.fail("tf_crop_and_resize with 'axes' is not supported");
+      // f16 widens; f32 and f64 keep their precision.
+      Type roiElement = getElementTypeOrSelf(roi.getType());
+      if (!roiElement.isF32() && !roiElement.isF64())
         roi = n.create<nn::CastOp>(roi, TypeAttr::get(n.builder.getF32Type()));
     }
     if (n.attrInt("antialias", 0) != 0)

@@ -498,7 +498,9 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
     auto constScales = op.getScales() ? nn::getConstantFloats(op.getScales()) : std::nullopt;
     if (op.getScales() && !constScales && type.hasStaticShape())
       return b.notifyMatchFailure(op, "needs constant scales for a static result");
-    struct Params { Value scale, ratio, shift; };
+    // `length`: the resized length in f64, in * scale unrounded when scales
+    // are given (tf_crop_and_resize's divisor, as for align_corners).
+    struct Params { Value scale, ratio, shift, length; };
     SmallVector<Params> dynamicParams(rank);
     SmallVector<Value> dims;
     if (!type.hasStaticShape()) {
@@ -550,7 +552,7 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
               arith::MulFOp::create(b, loc, c64(in / 2.0), arith::SubFOp::create(b, loc, c64(1), adjustment)));
         }
         auto toReal = [&](Value v) { return real == f64 ? v : arith::TruncFOp::create(b, loc, real, v).getResult(); };
-        dynamicParams[d] = {toReal(scale), toReal(ratio), toReal(shift)};
+        dynamicParams[d] = {toReal(scale), toReal(ratio), toReal(shift), length};
       }
     }
     SmallVector<double> scales(rank);
@@ -583,37 +585,46 @@ struct ResizePattern : OpConversionPattern<nn::ResizeOp> {
         double scale = scales[d];
         Value src;
         if (crops) {
-          // ONNX's start * (in - 1) + x * (end - start) * (in - 1) / (out - 1),
-          // or the crop's center for one output element.
+          // ONNX's start * (in - 1) + x * (end - start) * (in - 1) / (L - 1),
+          // L the resized length (unrounded in * scale when scales are given,
+          // as ONNX's reference computes it), or the crop's center for one
+          // output element. In f64: in f32 a crop ending at 1.0 can put the
+          // last row a hair past in - 1, which would extrapolate it.
+          Type f64 = nb.getF64Type();
+          auto d64 = [&](double v) { return scalarConstant(nb, nl, f64, v); };
           auto roiAt = [&](int64_t i) -> Value {
             Value v = tensor::ExtractOp::create(nb, nl, adaptor.getRoi(), ValueRange{indexConst(nb, nl, i)});
-            return real == v.getType() ? v : arith::ExtFOp::create(nb, nl, real, v).getResult();
+            return v.getType() == f64 ? v : arith::ExtFOp::create(nb, nl, f64, v).getResult();
           };
-          Value start = roiAt(d), end = roiAt(rank + d), inLast = f(in - 1);
-          Value outLast = dynamic ? arith::SubFOp::create(nb, nl, toReal(dims[d]), f(1)).getResult() : f(outSize - 1);
+          Value start = roiAt(d), end = roiAt(rank + d), inLast = d64(in - 1);
+          double staticLength = constScales ? in * scale : (double)outSize;
+          Value lengthLast = dynamic ? arith::SubFOp::create(nb, nl, dynamicParams[d].length, d64(1)).getResult()
+                                     : d64(staticLength - 1);
+          Value x64 = arith::SIToFPOp::create(nb, nl, f64, arith::IndexCastOp::create(nb, nl, nb.getI64Type(), out[d]));
           Value width = arith::SubFOp::create(nb, nl, end, start);
-          Value along = arith::MulFOp::create(nb, nl, x, width);
+          Value along = arith::MulFOp::create(nb, nl, x64, width);
           Value stretched = arith::MulFOp::create(nb, nl, along, inLast);
-          Value offset = arith::DivFOp::create(nb, nl, stretched, outLast);
+          Value offset = arith::DivFOp::create(nb, nl, stretched, lengthLast);
           Value origin = arith::MulFOp::create(nb, nl, start, inLast);
-          src = arith::AddFOp::create(nb, nl, origin, offset);
+          Value src64 = arith::AddFOp::create(nb, nl, origin, offset);
           Value sum = arith::AddFOp::create(nb, nl, start, end);
-          Value half = arith::MulFOp::create(nb, nl, sum, f(0.5));
+          Value half = arith::MulFOp::create(nb, nl, sum, d64(0.5));
           Value center = arith::MulFOp::create(nb, nl, half, inLast);
           if (dynamic) {
             Value single = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, dims[d], indexConst(nb, nl, 1));
-            src = arith::SelectOp::create(nb, nl, single, center, src);
+            src64 = arith::SelectOp::create(nb, nl, single, center, src64);
           } else if (outSize == 1) {
-            src = center;
+            src64 = center;
           }
           // Outside [0, in - 1] (or NaN): the extrapolation value.
           Value inside = arith::AndIOp::create(
-              nb, nl, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE, src, f(0)),
-              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLE, src, inLast));
+              nb, nl, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE, src64, d64(0)),
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLE, src64, inLast));
           Value beyond = arith::XOrIOp::create(nb, nl, inside, arith::ConstantIntOp::create(nb, nl, nb.getI1Type(), 1));
           outside = outside ? arith::OrIOp::create(nb, nl, outside, beyond).getResult() : beyond;
           // Taps then read clamped indices; their value is replaced.
-          src = arith::SelectOp::create(nb, nl, inside, src, f(0));
+          src64 = arith::SelectOp::create(nb, nl, inside, src64, d64(0));
+          src = real == f64 ? src64 : arith::TruncFOp::create(nb, nl, real, src64).getResult();
         } else if (ctm == "asymmetric") {
           src = arith::DivFOp::create(nb, nl, x, dynamic ? dynamicParams[d].scale : f(scale));
         } else if (ctm == "align_corners") {

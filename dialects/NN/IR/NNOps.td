@@ -1014,7 +1014,7 @@ def NN_ResizeOp : NN_Op<"resize", [AttrSizedOperandSegments]> {
     pytorch_half_pixel, half_pixel_symmetric, tf_half_pixel_for_nn,
     tf_crop_and_resize; `nearest_mode`: round_prefer_floor,
     round_prefer_ceil, floor, ceil). tf_crop_and_resize takes `roi` (1-D
-    f32: every dim's start, then every dim's end, as fractions of the input)
+    f32 or f64: every dim's start, then every dim's end, as fractions of the input)
     and gives `extrapolation_value` where a coordinate falls outside it.
 
     ```mlir
@@ -1025,7 +1025,7 @@ def NN_ResizeOp : NN_Op<"resize", [AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins NN_Tensor:$input, Optional<RankedTensorOf<[F32]>>:$scales,
-                   Optional<RankedTensorOf<[I64]>>:$sizes, Optional<RankedTensorOf<[F32]>>:$roi,
+                   Optional<RankedTensorOf<[I64]>>:$sizes, Optional<RankedTensorOf<[F32, F64]>>:$roi,
                    StrAttr:$mode, StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode,
                    F32Attr:$cubic_coeff_a, BoolAttr:$exclude_outside,
                    DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value);

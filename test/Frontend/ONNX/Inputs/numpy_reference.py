@@ -520,11 +520,13 @@ def tfidf_vectorizer(x, a):
     return y.reshape(x.shape[:-1] + (y.shape[-1],))
 
 
-def crop_and_resize(x, roi, sizes, a):
+def crop_and_resize(x, roi, sizes, a, lengths):
     """Resize with tf_crop_and_resize, one output element at a time in
-    float64: each dim's source coordinate from the crop, the extrapolation
-    value where one falls outside the input, else nearest, linear or cubic
-    taps (indices beyond the edge read the edge) multiplied across dims."""
+    float64: each dim's source coordinate from the crop (over the resized
+    length: in * scale unrounded when scales are given, as ONNX's reference
+    divides), the extrapolation value where one falls outside the input, else
+    nearest, linear or cubic taps (indices beyond the edge read the edge)
+    multiplied across dims."""
     mode, nearest = text(a.get("mode", "nearest")), text(a.get("nearest_mode", "round_prefer_floor"))
     cubic_a, fill = a.get("cubic_coeff_a", -0.75), a.get("extrapolation_value", 0.0)
     rank = x.ndim
@@ -546,7 +548,7 @@ def crop_and_resize(x, roi, sizes, a):
             n_in, n_out = x.shape[d], y.shape[d]
             start, end = roi[d], roi[rank + d]
             if n_out > 1:
-                src = start * (n_in - 1) + o * (end - start) * (n_in - 1) / (n_out - 1)
+                src = start * (n_in - 1) + o * (end - start) * (n_in - 1) / (lengths[d] - 1)
             else:
                 src = 0.5 * (start + end) * (n_in - 1)
             if src < 0 or src > n_in - 1:
@@ -651,10 +653,11 @@ def evaluate(node, args, opset):
             raise NotImplementedError("Resize without tf_crop_and_resize")
         x, roi = args[0], args[1]
         if len(node.input) > 3 and node.input[3]:
-            sizes = args[2]
+            sizes = lengths = [int(n) for n in args[2]]
         else:  # scales
-            sizes = [math.floor(n * float(np.float32(s))) for n, s in zip(x.shape, args[2])]
-        return [crop_and_resize(x, roi, sizes, a)]
+            lengths = [n * float(np.float32(s)) for n, s in zip(x.shape, args[2])]
+            sizes = [math.floor(length) for length in lengths]
+        return [crop_and_resize(x, roi, sizes, a, lengths)]
     if op == "TfIdfVectorizer":
         return [tfidf_vectorizer(args[0], a)]
     if op == "Det":
