@@ -36,6 +36,28 @@ using namespace mlir;
 using namespace nnc::nn;
 
 namespace {
+/// An inference batch norm per channel: y = x * factor + shift, with
+/// factor = scale / sqrt(var + epsilon) and shift = bias - mean * factor, in
+/// double; none if its statistics are not f32 constants of `channels`.
+struct Normalization {
+  std::vector<double> factor, shift;
+};
+std::optional<Normalization> normalizationOf(BatchNormOp norm, int64_t channels) {
+  std::optional<std::vector<float>> scale = constantFloats(norm.getScale(), channels),
+                                    bias = constantFloats(norm.getBias(), channels),
+                                    mean = constantFloats(norm.getMean(), channels),
+                                    variance = constantFloats(norm.getVariance(), channels);
+  if (!scale || !bias || !mean || !variance)
+    return std::nullopt;
+  double epsilon = norm.getEpsilon().convertToDouble();
+  Normalization n{std::vector<double>(channels), std::vector<double>(channels)};
+  for (int64_t o = 0; o < channels; ++o) {
+    n.factor[o] = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
+    n.shift[o] = double((*bias)[o]) - double((*mean)[o]) * n.factor[o];
+  }
+  return n;
+}
+
 struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
   FoldIntoConv(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
 
@@ -52,24 +74,20 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
       return rewriter.notifyMatchFailure(norm, "the convolution has no output channels");
     std::optional<std::vector<float>> filter =
         constantFloats(conv.getFilter(), filterType.getNumElements());
-    std::optional<std::vector<float>> scale = constantFloats(norm.getScale(), channels),
-                                      shift = constantFloats(norm.getBias(), channels),
-                                      mean = constantFloats(norm.getMean(), channels),
-                                      variance = constantFloats(norm.getVariance(), channels);
+    std::optional<Normalization> normalization = normalizationOf(norm, channels);
     std::optional<std::vector<float>> bias =
         conv.getBias() ? constantFloats(conv.getBias(), channels)
                        : std::optional<std::vector<float>>(std::vector<float>(channels, 0.0f));
-    if (!filter || !scale || !shift || !mean || !variance || !bias)
+    if (!filter || !normalization || !bias)
       return rewriter.notifyMatchFailure(norm, "weights or statistics are not f32 constants");
 
-    double epsilon = norm.getEpsilon().convertToDouble();
     int64_t perChannel = filterType.getNumElements() / channels;
     std::vector<float> newFilter(filter->size()), newBias(channels);
     for (int64_t o = 0; o < channels; ++o) {
-      double g = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
+      double g = normalization->factor[o];
       for (int64_t i = 0; i < perChannel; ++i)
         newFilter[o * perChannel + i] = float(double((*filter)[o * perChannel + i]) * g);
-      newBias[o] = float((double((*bias)[o]) - double((*mean)[o])) * g + double((*shift)[o]));
+      newBias[o] = float(double((*bias)[o]) * g + normalization->shift[o]);
     }
     Location loc = conv.getLoc();
     rewriter.setInsertionPoint(conv);
@@ -101,19 +119,11 @@ struct ScaleAndShift : OpRewritePattern<BatchNormOp> {
     int64_t channels = type.getDimSize(1);
     if (channels == 0)
       return rewriter.notifyMatchFailure(norm, "no channels to scale");
-    std::optional<std::vector<float>> scale = constantFloats(norm.getScale(), channels),
-                                      shift = constantFloats(norm.getBias(), channels),
-                                      mean = constantFloats(norm.getMean(), channels),
-                                      variance = constantFloats(norm.getVariance(), channels);
-    if (!scale || !shift || !mean || !variance)
+    std::optional<Normalization> normalization = normalizationOf(norm, channels);
+    if (!normalization)
       return rewriter.notifyMatchFailure(norm, "statistics are not f32 constants");
-    double epsilon = norm.getEpsilon().convertToDouble();
-    std::vector<float> g(channels), c(channels);
-    for (int64_t o = 0; o < channels; ++o) {
-      double factor = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
-      g[o] = float(factor);
-      c[o] = float(double((*shift)[o]) - double((*mean)[o]) * factor);
-    }
+    std::vector<float> g(normalization->factor.begin(), normalization->factor.end()),
+        c(normalization->shift.begin(), normalization->shift.end());
     // [C, 1, ...]: broadcast along the dims after the channel's.
     SmallVector<int64_t> shape(type.getRank() - 1, 1);
     shape[0] = channels;

@@ -136,11 +136,15 @@ struct Capture {
     return parts;
   }
 
+  static Value fieldAddress(OpBuilder &b, Location loc, LLVM::LLVMStructType argsType, Value args,
+                            unsigned index) {
+    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), argsType, args,
+                               ArrayRef<LLVM::GEPArg>{0, (int32_t)index});
+  }
+
   void pack(OpBuilder &b, Location loc, LLVM::LLVMStructType argsType, Value args) const {
     auto store = [&](Value field, unsigned index) {
-      Value addr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), argsType,
-                                       args, ArrayRef<LLVM::GEPArg>{0, (int32_t)index});
-      LLVM::StoreOp::create(b, loc, field, addr);
+      LLVM::StoreOp::create(b, loc, field, fieldAddress(b, loc, argsType, args, index));
     };
     Type type = value.getType();
     if (type.isIndex()) {
@@ -169,9 +173,7 @@ struct Capture {
   Value unpack(OpBuilder &b, Location loc, LLVM::LLVMStructType argsType, ArrayRef<Type> fieldTypes,
                Value args) const {
     auto load = [&](unsigned index) -> Value {
-      Value addr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), argsType,
-                                       args, ArrayRef<LLVM::GEPArg>{0, (int32_t)index});
-      return LLVM::LoadOp::create(b, loc, fieldTypes[index], addr);
+      return LLVM::LoadOp::create(b, loc, fieldTypes[index], fieldAddress(b, loc, argsType, args, index));
     };
     Type type = value.getType();
     if (type.isIndex())
@@ -336,8 +338,7 @@ struct LowerForallToRuntimePass
           succeeded(memref.getStridesAndOffset(c.strides, c.offset))) {
         c.slim = true;
         fieldTypes.push_back(ptr);
-        for (int64_t dim : c.dynamicParts(memref))
-          (void)dim, fieldTypes.push_back(i64);
+        fieldTypes.append(c.dynamicParts(memref).size(), i64);
       } else {
         fieldTypes.push_back(type);
       }

@@ -10,11 +10,12 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
-#include <cmath>
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace nnc;
