@@ -226,6 +226,7 @@ const std::vector<HandlerEntry> &handlerTable() {
     addMiscHandlers(t);
     addRecurrentHandlers(t);
     addSamplingHandlers(t);
+    addRoiAlignHandlers(t);
     addQuantizedHandlers(t);
     addTrainingHandlers(t);
     addControlFlowHandlers(t);

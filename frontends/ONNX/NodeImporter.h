@@ -58,6 +58,7 @@ void addLossHandlers(std::vector<HandlerEntry> &table);
 void addMiscHandlers(std::vector<HandlerEntry> &table);
 void addRecurrentHandlers(std::vector<HandlerEntry> &table);
 void addSamplingHandlers(std::vector<HandlerEntry> &table);
+void addRoiAlignHandlers(std::vector<HandlerEntry> &table);
 void addQuantizedHandlers(std::vector<HandlerEntry> &table);
 void addTrainingHandlers(std::vector<HandlerEntry> &table);
 void addControlFlowHandlers(std::vector<HandlerEntry> &table);

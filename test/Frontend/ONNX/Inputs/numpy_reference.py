@@ -589,6 +589,54 @@ def crop_and_resize(x, roi, sizes, a, lengths):
     return y
 
 
+def roi_align(x, rois, batch_indices, a, opset):
+    """RoiAlign in float64, one bin and one sample at a time, from the
+    operator's definition: sample (iy, ix) of bin (ph, pw) at
+    start + (ph + (iy + 0.5) / grid) * bin size; a sample more than a pixel
+    outside the map counts as zero; bilinear corners clamped to the map."""
+    mode = text(a.get("mode", "avg"))
+    default_transform = "half_pixel" if opset >= 16 else "output_half_pixel"
+    half_pixel = text(a.get("coordinate_transformation_mode", default_transform)) == "half_pixel"
+    out_h, out_w = a.get("output_height", 1), a.get("output_width", 1)
+    grid, scale = a.get("sampling_ratio", 0), a.get("spatial_scale", 1.0)
+    _, channels, height, width = x.shape
+    data = x.astype(np.float64)
+    y = np.zeros((len(rois), channels, out_h, out_w))
+
+    def value(img, c, py, px):
+        if py < -1 or py > height or px < -1 or px > width:
+            return [0.0] * 4
+        py, px = min(max(py, 0.0), height - 1.0), min(max(px, 0.0), width - 1.0)
+        y0, x0 = math.floor(py), math.floor(px)
+        y1, x1 = min(y0 + 1, height - 1), min(x0 + 1, width - 1)
+        ly, lx = py - y0, px - x0
+        return [(1 - ly) * (1 - lx) * data[img, c, y0, x0], (1 - ly) * lx * data[img, c, y0, x1],
+                ly * (1 - lx) * data[img, c, y1, x0], ly * lx * data[img, c, y1, x1]]
+
+    for r, box in enumerate(rois.astype(np.float64)):
+        offset = 0.5 if half_pixel else 0.0
+        x_start, y_start, x_end, y_end = (v * scale - offset for v in box)
+        box_w, box_h = x_end - x_start, y_end - y_start
+        if not half_pixel:
+            box_w, box_h = max(box_w, 1.0), max(box_h, 1.0)
+        bin_h, bin_w = box_h / out_h, box_w / out_w
+        img = min(max(int(batch_indices[r]), 0), x.shape[0] - 1)
+        for c in range(channels):
+            for ph in range(out_h):
+                for pw in range(out_w):
+                    samples = []
+                    for iy in range(grid):
+                        for ix in range(grid):
+                            py = y_start + (ph + (iy + 0.5) / grid) * bin_h
+                            px = x_start + (pw + (ix + 0.5) / grid) * bin_w
+                            samples.append(value(img, c, py, px))
+                    if mode == "avg":
+                        y[r, c, ph, pw] = sum(sum(s) for s in samples) / len(samples)
+                    else:
+                        y[r, c, ph, pw] = max(max(s) for s in samples)
+    return y.astype(x.dtype)
+
+
 def evaluate(node, args, opset):
     a = attrs(node)
     op = node.op_type
@@ -660,6 +708,8 @@ def evaluate(node, args, opset):
         return [crop_and_resize(x, roi, sizes, a, lengths)]
     if op == "TfIdfVectorizer":
         return [tfidf_vectorizer(args[0], a)]
+    if op == "RoiAlign":
+        return [roi_align(*args, a, opset)]
     if op == "Det":
         x = args[0]
         return [np.linalg.det(x.astype(np.float64)).astype(x.dtype)]
