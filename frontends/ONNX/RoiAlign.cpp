@@ -1,15 +1,20 @@
 //===- RoiAlign.cpp - RoiAlign, spelled out in gathers --------------------===//
 //
 // RoiAlign pools each region of interest (a box in image coordinates, on one
-// image of the batch) into an output_height x output_width grid of bins; a
-// bin's value is the average (or maximum) of sampling_ratio^2 bilinear
-// samples spread evenly over it. It is imported as nn ops, like GridSample:
-// per sample, its coordinates along each axis from the box (clamped into the
-// map, weighted zero when more than a pixel outside it, as ONNX's reference
-// does), one gather per interpolation corner from the input laid out as
-// [N*H*W, C] rows (a row per pixel, so a region reads only its own pixels),
-// weighted and summed over the samples. The chain is elementwise and fuses
-// into one pass over the output on either target.
+// image of the batch) into an output_height x output_width grid of bins,
+// sampling each bin at sampling_ratio x sampling_ratio bilinear points. In
+// avg mode a bin is the mean of its samples; in max mode, as ONNX's
+// reference defines it, the largest weighted corner of any of its samples.
+//
+// It is imported as nn ops, like GridSample: every sample's coordinates
+// along each axis from the boxes, [R, bins, grid] (clamped into the map,
+// weighted zero when more than a pixel outside it, as ONNX's reference
+// does); one gather per interpolation corner over all samples at once,
+// [R, outH, grid, outW, grid, C], from the input laid out as [N*H*W, C] rows
+// (a row per pixel, so a region reads only its own pixels); the weighted
+// corners summed (or maxed) and reduced over the two grid dims. The op count
+// does not grow with the grid. Coordinates and weights are f32 for f16 and
+// bf16 inputs: in f16 a sample 1000 pixels in is off by up to half a pixel.
 //
 // sampling_ratio 0 (an adaptive grid of ceil(box size / output size) samples
 // per bin) is refused: the sample count would depend on the data.
@@ -23,31 +28,52 @@ using namespace nnc;
 using namespace nnc::onnx_frontend;
 
 namespace {
-/// A sample coordinate along one axis of the input: the pixels on either
-/// side, as i64, and their interpolation weights, zero when the point lies
-/// outside [-1, size] (ONNX's reference: such a sample counts, as zero).
-struct AxisSample {
+/// The samples along one axis of the input: the pixels on either side, as
+/// i64, and their interpolation weights, zero for a point outside
+/// [-1, size] (ONNX's reference: such a sample counts, as zero).
+struct AxisSamples {
   Value low, high, lowWeight, highWeight;
 };
 
 struct RoiPooler {
   NodeImporter &n;
-  Type element;
+  Type compute; // f32, or f64 for an f64 input
+  int64_t regions, grid;
 
-  Value scalar(double v) { return n.scalar(element, v); }
+  Value scalar(double v) { return n.scalar(compute, v); }
   Value add(Value a, Value b) { return n.create<nn::AddOp>(a, b); }
   Value sub(Value a, Value b) { return n.create<nn::SubOp>(a, b); }
   Value mul(Value a, Value b) { return n.create<nn::MulOp>(a, b); }
   Value reshape(Value v, ArrayRef<int64_t> shape) {
-    return n.create<nn::ReshapeOp>(v, n.constI64(shape), n.builder.getBoolAttr(false));
+    // allowzero: every shape here is static, and a 0 is a size (C = 0).
+    return n.create<nn::ReshapeOp>(v, n.constI64(shape), n.builder.getBoolAttr(true));
+  }
+  /// A constant of `compute` type holding `values`, shaped `shape`.
+  Value constant(ArrayRef<int64_t> shape, ArrayRef<double> values) {
+    auto f64 = RankedTensorType::get(shape, n.builder.getF64Type());
+    Value c = n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(f64, values)));
+    return compute.isF64() ? c : n.create<nn::CastOp>(c, TypeAttr::get(compute));
   }
 
-  /// `positions` (a point per box and bin) along a dim of `size` pixels.
-  AxisSample sample(Value positions, int64_t size) {
+  /// The samples' positions along an axis, [R, bins, grid], as ONNX's
+  /// reference computes them: start + bin * size + (i + 0.5) * size / grid.
+  Value positions(Value start, Value binSize, int64_t bins) {
+    SmallVector<double> binIndex, sampleOffset;
+    for (int64_t b = 0; b < bins; ++b)
+      binIndex.push_back(b);
+    for (int64_t i = 0; i < grid; ++i)
+      sampleOffset.push_back(i + 0.5);
+    Value binStarts = mul(constant({1, bins, 1}, binIndex), binSize);
+    Value offsets = mul(constant({1, 1, grid}, sampleOffset), binSize);
+    Value inBin = n.create<nn::DivOp>(offsets, scalar(static_cast<double>(grid)));
+    return add(add(start, binStarts), inBin);
+  }
+
+  AxisSamples samples(Value positions, int64_t size) {
     Value above = n.create<nn::GreaterEqualOp>(positions, scalar(-1));
     Value below = n.create<nn::LessEqualOp>(positions, scalar(static_cast<double>(size)));
     Value within = n.create<nn::AndOp>(above, below);
-    Value inside = n.create<nn::CastOp>(within, TypeAttr::get(element));
+    Value inside = n.create<nn::CastOp>(within, TypeAttr::get(compute));
     // Past the last pixel the point is the last pixel: both corners there.
     Value last = scalar(static_cast<double>(size - 1));
     Value positive = n.create<nn::MaxOp>(positions, scalar(0));
@@ -61,20 +87,6 @@ struct RoiPooler {
     // A braced list evaluates in order.
     return {n.create<nn::CastOp>(low, i64), n.create<nn::CastOp>(high, i64), mul(lowWeight, inside),
             mul(highWeight, inside)};
-  }
-
-  /// Positions of sample `i` of `grid` in each of `bins` bins along an axis,
-  /// [R, bins] from the boxes' [R, 1] starts and bin sizes.
-  Value positions(Value start, Value binSize, int64_t bins, int64_t i, int64_t grid) {
-    auto type = RankedTensorType::get({1, bins}, n.builder.getF64Type());
-    SmallVector<double> offsets;
-    for (int64_t b = 0; b < bins; ++b)
-      offsets.push_back(b + (i + 0.5) / grid);
-    Value constant = n.create<nn::ConstantOp>(
-        cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<double>(offsets))));
-    if (element != n.builder.getF64Type())
-      constant = n.create<nn::CastOp>(constant, TypeAttr::get(element));
-    return add(start, mul(binSize, constant));
   }
 };
 
@@ -96,43 +108,54 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   Type element = inType.getElementType();
   if (!isa<FloatType>(element) || !isa<FloatType>(roiType.getElementType()))
     return n.fail("expected a float input and float rois");
-  if (!isa<IntegerType>(indexType.getElementType()))
+  auto indexElement = dyn_cast<IntegerType>(indexType.getElementType());
+  if (!indexElement || indexElement.getWidth() == 1)
     return n.fail("expected integer batch_indices");
+  int64_t batch = inType.getDimSize(0), channels = inType.getDimSize(1);
+  int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
+  if (batch == 0 || height == 0 || width == 0)
+    return n.fail("the input map is empty (" + Twine(batch) + " x " + Twine(channels) + " x " +
+                  Twine(height) + " x " + Twine(width) + "): there is nothing to sample");
 
   std::string mode = n.attrString("mode", "avg");
   if (mode != "avg" && mode != "max")
     return n.fail("unknown mode '" + mode + "' (expected avg or max)");
-  // Opset 10 has no coordinate_transformation_mode and behaves as
-  // output_half_pixel; opset 16 added the attribute, defaulting to half_pixel.
-  std::string transform = n.attrString("coordinate_transformation_mode",
-                                       n.opset >= 16 ? "half_pixel" : "output_half_pixel");
+  // Opset 10 behaves as output_half_pixel; opset 16 added the attribute,
+  // defaulting to half_pixel.
+  std::string transform =
+      n.opset >= 16 ? n.attrString("coordinate_transformation_mode", "half_pixel") : "output_half_pixel";
   if (transform != "half_pixel" && transform != "output_half_pixel")
     return n.fail("unknown coordinate_transformation_mode '" + transform + "'");
   bool halfPixel = transform == "half_pixel";
+  // Limits far above any detector's (7 x 7 or 14 x 14 bins, 2 samples): the
+  // sample positions are constants of these lengths.
+  constexpr int64_t kMaxBins = 1 << 16, kMaxGrid = 1 << 10;
   int64_t outH = n.attrInt("output_height", 1), outW = n.attrInt("output_width", 1);
-  if (outH < 1 || outW < 1)
-    return n.fail("output_height and output_width must be positive (got " + Twine(outH) + " and " +
-                  Twine(outW) + ")");
+  if (outH < 1 || outW < 1 || outH > kMaxBins || outW > kMaxBins)
+    return n.fail("output_height and output_width must be in [1, " + Twine(kMaxBins) + "] (got " +
+                  Twine(outH) + " and " + Twine(outW) + ")");
   int64_t grid = n.attrInt("sampling_ratio", 0);
-  if (grid < 0)
-    return n.fail("sampling_ratio must not be negative (got " + Twine(grid) + ")");
+  if (grid < 0 || grid > kMaxGrid)
+    return n.fail("sampling_ratio must be in [1, " + Twine(kMaxGrid) + "] (got " + Twine(grid) + ")");
   if (grid == 0)
     return n.fail("sampling_ratio 0 (an adaptive number of samples per bin, computed from each "
                   "region's size at run time) is not supported; give a positive sampling_ratio");
+  // Every sample's corner is gathered before the reduction: its count must fit.
+  if (failed(n.checked(CheckedInt(regions) * outH * grid * outW * grid * channels, "the sample count")))
+    return failure();
   double spatialScale = n.attrFloat("spatial_scale", 1.0f);
 
-  int64_t batch = inType.getDimSize(0), channels = inType.getDimSize(1);
-  int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
-  RoiPooler p{n, element};
-  if (roiType.getElementType() != element)
-    rois = n.create<nn::CastOp>(rois, TypeAttr::get(element));
+  Type compute = element.isF64() ? element : n.builder.getF32Type();
+  RoiPooler p{n, compute, regions, grid};
+  if (roiType.getElementType() != compute)
+    rois = n.create<nn::CastOp>(rois, TypeAttr::get(compute));
 
-  // The boxes' coordinates in the input's pixels, [R, 1] each.
+  // The boxes' coordinates in the input's pixels, [R, 1, 1] each.
   auto coordinate = [&](int64_t column) {
     Value index = n.scalar(n.builder.getI64Type(), static_cast<double>(column));
     Value picked = n.create<nn::GatherOp>(rois, index, n.builder.getI64IntegerAttr(1));
-    Value column2d = p.reshape(picked, {regions, 1});
-    Value scaled = p.mul(column2d, p.scalar(spatialScale));
+    Value column3d = p.reshape(picked, {regions, 1, 1});
+    Value scaled = p.mul(column3d, p.scalar(spatialScale));
     return p.sub(scaled, p.scalar(halfPixel ? 0.5 : 0.0));
   };
   Value startX = coordinate(0);
@@ -147,12 +170,8 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   }
   Value binW = n.create<nn::DivOp>(boxW, p.scalar(static_cast<double>(outW)));
   Value binH = n.create<nn::DivOp>(boxH, p.scalar(static_cast<double>(outH)));
-
-  SmallVector<AxisSample> ys, xs;
-  for (int64_t i = 0; i < grid; ++i) {
-    ys.push_back(p.sample(p.positions(startY, binH, outH, i, grid), height));
-    xs.push_back(p.sample(p.positions(startX, binW, outW, i, grid), width));
-  }
+  AxisSamples ys = p.samples(p.positions(startY, binH, outH), height);
+  AxisSamples xs = p.samples(p.positions(startX, binW, outW), width);
 
   // Each pixel's channels as a row: row (b * H + y) * W + x of [N*H*W, C].
   Value pixels = n.create<nn::TransposeOp>(input, n.builder.getDenseI64ArrayAttr({0, 2, 3, 1}));
@@ -160,44 +179,48 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   // A batch index outside [0, N) reads the nearest image, as out-of-range
   // gather indices read the nearest element.
   Type i64 = n.builder.getI64Type();
-  Value image = n.create<nn::MaxOp>(n.toI64(batchIndices), n.scalar(i64, 0));
+  Value image = n.toI64(batchIndices);
+  image = n.create<nn::MaxOp>(image, n.scalar(i64, 0));
   image = n.create<nn::MinOp>(image, n.scalar(i64, static_cast<double>(batch - 1)));
   Value imageRow = p.mul(image, n.scalar(i64, static_cast<double>(height * width)));
-  Value firstRow = p.reshape(imageRow, {regions, 1, 1});
+  Value firstRow = p.reshape(imageRow, {regions, 1, 1, 1, 1});
   Value rowStride = n.scalar(i64, static_cast<double>(width));
 
-  // One corner of one sample: weight * input at (y, x), [R, outH, outW, C].
+  // One corner of every sample: weight * input at (y, x),
+  // [R, outH, grid, outW, grid, C].
   auto corner = [&](Value y, Value yWeight, Value x, Value xWeight) {
-    Value yRows = p.reshape(p.mul(y, rowStride), {regions, outH, 1});
+    Value yRows = p.reshape(p.mul(y, rowStride), {regions, outH, grid, 1, 1});
     Value rowStart = p.add(firstRow, yRows);
-    Value column = p.reshape(x, {regions, 1, outW});
+    Value column = p.reshape(x, {regions, 1, 1, outW, grid});
     Value row = p.add(rowStart, column);
     Value picked = n.create<nn::GatherOp>(pixels, row, n.builder.getI64IntegerAttr(0));
-    Value yWeights = p.reshape(yWeight, {regions, outH, 1});
-    Value xWeights = p.reshape(xWeight, {regions, 1, outW});
-    Value weight = p.reshape(p.mul(yWeights, xWeights), {regions, outH, outW, 1});
+    if (element != compute)
+      picked = n.create<nn::CastOp>(picked, TypeAttr::get(compute));
+    Value yWeights = p.reshape(yWeight, {regions, outH, grid, 1, 1});
+    Value xWeights = p.reshape(xWeight, {regions, 1, 1, outW, grid});
+    Value weight = p.reshape(p.mul(yWeights, xWeights), {regions, outH, grid, outW, grid, 1});
     return p.mul(picked, weight);
   };
-  Value result;
-  for (const AxisSample &y : ys)
-    for (const AxisSample &x : xs) {
-      Value a = corner(y.low, y.lowWeight, x.low, x.lowWeight);
-      Value b = corner(y.low, y.lowWeight, x.high, x.highWeight);
-      Value c = corner(y.high, y.highWeight, x.low, x.lowWeight);
-      Value d = corner(y.high, y.highWeight, x.high, x.highWeight);
-      if (mode == "avg") {
-        Value upper = p.add(a, b);
-        Value sum = p.add(p.add(upper, c), d);
-        result = result ? p.add(result, sum) : sum;
-      } else { // ONNX's max: the largest weighted corner of any sample
-        Value upper = n.create<nn::MaxOp>(a, b);
-        Value top = n.create<nn::MaxOp>(n.create<nn::MaxOp>(upper, c), d);
-        result = result ? n.create<nn::MaxOp>(result, top) : top;
-      }
-    }
-  if (mode == "avg")
-    result = n.create<nn::DivOp>(result, p.scalar(static_cast<double>(grid * grid)));
-  n.setOutputs(n.create<nn::TransposeOp>(result, n.builder.getDenseI64ArrayAttr({0, 3, 1, 2})));
+  Value a = corner(ys.low, ys.lowWeight, xs.low, xs.lowWeight);
+  Value b = corner(ys.low, ys.lowWeight, xs.high, xs.highWeight);
+  Value c = corner(ys.high, ys.highWeight, xs.low, xs.lowWeight);
+  Value d = corner(ys.high, ys.highWeight, xs.high, xs.highWeight);
+  auto gridDims = n.builder.getDenseI64ArrayAttr({2, 4});
+  auto drop = n.builder.getBoolAttr(false);
+  Value pooled; // [R, outH, outW, C]
+  if (mode == "avg") {
+    Value ab = p.add(a, b);
+    Value sum = p.add(p.add(ab, c), d);
+    Value total = n.create<nn::ReduceSumOp>(sum, gridDims, drop);
+    pooled = n.create<nn::DivOp>(total, p.scalar(static_cast<double>(grid * grid)));
+  } else {
+    Value ab = n.create<nn::MaxOp>(a, b);
+    Value top = n.create<nn::MaxOp>(n.create<nn::MaxOp>(ab, c), d);
+    pooled = n.create<nn::ReduceMaxOp>(top, gridDims, drop);
+  }
+  if (element != compute)
+    pooled = n.create<nn::CastOp>(pooled, TypeAttr::get(element));
+  n.setOutputs(n.create<nn::TransposeOp>(pooled, n.builder.getDenseI64ArrayAttr({0, 3, 1, 2})));
   return success();
 }
 } // namespace

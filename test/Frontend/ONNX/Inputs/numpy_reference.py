@@ -592,8 +592,9 @@ def crop_and_resize(x, roi, sizes, a, lengths):
 def roi_align(x, rois, batch_indices, a, opset):
     """RoiAlign in float64, one bin and one sample at a time, from the
     operator's definition: sample (iy, ix) of bin (ph, pw) at
-    start + (ph + (iy + 0.5) / grid) * bin size; a sample more than a pixel
-    outside the map counts as zero; bilinear corners clamped to the map."""
+    start + ph * bin size + (iy + 0.5) * bin size / grid; a sample more than
+    a pixel outside the map counts as zero; bilinear corners clamped to the
+    map; max mode takes the largest weighted corner of any sample."""
     mode = text(a.get("mode", "avg"))
     default_transform = "half_pixel" if opset >= 16 else "output_half_pixel"
     half_pixel = text(a.get("coordinate_transformation_mode", default_transform)) == "half_pixel"
@@ -627,13 +628,15 @@ def roi_align(x, rois, batch_indices, a, opset):
                     samples = []
                     for iy in range(grid):
                         for ix in range(grid):
-                            py = y_start + (ph + (iy + 0.5) / grid) * bin_h
-                            px = x_start + (pw + (ix + 0.5) / grid) * bin_w
+                            py = y_start + ph * bin_h + (iy + 0.5) * bin_h / grid
+                            px = x_start + pw * bin_w + (ix + 0.5) * bin_w / grid
                             samples.append(value(img, c, py, px))
                     if mode == "avg":
                         y[r, c, ph, pw] = sum(sum(s) for s in samples) / len(samples)
-                    else:
+                    elif mode == "max":
                         y[r, c, ph, pw] = max(max(s) for s in samples)
+                    else:
+                        raise NotImplementedError(f"RoiAlign mode {mode}")
     return y.astype(x.dtype)
 
 
