@@ -248,9 +248,12 @@ struct LowerForallToRuntimePass
     if (!slot)
       return signalPassFailure();
     LLVMTypeConverter converter(&getContext());
+    // One table for the names of all bodies: looking each candidate name up
+    // in the module anew scanned it per try, cubic in the loop count.
+    SymbolTable symbols(module);
     SmallVector<func::FuncOp> bodies;
     for (scf::ForallOp forall : outermost) {
-      FailureOr<func::FuncOp> body = outline(forall, converter);
+      FailureOr<func::FuncOp> body = outline(forall, converter, symbols);
       if (failed(body))
         return signalPassFailure();
       bodies.push_back(*body);
@@ -298,11 +301,11 @@ struct LowerForallToRuntimePass
     });
   }
 
-  FailureOr<func::FuncOp> outline(scf::ForallOp forall, LLVMTypeConverter &converter) {
+  FailureOr<func::FuncOp> outline(scf::ForallOp forall, LLVMTypeConverter &converter,
+                                  SymbolTable &symbols) {
     MLIRContext *ctx = &getContext();
     Location loc = forall.getLoc();
     auto func = forall->getParentOfType<func::FuncOp>();
-    auto module = func->getParentOfType<ModuleOp>();
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i32 = IntegerType::get(ctx, 32);
     auto i64 = IntegerType::get(ctx, 64);
@@ -350,7 +353,7 @@ struct LowerForallToRuntimePass
     std::string name;
     for (unsigned n = 0;; ++n) {
       name = (func.getName() + "_par" + Twine(n)).str();
-      if (!SymbolTable::lookupSymbolIn(module, name))
+      if (!symbols.lookup(name))
         break;
     }
     OpBuilder mb(func);
@@ -358,6 +361,7 @@ struct LowerForallToRuntimePass
     auto bodyType = FunctionType::get(ctx, {ptr, i64, i64}, {});
     auto body = func::FuncOp::create(mb, loc, name, bodyType);
     body.setPrivate();
+    symbols.insert(body);
     // Kept out of line: the body is called directly when the loop runs
     // serially and through a pointer otherwise, and a merged body from
     // several places; inlining the direct calls would compile it again into

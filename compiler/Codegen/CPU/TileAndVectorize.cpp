@@ -660,22 +660,26 @@ void convTileAsMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
                                                       SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
-/// Peels every marked loop (outer ones first; clones of inner marked loops
-/// are peeled in turn).
-void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
-  while (true) {
-    scf::ForOp marked;
-    func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-      if (!loop->hasAttr(kPeel))
-        return WalkResult::advance();
-      marked = loop;
-      return WalkResult::interrupt();
-    });
-    if (!marked)
-      return;
-    marked->removeAttr(kPeel);
+/// Peels every marked loop under `root`, outer ones first, then those in each
+/// one's body and in its peeled copy (clones of inner marked loops are peeled
+/// in turn). Each walk covers one marked loop's subtree, so the cost grows
+/// with the IR's size times the nesting of marked loops, not with the number
+/// of loops times the function's size.
+void peelMarkedLoops(RewriterBase &rewriter, Operation *root) {
+  SmallVector<scf::ForOp> outermost;
+  root->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+    if (!loop->hasAttr(kPeel))
+      return WalkResult::advance();
+    outermost.push_back(loop);
+    return WalkResult::skip();
+  });
+  for (scf::ForOp loop : outermost) {
+    loop->removeAttr(kPeel);
     scf::ForOp partial;
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, marked, partial);
+    bool peeled = succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial));
+    peelMarkedLoops(rewriter, loop);
+    if (peeled && partial)
+      peelMarkedLoops(rewriter, partial);
   }
 }
 
