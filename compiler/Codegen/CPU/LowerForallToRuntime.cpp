@@ -248,15 +248,18 @@ struct LowerForallToRuntimePass
     if (!slot)
       return signalPassFailure();
     LLVMTypeConverter converter(&getContext());
-    // One table for the names of all bodies: looking each candidate name up
-    // in the module anew scanned it per try, cubic in the loop count.
-    SymbolTable symbols(module);
     SmallVector<func::FuncOp> bodies;
-    for (scf::ForallOp forall : outermost) {
-      FailureOr<func::FuncOp> body = outline(forall, converter, symbols);
-      if (failed(body))
-        return signalPassFailure();
-      bodies.push_back(*body);
+    {
+      // One table for the names of all bodies (looking each candidate name
+      // up in the module anew scanned it per try, cubic in the loop count),
+      // gone before merging erases bodies.
+      SymbolTable symbols(module);
+      for (scf::ForallOp forall : outermost) {
+        FailureOr<func::FuncOp> body = outline(forall, converter, symbols);
+        if (failed(body))
+          return signalPassFailure();
+        bodies.push_back(*body);
+      }
     }
     mergeIdenticalBodies(module, bodies);
   }
