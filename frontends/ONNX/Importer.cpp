@@ -241,13 +241,86 @@ const std::vector<HandlerEntry> &handlerTable() {
 /// The newest opset libonnx's schema registry knows.
 constexpr int64_t kSchemaOpset = 17;
 
-/// Checks that a node has the inputs its op requires. Handlers take required
+/// The type an attribute's payload has: its declared `type`, or for models
+/// that leave it out (ONNX before IR version 2), the one field that is set.
+onnx::AttributeProto::AttributeType payloadType(const onnx::AttributeProto &a) {
+  using A = onnx::AttributeProto;
+  if (a.type() != A::UNDEFINED)
+    return a.type();
+  std::pair<bool, A::AttributeType> fields[] = {
+      {a.has_f(), A::FLOAT},           {a.has_i(), A::INT},
+      {a.has_s(), A::STRING},          {a.has_t(), A::TENSOR},
+      {a.has_g(), A::GRAPH},           {a.has_sparse_tensor(), A::SPARSE_TENSOR},
+      {a.has_tp(), A::TYPE_PROTO},     {a.floats_size() > 0, A::FLOATS},
+      {a.ints_size() > 0, A::INTS},    {a.strings_size() > 0, A::STRINGS},
+      {a.tensors_size() > 0, A::TENSORS}, {a.graphs_size() > 0, A::GRAPHS}};
+  A::AttributeType found = A::UNDEFINED;
+  for (auto [set, type] : fields)
+    if (set) {
+      if (found != A::UNDEFINED)
+        return A::UNDEFINED; // several fields: nothing to go by
+      found = type;
+    }
+  return found;
+}
+
+/// Whether a scalar attribute of `type` holds its value (a list may be empty).
+bool holdsValue(const onnx::AttributeProto &a, onnx::AttributeProto::AttributeType type) {
+  using A = onnx::AttributeProto;
+  switch (type) {
+  case A::FLOAT: return a.has_f();
+  case A::INT: return a.has_i();
+  case A::STRING: return a.has_s();
+  case A::TENSOR: return a.has_t();
+  case A::GRAPH: return a.has_g();
+  case A::SPARSE_TENSOR: return a.has_sparse_tensor();
+  case A::TYPE_PROTO: return a.has_tp();
+  default: return true;
+  }
+}
+
+/// Checks a node's attributes against its op's schema: each has the type the
+/// op declares and holds a value, and every required one is given. Handlers
+/// read attributes by the declared type, and protobuf answers a wrong-typed
+/// read with zero: a FLOAT `alpha` stored as INT would compute with 0.
+LogicalResult checkAttributes(const onnx::NodeProto &node, const onnx::OpSchema &schema,
+                              int64_t opset, Location loc) {
+  using A = onnx::AttributeProto;
+  auto fail = [&]() {
+    return emitError(loc) << node.op_type() << " (opset " << opset << "): ";
+  };
+  llvm::StringSet<> given;
+  for (const A &a : node.attribute()) {
+    given.insert(a.name());
+    auto declared = schema.attributes().find(a.name());
+    // A reference to an enclosing function's attribute has no payload of its own.
+    if (declared == schema.attributes().end() || !a.ref_attr_name().empty())
+      continue;
+    A::AttributeType expected = declared->second.type, actual = payloadType(a);
+    if (actual == A::UNDEFINED)
+      return fail() << "attribute '" << a.name() << "' has no type and no single value";
+    if (actual != expected)
+      return fail() << "attribute '" << a.name() << "' is " << A::AttributeType_Name(actual)
+                    << ", but the op declares it " << A::AttributeType_Name(expected);
+    if (!holdsValue(a, actual))
+      return fail() << "attribute '" << a.name() << "' of type " << A::AttributeType_Name(actual)
+                    << " holds no value";
+  }
+  // Opsets past the schema's may have made a required attribute an input.
+  for (const auto &[name, declared] : schema.attributes())
+    if (opset <= kSchemaOpset && declared.required && !given.contains(name))
+      return fail() << "missing required attribute '" << name << "'";
+  return success();
+}
+
+/// Checks that a node has the inputs its op requires, and the attributes
+/// (checkAttributes). Handlers take required
 /// inputs as present: the first min_input, and every one that fills a
 /// variadic parameter (Sum's, Concat's), which ONNX never lets be left out
 /// with an empty name. The rules come from ONNX's schema (which stops at
 /// opset 17; later versions required no more inputs than their
 /// predecessors).
-LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Location loc) {
+LogicalResult checkAgainstSchema(const onnx::NodeProto &node, int64_t opset, Location loc) {
   const onnx::OpSchema *schema =
       onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kSchemaOpset),
                                      isDefaultDomain(node.domain()) ? "" : node.domain());
@@ -272,7 +345,7 @@ LogicalResult checkRequiredInputs(const onnx::NodeProto &node, int64_t opset, Lo
                             << " is missing (an empty name), but its inputs '" << formal.GetName()
                             << "' are variadic: each must be given";
   }
-  return success();
+  return checkAttributes(node, *schema, opset, loc);
 }
 
 /// Whether `op` is a ceil_mode pool that drops a last window starting in the
@@ -630,7 +703,7 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
       continue;
     }
     int64_t version = nodeVersion(node);
-    if (!skip && failed(checkRequiredInputs(node, version, loc))) {
+    if (!skip && failed(checkAgainstSchema(node, version, loc))) {
       ok = false;
       skip = true;
     }

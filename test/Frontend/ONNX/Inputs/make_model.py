@@ -27,7 +27,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("kind", choices=["inline", "inline-large", "external", "huge-external", "string-initializer",
                                     "unranked-input", "huge-initializer", "external-fields",
-                                    "nested-subgraphs", "huge-attribute"])
+                                    "nested-subgraphs", "huge-attribute", "alpha-attribute"])
     p.add_argument("out")
     # huge-initializer: keep the (empty) raw_data field or use the typed field.
     p.add_argument("--typed", action="store_true")
@@ -39,6 +39,9 @@ def main():
     p.add_argument("--file-bytes", type=int, default=4)
     # nested-subgraphs: how many If nodes nest inside each other's then-branch.
     p.add_argument("--depth", type=int, default=200)
+    # alpha-attribute: LeakyRelu's alpha as 0.5 without its type field (as
+    # models before IR version 2 store it), or typed FLOAT with no value.
+    p.add_argument("--alpha", choices=["untyped", "empty"])
     # inline, inline-large, external, huge-external: the model's opset.
     p.add_argument("--opset", type=int, default=13)
     args = p.parse_args()
@@ -135,6 +138,18 @@ def main():
         node = helper.make_node("Transpose", ["x"], ["y"], perm=list(range(1000000)))
         graph = helper.make_graph([node], "g", [x], [y])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
+    elif args.kind == "alpha-attribute":
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+        node = helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky")
+        alpha = node.attribute.add()
+        alpha.name = "alpha"
+        if args.alpha == "untyped":
+            alpha.f = 0.5
+        else:
+            alpha.type = onnx.AttributeProto.FLOAT
+        graph = helper.make_graph([node], "g", [x], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]), args.out)
 
 
 if __name__ == "__main__":
