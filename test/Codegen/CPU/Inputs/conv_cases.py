@@ -45,6 +45,11 @@ CASES = {
     # Neither 440 channels nor 49 positions fill whole vectors: channels,
     # which waste fewer lanes, go on the vector.
     "pointwise_ragged_440_7x7": ((1, 440, 7, 7), 440, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    # Channels on the vector over 11x11 and 13x13 maps: with 8-float vectors
+    # the copies back to NCHW transpose 3x8 and 5x8 edge tiles in registers,
+    # as 7x7 and 14x14 do 7x8 and 6x8 ones.
+    "pointwise_11x11": ((1, 16, 11, 11), 32, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), True),
+    "pointwise_13x13": ((1, 32, 13, 13), 64, (1, 1), (0, 0, 0, 0), (1, 1), (1, 1), False),
     # Taps that read only padding are dropped (nn-trim-dead-taps): all but the
     # center over a 1x1 map, the first row and column of a strided one, the
     # outer rows over a one-row map.
