@@ -24,6 +24,51 @@ using namespace mlir;
 using namespace nnc;
 using namespace nnc::onnx_frontend;
 
+/// The payload fields set in `a`, as the attribute types they belong to.
+static SmallVector<onnx::AttributeProto::AttributeType> fieldsSet(const onnx::AttributeProto &a) {
+  using A = onnx::AttributeProto;
+  std::pair<bool, A::AttributeType> fields[] = {
+      {a.has_f(), A::FLOAT},           {a.has_i(), A::INT},
+      {a.has_s(), A::STRING},          {a.has_t(), A::TENSOR},
+      {a.has_g(), A::GRAPH},           {a.has_sparse_tensor(), A::SPARSE_TENSOR},
+      {a.has_tp(), A::TYPE_PROTO},     {a.floats_size() > 0, A::FLOATS},
+      {a.ints_size() > 0, A::INTS},    {a.strings_size() > 0, A::STRINGS},
+      {a.tensors_size() > 0, A::TENSORS}, {a.graphs_size() > 0, A::GRAPHS}};
+  SmallVector<A::AttributeType> set;
+  for (auto [isSet, type] : fields)
+    if (isSet)
+      set.push_back(type);
+  return set;
+}
+
+std::string nnc::onnx_frontend::attributeProblem(const onnx::AttributeProto &a,
+                                                 onnx::AttributeProto::AttributeType expected) {
+  using A = onnx::AttributeProto;
+  auto name = [](A::AttributeType type) { return A::AttributeType_Name(type); };
+  SmallVector<A::AttributeType> set = fieldsSet(a);
+  // Models before IR version 2 leave `type` out: the one field set gives it.
+  A::AttributeType type = a.type();
+  if (type == A::UNDEFINED && set.size() == 1)
+    type = set.front();
+  std::string quoted = "attribute '" + a.name() + "'";
+  if (type == A::UNDEFINED)
+    return quoted + " has no type and no single value";
+  for (A::AttributeType field : set)
+    if (field != type)
+      return quoted + " is typed " + name(type) + " but holds a value of type " + name(field);
+  if (type != expected)
+    return quoted + " is " + name(type) + ", but the op declares it " + name(expected);
+  // Numbers and strings always hold one: writers built from onnx.proto3
+  // leave out a field equal to its default, so a typed INT with no `i` is 0,
+  // as protobuf reads it. A tensor or graph is written whenever it is set.
+  bool missing = (type == A::TENSOR && !a.has_t()) || (type == A::GRAPH && !a.has_g()) ||
+                 (type == A::SPARSE_TENSOR && !a.has_sparse_tensor()) ||
+                 (type == A::TYPE_PROTO && !a.has_tp());
+  if (missing)
+    return quoted + " of type " + name(type) + " holds no value";
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // NodeImporter
 //===----------------------------------------------------------------------===//
@@ -41,30 +86,43 @@ const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
   return nullptr;
 }
 
-int64_t NodeImporter::attrInt(StringRef name, int64_t otherwise) const {
+const onnx::AttributeProto *NodeImporter::typedAttr(StringRef name,
+                                                     onnx::AttributeProto::AttributeType type) const {
   const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return nullptr;
+  if (std::string problem = attributeProblem(*a, type); !problem.empty()) {
+    (void)fail(problem);
+    buildFailed = true;
+    return nullptr;
+  }
+  return a;
+}
+
+int64_t NodeImporter::attrInt(StringRef name, int64_t otherwise) const {
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::INT);
   return a ? a->i() : otherwise;
 }
 
 float NodeImporter::attrFloat(StringRef name, float otherwise) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::FLOAT);
   return a ? a->f() : otherwise;
 }
 
 std::string NodeImporter::attrString(StringRef name, StringRef otherwise) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::STRING);
   return a ? a->s() : otherwise.str();
 }
 
 std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::INTS);
   if (!a)
     return std::nullopt;
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
 std::optional<SmallVector<float>> NodeImporter::attrFloats(StringRef name) const {
-  const onnx::AttributeProto *a = attr(name);
+  const onnx::AttributeProto *a = typedAttr(name, onnx::AttributeProto::FLOATS);
   if (!a)
     return std::nullopt;
   return SmallVector<float>(a->floats().begin(), a->floats().end());
@@ -85,6 +143,10 @@ std::optional<SmallVector<int64_t>> NodeImporter::constInts(size_t i) const {
 }
 
 LogicalResult NodeImporter::fail(const Twine &message) const {
+  // A node reports its first error only: what follows a rejected op or a
+  // mistyped attribute is its consequence.
+  if (buildFailed)
+    return failure();
   return emitError(loc) << node.op_type() << " (opset " << opset << "): " << message;
 }
 
@@ -241,48 +303,12 @@ const std::vector<HandlerEntry> &handlerTable() {
 /// The newest opset libonnx's schema registry knows.
 constexpr int64_t kSchemaOpset = 17;
 
-/// The type an attribute's payload has: its declared `type`, or for models
-/// that leave it out (ONNX before IR version 2), the one field that is set.
-onnx::AttributeProto::AttributeType payloadType(const onnx::AttributeProto &a) {
-  using A = onnx::AttributeProto;
-  if (a.type() != A::UNDEFINED)
-    return a.type();
-  std::pair<bool, A::AttributeType> fields[] = {
-      {a.has_f(), A::FLOAT},           {a.has_i(), A::INT},
-      {a.has_s(), A::STRING},          {a.has_t(), A::TENSOR},
-      {a.has_g(), A::GRAPH},           {a.has_sparse_tensor(), A::SPARSE_TENSOR},
-      {a.has_tp(), A::TYPE_PROTO},     {a.floats_size() > 0, A::FLOATS},
-      {a.ints_size() > 0, A::INTS},    {a.strings_size() > 0, A::STRINGS},
-      {a.tensors_size() > 0, A::TENSORS}, {a.graphs_size() > 0, A::GRAPHS}};
-  A::AttributeType found = A::UNDEFINED;
-  for (auto [set, type] : fields)
-    if (set) {
-      if (found != A::UNDEFINED)
-        return A::UNDEFINED; // several fields: nothing to go by
-      found = type;
-    }
-  return found;
-}
-
-/// Whether a scalar attribute of `type` holds its value (a list may be empty).
-bool holdsValue(const onnx::AttributeProto &a, onnx::AttributeProto::AttributeType type) {
-  using A = onnx::AttributeProto;
-  switch (type) {
-  case A::FLOAT: return a.has_f();
-  case A::INT: return a.has_i();
-  case A::STRING: return a.has_s();
-  case A::TENSOR: return a.has_t();
-  case A::GRAPH: return a.has_g();
-  case A::SPARSE_TENSOR: return a.has_sparse_tensor();
-  case A::TYPE_PROTO: return a.has_tp();
-  default: return true;
-  }
-}
-
 /// Checks a node's attributes against its op's schema: each has the type the
-/// op declares and holds a value, and every required one is given. Handlers
-/// read attributes by the declared type, and protobuf answers a wrong-typed
-/// read with zero: a FLOAT `alpha` stored as INT would compute with 0.
+/// op declares (attributeProblem), no name is empty, unknown or given twice,
+/// and every required one is given. Handlers read attributes by the declared type, and protobuf
+/// answers a wrong-typed read with zero: a FLOAT `alpha` stored as INT would
+/// compute with 0. Attributes the schema does not know (those added after
+/// opset 17) are checked by NodeImporter's accessors when read.
 LogicalResult checkAttributes(const onnx::NodeProto &node, const onnx::OpSchema &schema,
                               int64_t opset, Location loc) {
   using A = onnx::AttributeProto;
@@ -291,24 +317,23 @@ LogicalResult checkAttributes(const onnx::NodeProto &node, const onnx::OpSchema 
   };
   llvm::StringSet<> given;
   for (const A &a : node.attribute()) {
-    given.insert(a.name());
+    if (a.name().empty())
+      return fail() << "an attribute has no name";
+    if (!given.insert(a.name()).second)
+      return fail() << "attribute '" << a.name() << "' is given twice";
     auto declared = schema.attributes().find(a.name());
-    // A reference to an enclosing function's attribute has no payload of its own.
-    if (declared == schema.attributes().end() || !a.ref_attr_name().empty())
+    // A misspelt attribute would leave its op at the default. Past opset 17
+    // the schema at hand lacks the attributes added since.
+    if (declared == schema.attributes().end() && opset <= kSchemaOpset)
+      return fail() << "attribute '" << a.name() << "' is not one the op declares";
+    if (declared == schema.attributes().end())
       continue;
-    A::AttributeType expected = declared->second.type, actual = payloadType(a);
-    if (actual == A::UNDEFINED)
-      return fail() << "attribute '" << a.name() << "' has no type and no single value";
-    if (actual != expected)
-      return fail() << "attribute '" << a.name() << "' is " << A::AttributeType_Name(actual)
-                    << ", but the op declares it " << A::AttributeType_Name(expected);
-    if (!holdsValue(a, actual))
-      return fail() << "attribute '" << a.name() << "' of type " << A::AttributeType_Name(actual)
-                    << " holds no value";
+    if (std::string problem = attributeProblem(a, declared->second.type); !problem.empty())
+      return fail() << problem;
   }
-  // Opsets past the schema's may have made a required attribute an input.
+  // No attribute required up to opset 17 stopped being required later.
   for (const auto &[name, declared] : schema.attributes())
-    if (opset <= kSchemaOpset && declared.required && !given.contains(name))
+    if (declared.required && !given.contains(name))
       return fail() << "missing required attribute '" << name << "'";
   return success();
 }
@@ -694,6 +719,11 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
       }
       skip = true;
     }
+    int64_t version = nodeVersion(node);
+    if (!skip && failed(checkAgainstSchema(node, version, loc))) {
+      ok = false;
+      skip = true;
+    }
     if (isIf(node)) {
       if (skip || failed(importIf(node, index, loc))) {
         ok &= skip;
@@ -701,11 +731,6 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
           poisoned.insert(out);
       }
       continue;
-    }
-    int64_t version = nodeVersion(node);
-    if (!skip && failed(checkAgainstSchema(node, version, loc))) {
-      ok = false;
-      skip = true;
     }
     NodeImporter importer(node, version, builder, loc,
                           [this](const std::string &name) { return values.lookup(name); }, modelPath);

@@ -471,11 +471,9 @@ LogicalResult importBatchNormTraining(NodeImporter &n) {
 LogicalResult importBatchNorm(NodeImporter &n) {
   if (n.opset < 9 && n.attrInt("spatial", 1) == 0)
     return n.fail("spatial = 0 (per-element statistics) is not supported");
-  if (n.attrInt("training_mode", 0) != 0) {
-    if (n.opset < 14)
-      return n.fail("training_mode is an attribute of opset 14 and later");
+  // Before opset 14 the schema check refuses training_mode.
+  if (n.attrInt("training_mode", 0) != 0)
     return importBatchNormTraining(n);
-  }
   for (size_t i = 1; i < n.numOutputs(); ++i)
     if (n.hasOutput(i))
       return n.fail("the running-statistics outputs (training mode) are not supported");

@@ -115,6 +115,13 @@ struct DepthRamp {
 mlir::FailureOr<DepthRamp> depthRampAt(NodeImporter &n, mlir::Value depth, int64_t axis,
                                        int64_t rank);
 
+/// What is wrong with attribute `a` read as `expected` ("attribute 'alpha'
+/// is INT, but the op declares it FLOAT"), or empty: a type field at odds
+/// with the payload set, no type and no single payload, a type other than
+/// `expected`, or a tensor or graph type with none given.
+std::string attributeProblem(const onnx::AttributeProto &a,
+                             onnx::AttributeProto::AttributeType expected);
+
 class NodeImporter {
 public:
   using ValueLookup = std::function<mlir::Value(const std::string &)>;
@@ -137,6 +144,8 @@ public:
   bool hasOutput(size_t i) const { return (int)i < node.output_size() && !node.output(i).empty(); }
 
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  // The typed readers below fail the node (once, naming the attribute) when
+  // the attribute holds another type, and return `otherwise` or nullopt.
   int64_t attrInt(llvm::StringRef name, int64_t otherwise) const;
   float attrFloat(llvm::StringRef name, float otherwise) const;
   std::string attrString(llvm::StringRef name, llvm::StringRef otherwise) const;
@@ -246,10 +255,15 @@ public:
                                                             int64_t rank) const;
 
 private:
+  /// Attribute `name` when it holds `type`; null when absent, or when it
+  /// holds another type (the node then fails, reported once).
+  const onnx::AttributeProto *typedAttr(llvm::StringRef name,
+                                        onnx::AttributeProto::AttributeType type) const;
   mlir::Operation *standIn(mlir::ValueRange operands);
   mlir::Value foldNow(mlir::Operation *op);
 
-  bool buildFailed = false;
+  // Set by const attribute readers too.
+  mutable bool buildFailed = false;
   ValueLookup lookup;
   const std::string &modelPath;
 };

@@ -27,7 +27,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("kind", choices=["inline", "inline-large", "external", "huge-external", "string-initializer",
                                     "unranked-input", "huge-initializer", "external-fields",
-                                    "nested-subgraphs", "huge-attribute", "alpha-attribute"])
+                                    "nested-subgraphs", "huge-attribute", "alpha-attribute",
+                                    "empty-tensor-attribute"])
     p.add_argument("out")
     # huge-initializer: keep the (empty) raw_data field or use the typed field.
     p.add_argument("--typed", action="store_true")
@@ -40,8 +41,9 @@ def main():
     # nested-subgraphs: how many If nodes nest inside each other's then-branch.
     p.add_argument("--depth", type=int, default=200)
     # alpha-attribute: LeakyRelu's alpha as 0.5 without its type field (as
-    # models before IR version 2 store it), or typed FLOAT with no value.
-    p.add_argument("--alpha", choices=["untyped", "empty"])
+    # models before IR version 2 store it), typed FLOAT with no value (as
+    # writers built from onnx.proto3 store 0), or typed FLOAT holding i = 2.
+    p.add_argument("--alpha", choices=["untyped", "empty", "int-payload"])
     # inline, inline-large, external, huge-external: the model's opset.
     p.add_argument("--opset", type=int, default=13)
     args = p.parse_args()
@@ -148,8 +150,19 @@ def main():
             alpha.f = 0.5
         else:
             alpha.type = onnx.AttributeProto.FLOAT
+        if args.alpha == "int-payload":
+            alpha.i = 2
         graph = helper.make_graph([node], "g", [x], [y])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]), args.out)
+    elif args.kind == "empty-tensor-attribute":
+        # A Constant whose `value` is typed TENSOR but holds none.
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+        node = helper.make_node("Constant", [], ["y"], name="const")
+        value = node.attribute.add()
+        value.name = "value"
+        value.type = onnx.AttributeProto.TENSOR
+        graph = helper.make_graph([node], "g", [], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), args.out)
 
 
 if __name__ == "__main__":
