@@ -92,17 +92,8 @@ struct NodeFailure {
   std::string message;
 };
 
-/// Before opset 7, PRelu's slope holds one value per channel (dim 1); from 7
-/// on it broadcasts from the right, and the converter leaves it as it is, so
-/// an N x C x ... input with a C-slope would fail to broadcast or, where the
-/// last dim happens to be C too, silently take the wrong slope. An Unsqueeze
-/// before the PRelu places such a slope's channel dim at 1 (the import folds
-/// it into a weight); a slope whose layout cannot be told is an error.
-/// `origin` maps each node of the rewritten graph to the node of the
-/// original one it stands for.
-std::optional<NodeFailure> perChannelSlopes(onnx::ModelProto &model, std::vector<int> &origin) {
-  onnx::GraphProto &graph = *model.mutable_graph();
-  origin.clear();
+/// The names of every value `graph` defines, for unsqueezeInput's new ones.
+llvm::StringSet<> valueNames(const onnx::GraphProto &graph) {
   llvm::StringSet<> names;
   for (const onnx::ValueInfoProto &input : graph.input())
     names.insert(input.name());
@@ -111,9 +102,50 @@ std::optional<NodeFailure> perChannelSlopes(onnx::ModelProto &model, std::vector
   for (const onnx::NodeProto &node : graph.node())
     for (const std::string &output : node.output())
       names.insert(output);
-  for (int i = 0, original = 0; i < graph.node_size(); ++i, ++original) {
-    origin.push_back(original);
-    onnx::NodeProto node = graph.node(i);
+  return names;
+}
+
+/// Inserts an Unsqueeze (opset 1's, axes as an attribute) of node `i`'s input
+/// `input` by `axes` before node `i`, which then reads its result; `origin`
+/// (each node's index in the original graph) gets the new node's entry.
+/// Returns node i's new index.
+int unsqueezeInput(onnx::GraphProto &graph, int i, int input, llvm::ArrayRef<int64_t> axes,
+                   const std::string &what, llvm::StringSet<> &names, std::vector<int> &origin) {
+  const onnx::NodeProto &node = graph.node(i);
+  std::string name;
+  for (int k = 0; name.empty() || names.contains(name); ++k)
+    name = node.input(input) + "/" + what + (k ? "_" + std::to_string(k) : "");
+  names.insert(name);
+  onnx::NodeProto unsqueeze;
+  unsqueeze.set_op_type("Unsqueeze");
+  unsqueeze.set_name(node.name() + "/" + what);
+  unsqueeze.add_input(node.input(input));
+  unsqueeze.add_output(name);
+  onnx::AttributeProto &attr = *unsqueeze.add_attribute();
+  attr.set_name("axes");
+  attr.set_type(onnx::AttributeProto::INTS);
+  for (int64_t axis : axes)
+    attr.add_ints(axis);
+  graph.mutable_node(i)->set_input(input, name);
+  // Insert before node i, keeping the list in topological order.
+  graph.add_node()->Swap(&unsqueeze);
+  for (int j = graph.node_size() - 1; j > i; --j)
+    graph.mutable_node()->SwapElements(j, j - 1);
+  origin.insert(origin.begin() + i, origin[i]);
+  return i + 1;
+}
+
+/// Before opset 7, PRelu's slope holds one value per channel (dim 1); from 7
+/// on it broadcasts from the right, and the converter leaves it as it is, so
+/// an N x C x ... input with a C-slope would fail to broadcast or, where the
+/// last dim happens to be C too, silently take the wrong slope. An Unsqueeze
+/// before the PRelu places such a slope's channel dim at 1 (the import folds
+/// it into a weight); a slope whose layout cannot be told is an error.
+std::optional<NodeFailure> perChannelSlopes(onnx::ModelProto &model, llvm::StringSet<> &names,
+                                            std::vector<int> &origin) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
     if (node.op_type() != "PRelu" || !isDefaultDomain(node.domain()) || node.input_size() != 2)
       continue;
     std::optional<std::vector<int64_t>> x = knownShape(graph, node.input(0));
@@ -123,31 +155,14 @@ std::optional<NodeFailure> perChannelSlopes(onnx::ModelProto &model, std::vector
     if (slope && slope->size() != 1)
       continue; // laid out by the model itself
     if (!x || !slope || (*slope)[0] < 0)
-      return NodeFailure{original, "cannot tell whether PRelu's slope is per channel: ONNX's "
-                                   "shape inference finds no shape for its input or slope"};
+      return NodeFailure{origin[i], "cannot tell whether PRelu's slope is per channel: ONNX's "
+                                    "shape inference finds no shape for its input or slope"};
     if (x->size() < 3)
       continue; // [N, C]: the channel dim is last already
-    std::string name;
-    for (int k = 0; name.empty() || names.contains(name); ++k)
-      name = node.input(1) + "/per_channel" + (k ? "_" + std::to_string(k) : "");
-    names.insert(name);
-    onnx::NodeProto unsqueeze;
-    unsqueeze.set_op_type("Unsqueeze");
-    unsqueeze.set_name(node.name() + "/per_channel_slope");
-    unsqueeze.add_input(node.input(1));
-    unsqueeze.add_output(name);
-    onnx::AttributeProto &axes = *unsqueeze.add_attribute();
-    axes.set_name("axes");
-    axes.set_type(onnx::AttributeProto::INTS);
+    std::vector<int64_t> axes;
     for (size_t axis = 1; axis + 1 < x->size(); ++axis)
-      axes.add_ints((int64_t)axis);
-    graph.mutable_node(i)->set_input(1, name);
-    // Insert before node i, keeping the list in topological order.
-    graph.add_node()->Swap(&unsqueeze);
-    for (int j = graph.node_size() - 1; j > i; --j)
-      graph.mutable_node()->SwapElements(j, j - 1);
-    ++i;
-    origin.push_back(original);
+      axes.push_back((int64_t)axis);
+    i = unsqueezeInput(graph, i, 1, axes, "per_channel", names, origin);
   }
   return std::nullopt;
 }
@@ -155,8 +170,14 @@ std::optional<NodeFailure> perChannelSlopes(onnx::ModelProto &model, std::vector
 /// Before opset 7, a binary op with `broadcast` = 1 may place its second
 /// input's dims at `axis` of the first's. The converter indexes the first
 /// input's dims by that axis unchecked: a negative one is made positive here,
-/// and the index of a node whose axis leaves the dims out of range returned.
-std::optional<int> legacyBroadcastAxes(onnx::ModelProto &model) {
+/// and a node whose axis leaves the dims out of range fails. The converter
+/// also aligns the second input's dims with the first's last ones whatever
+/// the axis (ONNX 1.12's BroadcastForwardCompatibility appends rank
+/// difference unit dims): for [1, C, H, W] + [C] at axis 1 it computed a
+/// [C, C, H, W] sum. A middle axis gets an Unsqueeze of unit dims after the
+/// second input's here, which leaves its dims aligned with the last ones.
+std::optional<NodeFailure> legacyBroadcastAxes(onnx::ModelProto &model, llvm::StringSet<> &names,
+                                               std::vector<int> &origin) {
   onnx::GraphProto &graph = *model.mutable_graph();
   for (int i = 0; i < graph.node_size(); ++i) {
     onnx::NodeProto &node = *graph.mutable_node(i);
@@ -173,10 +194,20 @@ std::optional<int> legacyBroadcastAxes(onnx::ModelProto &model) {
     std::optional<std::vector<int64_t>> b = knownShape(graph, node.input(1));
     if (!a || !b)
       continue; // the converter stops at the missing shape itself
-    int64_t rank = (int64_t)a->size(), at = axis->i() < 0 ? axis->i() + rank : axis->i();
-    if (at < 0 || at > rank - (int64_t)b->size())
-      return i;
+    int64_t rank = (int64_t)a->size(), bRank = (int64_t)b->size();
+    int64_t at = axis->i() < 0 ? axis->i() + rank : axis->i();
+    if (at < 0 || at > rank - bRank)
+      return NodeFailure{origin[i], "the broadcast axis leaves the second input's dims outside "
+                                    "the first's"};
     axis->set_i(at);
+    if (at == rank - bRank)
+      continue;
+    // With unit dims up to the first input's last, the second input's rank
+    // makes `at` the trailing-aligned axis.
+    std::vector<int64_t> axes;
+    for (int64_t k = bRank; k < rank - at; ++k)
+      axes.push_back(k);
+    i = unsqueezeInput(graph, i, 1, axes, "broadcast_at_" + std::to_string(at), names, origin);
   }
   return std::nullopt;
 }
@@ -277,15 +308,24 @@ Upgrade upgradeInProcess(const onnx::ModelProto &stripped, const llvm::StringSet
   for (int i = infos.size() - 1; i >= 0; --i)
     if (!defined.contains(infos[i].name()))
       infos.DeleteSubrange(i, 1);
-  std::vector<int> origin;
-  if (std::optional<NodeFailure> failure = perChannelSlopes(typed, origin)) {
+  std::vector<int> origin(typed.graph().node_size());
+  for (size_t i = 0; i < origin.size(); ++i)
+    origin[i] = (int)i;
+  llvm::StringSet<> names = valueNames(typed.graph());
+  if (std::optional<NodeFailure> failure = perChannelSlopes(typed, names, origin)) {
     out.failure = failure;
     return out;
   }
-  if (std::optional<int> bad = legacyBroadcastAxes(typed)) {
-    out.failure = NodeFailure{origin[*bad], "the broadcast axis leaves the second input's dims "
-                                            "outside the first's"};
+  if (std::optional<NodeFailure> failure = legacyBroadcastAxes(typed, names, origin)) {
+    out.failure = failure;
     return out;
+  }
+  // The broadcast adapters need the shapes of the Unsqueezes added too.
+  if ((int)origin.size() != stripped.graph().node_size()) {
+    try {
+      onnx::shape_inference::InferShapes(typed);
+    } catch (const std::exception &) {
+    }
   }
   if (std::optional<std::string> failure = convert(typed, out.model)) {
     std::optional<int> node = failingNode(typed, *failure);
