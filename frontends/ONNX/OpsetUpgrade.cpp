@@ -316,12 +316,17 @@ Upgrade upgradeInProcess(const onnx::ModelProto &stripped, const llvm::StringSet
     out.failure = failure;
     return out;
   }
-  if (std::optional<NodeFailure> failure = legacyBroadcastAxes(typed, names, origin)) {
-    out.failure = failure;
-    return out;
-  }
-  // The broadcast adapters need the shapes of the Unsqueezes added too.
-  if ((int)origin.size() != stripped.graph().node_size()) {
+  // The broadcast adapters need the shapes of the Unsqueezes added too, and
+  // inferring them may give shapes to broadcasts skipped for want of one,
+  // which the converter would then misalign: repeat until none is added.
+  for (;;) {
+    size_t before = origin.size();
+    if (std::optional<NodeFailure> failure = legacyBroadcastAxes(typed, names, origin)) {
+      out.failure = failure;
+      return out;
+    }
+    if (origin.size() == before)
+      break;
     try {
       onnx::shape_inference::InferShapes(typed);
     } catch (const std::exception &) {
@@ -548,6 +553,10 @@ LogicalResult nnc::onnx_frontend::upgradeOpset(MLIRContext &context, onnx::Model
                      stripped.mutable_graph()->mutable_output(),
                      stripped.mutable_graph()->mutable_value_info()})
     for (onnx::ValueInfoProto &info : *list) {
+      // A declaration without a shape keeps none: an empty one would say
+      // rank 0, and shape inference would throw at the conflict.
+      if (!info.type().tensor_type().has_shape())
+        continue;
       onnx::TensorShapeProto *shape = info.mutable_type()->mutable_tensor_type()->mutable_shape();
       auto pinned = options.inputShapes.find(info.name());
       if (pinned != options.inputShapes.end() &&

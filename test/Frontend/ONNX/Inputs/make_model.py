@@ -28,7 +28,7 @@ def main():
     p.add_argument("kind", choices=["inline", "inline-large", "external", "huge-external", "string-initializer",
                                     "unranked-input", "huge-initializer", "external-fields",
                                     "nested-subgraphs", "huge-attribute", "alpha-attribute",
-                                    "empty-tensor-attribute"])
+                                    "empty-tensor-attribute", "legacy-broadcast-chain"])
     p.add_argument("out")
     # huge-initializer: keep the (empty) raw_data field or use the typed field.
     p.add_argument("--typed", action="store_true")
@@ -154,6 +154,19 @@ def main():
             alpha.i = 2
         graph = helper.make_graph([node], "g", [x], [y])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]), args.out)
+    elif args.kind == "legacy-broadcast-chain":
+        # Opset 6: t = a + b and y = t * b, b's dims at axis 1 of a's, the
+        # outputs t and y declared with a type but no shape (shape inference
+        # gives them one only after the first broadcast is rewritten).
+        a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 3, 4])
+        b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [3])
+        nodes = [helper.make_node("Add", ["a", "b"], ["t"], broadcast=1, axis=1),
+                 helper.make_node("Mul", ["t", "b"], ["y"], broadcast=1, axis=1)]
+        outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("t", "y")]
+        graph = helper.make_graph(nodes, "g", [a, b], outputs)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 6)])
+        model.ir_version = 3
+        onnx.save(model, args.out)
     elif args.kind == "empty-tensor-attribute":
         # A Constant whose `value` is typed TENSOR but holds none.
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
