@@ -347,13 +347,12 @@ LogicalResult checkAttributes(const onnx::NodeProto &node, const onnx::OpSchema 
   return success();
 }
 
-/// Checks that a node has the inputs its op requires, and the attributes
-/// (checkAttributes). Handlers take required
-/// inputs as present: the first min_input, and every one that fills a
-/// variadic parameter (Sum's, Concat's), which ONNX never lets be left out
-/// with an empty name. The rules come from ONNX's schema (which stops at
-/// opset 17; later versions required no more inputs than their
-/// predecessors).
+/// Checks that a node has the inputs its op requires, and its attributes
+/// (checkAttributes). Handlers take required inputs as present: the first
+/// min_input, and every one that fills a variadic parameter (Sum's,
+/// Concat's), which ONNX never lets be left out with an empty name. The rules
+/// come from ONNX's schema (which stops at opset 17; later versions required
+/// no more inputs than their predecessors).
 LogicalResult checkAgainstSchema(const onnx::NodeProto &node, int64_t opset, Location loc) {
   const onnx::OpSchema *schema =
       onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kSchemaOpset),
