@@ -41,8 +41,12 @@ static SmallVector<onnx::AttributeProto::AttributeType> fieldsSet(const onnx::At
   return set;
 }
 
-std::string nnc::onnx_frontend::attributeProblem(const onnx::AttributeProto &a,
-                                                 onnx::AttributeProto::AttributeType expected) {
+/// What is wrong with attribute `a` read as `expected` ("attribute 'alpha'
+/// is INT, but the op declares it FLOAT"), or empty: a type field at odds
+/// with the payload set, no type and no single payload, a type other than
+/// `expected`, or a tensor or graph type with none given.
+static std::string attributeProblem(const onnx::AttributeProto &a,
+                                    onnx::AttributeProto::AttributeType expected) {
   using A = onnx::AttributeProto;
   auto name = [](A::AttributeType type) { return A::AttributeType_Name(type); };
   SmallVector<A::AttributeType> set = fieldsSet(a);
@@ -305,10 +309,11 @@ constexpr int64_t kSchemaOpset = 17;
 
 /// Checks a node's attributes against its op's schema: each has the type the
 /// op declares (attributeProblem), no name is empty, unknown or given twice,
-/// and every required one is given. Handlers read attributes by the declared type, and protobuf
-/// answers a wrong-typed read with zero: a FLOAT `alpha` stored as INT would
-/// compute with 0. Attributes the schema does not know (those added after
-/// opset 17) are checked by NodeImporter's accessors when read.
+/// and every required one is given. Handlers read attributes by the declared
+/// type, and protobuf answers a wrong-typed read with zero: a FLOAT `alpha`
+/// stored as INT would compute with 0. Attributes the schema does not know
+/// (those added after opset 17) are checked by NodeImporter's accessors when
+/// read.
 LogicalResult checkAttributes(const onnx::NodeProto &node, const onnx::OpSchema &schema,
                               int64_t opset, Location loc) {
   using A = onnx::AttributeProto;

@@ -115,13 +115,6 @@ struct DepthRamp {
 mlir::FailureOr<DepthRamp> depthRampAt(NodeImporter &n, mlir::Value depth, int64_t axis,
                                        int64_t rank);
 
-/// What is wrong with attribute `a` read as `expected` ("attribute 'alpha'
-/// is INT, but the op declares it FLOAT"), or empty: a type field at odds
-/// with the payload set, no type and no single payload, a type other than
-/// `expected`, or a tensor or graph type with none given.
-std::string attributeProblem(const onnx::AttributeProto &a,
-                             onnx::AttributeProto::AttributeType expected);
-
 class NodeImporter {
 public:
   using ValueLookup = std::function<mlir::Value(const std::string &)>;

@@ -330,6 +330,7 @@ Upgrade upgradeInProcess(const onnx::ModelProto &stripped, const llvm::StringSet
     try {
       onnx::shape_inference::InferShapes(typed);
     } catch (const std::exception &) {
+      // Shapes it could not give: the converter's error names the missing one.
     }
   }
   if (std::optional<std::string> failure = convert(typed, out.model)) {

@@ -42,8 +42,9 @@ def main():
     p.add_argument("--depth", type=int, default=200)
     # alpha-attribute: LeakyRelu's alpha as 0.5 without its type field (as
     # models before IR version 2 store it), typed FLOAT with no value (as
-    # writers built from onnx.proto3 store 0), or typed FLOAT holding i = 2.
-    p.add_argument("--alpha", choices=["untyped", "empty", "int-payload"])
+    # writers built from onnx.proto3 store 0), typed FLOAT holding i = 2,
+    # neither typed nor holding a value, or typed FLOAT 0.5 with no name.
+    p.add_argument("--alpha", choices=["untyped", "empty", "int-payload", "untyped-empty", "nameless"])
     # inline, inline-large, external, huge-external: the model's opset.
     p.add_argument("--opset", type=int, default=13)
     args = p.parse_args()
@@ -145,10 +146,11 @@ def main():
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
         node = helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky")
         alpha = node.attribute.add()
-        alpha.name = "alpha"
-        if args.alpha == "untyped":
+        if args.alpha != "nameless":
+            alpha.name = "alpha"
+        if args.alpha in ("untyped", "nameless"):
             alpha.f = 0.5
-        else:
+        if args.alpha in ("empty", "int-payload", "nameless"):
             alpha.type = onnx.AttributeProto.FLOAT
         if args.alpha == "int-payload":
             alpha.i = 2
