@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace nnc {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
@@ -24,6 +26,32 @@ namespace nnc {
 using namespace mlir;
 
 namespace {
+
+/// Whether `producer`, fused into a consumer reading its result through
+/// `consumerMap`, would read windows of one source across (their innermost
+/// dim not along the innermost loop): a depthwise convolution's or a
+/// pooling's taps, each a slice of the same padded input.
+bool readsWindowsAcross(Operation *producer, AffineMap consumerMap) {
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (!generic || generic.getNumDpsInits() != 1)
+    return false;
+  AffineMap resultMap = generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+  if (!resultMap.isPermutation())
+    return false;
+  AffineMap toConsumer = inversePermutation(resultMap).compose(consumerMap);
+  AffineExpr innermost =
+      getAffineDimExpr(consumerMap.getNumDims() - 1, producer->getContext());
+  llvm::SmallDenseSet<Value> sources;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (map.getNumResults() < 2 || map.compose(toConsumer).getResults().back() == innermost)
+      continue;
+    auto window = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+    if (window && !sources.insert(window.getSource()).second)
+      return true;
+  }
+  return false;
+}
 
 /// Fuses each all-parallel generic into the generic consuming it, when that
 /// is its only use: chains of elementwise ops (bias, normalization,
@@ -36,9 +64,14 @@ LogicalResult fuseElementwise(func::FuncOp func, bool broadcasts) {
     auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
     if (!producer || !producer->hasOneUse() || !consumer)
       return false;
-    // Read once per consumer iteration: nothing is recomputed.
-    if (consumer.getMatchingIndexingMap(operand).isPermutation())
-      return true;
+    // Read once per consumer iteration: nothing is recomputed. A window op
+    // stays out of a transposing copy, though: each of its taps would be
+    // read across the copy's innermost loop (a depthwise convolution fused
+    // into the transposed copy of its output ran 4x slower than the two
+    // apart).
+    AffineMap consumerMap = consumer.getMatchingIndexingMap(operand);
+    if (consumerMap.isPermutation())
+      return !readsWindowsAcross(producer, consumerMap);
     // A broadcast operand (per-channel constants) would be recomputed for
     // every element it is broadcast to: worth it where a separate op costs
     // more (a GPU launch), never into a reduction, whose every output would

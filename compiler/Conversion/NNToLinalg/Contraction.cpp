@@ -584,6 +584,51 @@ Value buildStride2Patches(OpBuilder &b, Location loc, Value input, int64_t kh, i
   return reshapeTo(b, loc, patches, RankedTensorType::get({n, c, kh, kw, oh, ow}, element));
 }
 
+/// Whether `channels` channels at each of `positions` output positions fill
+/// vector registers better along the channels than along the positions: the
+/// channels a multiple of 32 (the widest register tile) and the positions
+/// not, or the channels' tiles clearly fuller. With M not a multiple of 32
+/// either, the side whose register tiles waste fewer lanes goes on the
+/// vector; channels only by a clear margin, since their result is copied back
+/// to NCHW. RegNetY's 440 channels of 7x7 (49 positions: 77% of two tiles'
+/// lanes, 98% for 440) ran 3x faster so.
+bool channelsFillVectors(int64_t channels, int64_t positions) {
+  auto lanesUsed = [](int64_t n) { return double(n) / double(llvm::alignTo(n, 32)); };
+  return (channels % 32 == 0 && positions % 32 != 0) ||
+         (channels >= 32 && lanesUsed(channels) > lanesUsed(positions) + 0.1);
+}
+
+/// Whether NCHW `value` is the permutation of a channels-last result (a
+/// channels-last depthwise convolution's, buildDepthwiseConv), maybe through
+/// elementwise ops (its activation).
+bool computedChannelsLast(Value value) {
+  while (auto generic = value.getDefiningOp<linalg::GenericOp>()) {
+    if (generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity())
+      return false;
+    // The one operand of the value's rank; others must be scalars.
+    OpOperand *source = nullptr;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      if (cast<ShapedType>(input->get().getType()).getRank() == 0)
+        continue;
+      if (source)
+        return false;
+      source = input;
+    }
+    if (!source)
+      return false;
+    AffineMap map = generic.getMatchingIndexingMap(source);
+    MLIRContext *ctx = value.getContext();
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    if (map == AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx))
+      return true;
+    if (!map.isIdentity())
+      return false;
+    value = source->get();
+  }
+  return false;
+}
+
 /// A 2-D, ungrouped f32 convolution as a matmul (the input padded by
 /// `padsBegin` at the top and left, and as far as the windows reach below):
 /// filter [M, C*KH*KW] times the patch matrix [C*KH*KW, OH*OW] of each image
@@ -607,14 +652,10 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
   // batch and channels swapped, the output gradient as the filter): few
   // output positions per image, and a long reduction.
   bool filterGradient = kh * kw > p;
-  // With M not a multiple of 32 either, the side whose register tiles waste
-  // fewer lanes goes on the vector; channels only by a clear margin, since
-  // their result is copied back to NCHW. RegNetY's 440 channels of 7x7 (49
-  // positions: 77% of two tiles' lanes, 98% for 440) ran 3x faster so.
-  auto lanesUsed = [](int64_t n) { return double(n) / double(llvm::alignTo(n, 32)); };
+  // Channels also go on the vector for convolutions with windows over 16
+  // input channels or more, and for filter gradients.
   bool channelsOnVector =
-      (m % 32 == 0 && (p % 32 != 0 || (c >= 16 && !pointwise) || filterGradient)) ||
-      (m >= 32 && lanesUsed(m) > lanesUsed(p) + 0.1);
+      channelsFillVectors(m, p) || (m % 32 == 0 && ((c >= 16 && !pointwise) || filterGradient));
   if (channelsOnVector) {
     // Output channels along the vector: out^T [N*P, M] = patches^T [N*P, K] x
     // filter^T [K, M], the images' output positions one after another down
@@ -632,13 +673,23 @@ Value buildConvAsMatmul(OpBuilder &b, Location loc, Value input, Value filter, V
     // matmul along P.
     // The input [K, P] of one image's 1x1 convolution is its transposed patch
     // matrix already: the matmul reads it across (the kernel broadcasts single
-    // elements of A anyway) instead of copying it transposed.
-    bool readAcross = n == 1 && pointwise && padsBegin[0] == 0 && padsBegin[1] == 0 &&
-                      inType.getDimSize(2) == oh && inType.getDimSize(3) == ow;
+    // elements of A anyway) instead of copying it transposed; unless it was
+    // computed channels-last, when the copy cancels with the permutation
+    // that made it NCHW.
+    bool unpadded = pointwise && padsBegin[0] == 0 && padsBegin[1] == 0 &&
+                    inType.getDimSize(2) == oh && inType.getDimSize(3) == ow;
+    bool readAcross = n == 1 && unpadded && !computedChannelsLast(input);
     int64_t rowCount = n * p;
     Value patches;
     if (readAcross) {
       patches = reshapeTo(b, loc, input, RankedTensorType::get({k, p}, element));
+    } else if (unpadded) {
+      // The input channels-last: a plain permutation, which fuses with a
+      // producer computed channels-last.
+      Value copied = buildMappedCopy(b, loc, input,
+                                     RankedTensorType::get({n, oh, ow, c}, element),
+                                     AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, ctx));
+      patches = reshapeTo(b, loc, copied, RankedTensorType::get({rowCount, k}, element));
     } else {
       // Patches in (n, oh, ow, c, kh, kw) order (no n for one image).
       Value copied =
@@ -789,25 +840,39 @@ Value buildShiftedConv(OpBuilder &b, Location loc, Value input, Value filter, Va
 }
 
 /// The window of an already padded input that tap (i, j) of a 2-D
-/// windowed op reads for every output of `resultType`. A column stride of 2
-/// reads every other element of a row: the CPU schedule reads it as two
-/// contiguous vectors and a shuffle (StridedReadAsShuffle).
+/// windowed op reads for every output of `resultType`, whose rows are dim
+/// `rowDim` and columns the next (NCHW: 2; channels-last: 1). A column
+/// stride of 2 in NCHW reads every other element of a row: the CPU schedule
+/// reads it as two contiguous vectors and a shuffle (StridedReadAsShuffle).
 Value tapWindow(OpBuilder &b, Location loc, Value input, int64_t i, int64_t j,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                RankedTensorType resultType) {
-  return tensor::ExtractSliceOp::create(
-      b, loc, resultType, input, indexAttrs(b, {0, 0, i * dilations[0], j * dilations[1]}),
-      indexAttrs(b, resultType.getShape()), indexAttrs(b, {1, 1, strides[0], strides[1]}));
+                RankedTensorType resultType, int64_t rowDim = 2) {
+  SmallVector<int64_t> offsets(4, 0), steps(4, 1);
+  offsets[rowDim] = i * dilations[0];
+  offsets[rowDim + 1] = j * dilations[1];
+  steps[rowDim] = strides[0];
+  steps[rowDim + 1] = strides[1];
+  return tensor::ExtractSliceOp::create(b, loc, resultType, input, indexAttrs(b, offsets),
+                                        indexAttrs(b, resultType.getShape()),
+                                        indexAttrs(b, steps));
 }
 
-/// A 2-D depthwise f32 convolution (one filter per channel) of an already
-/// padded input as one elementwise op: the sum over taps of the input window
-/// at the tap's offset times that tap's per-channel weight. Every operand is
-/// read along the output's loops, so the CPU schedule vectorizes it along the
-/// row and fuses its activation. Strides are strided windows (tapWindow).
-/// Null when the convolution is not of that kind.
+/// A 2-D depthwise f32 convolution (one filter per channel) as one
+/// elementwise op over its padded input (`lo` and `hi` per dim): the sum over
+/// taps of the input window at the tap's offset times that tap's per-channel
+/// weight. Every operand is read along the output's loops, so the CPU
+/// schedule vectorizes it along the innermost one and fuses its activation.
+/// Strides are strided windows (tapWindow). Where channels fill vectors
+/// better than the input's positions (channelsFillVectors, the rule that puts
+/// a 1x1 convolution's channels on the vector), it runs channels-last, its
+/// input and output permuted: the permutations cancel against those of the
+/// 1x1 convolutions around it once fused, so MobileNetV2's 28x28 to 7x7
+/// blocks stay [N, H, W, C] from one matmul to the next, and its rows of 28,
+/// 14 and 7 positions no longer leave ragged vectors. Null when the
+/// convolution is not of that kind.
 Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                          ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
+                         ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
                          RankedTensorType resultType) {
   auto inType = tensorType(input), wType = tensorType(filter);
   Type element = resultType.getElementType();
@@ -820,20 +885,49 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   // be read an element at a time.
   if (kh * kw > 25 || strides[1] > 2)
     return nullptr;
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  Value zero = scalarConstant(b, loc, element, 0);
+  bool channelsLast = channelsFillVectors(c, inType.getDimSize(2) * inType.getDimSize(3));
+  Value x;
+  RankedTensorType outType = resultType;
+  int64_t rowDim = 2, channelDim = 1;
+  if (channelsLast) {
+    auto lastType = RankedTensorType::get(
+        {n, inType.getDimSize(2), inType.getDimSize(3), c}, element);
+    Value permuted = buildMappedCopy(b, loc, input, lastType,
+                                     AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, ctx));
+    x = padTensor(b, loc, permuted, {0, lo[2], lo[3], 0}, {0, hi[2], hi[3], 0}, zero);
+    outType = RankedTensorType::get({n, oh, ow, c}, element);
+    rowDim = 1;
+    channelDim = 3;
+  } else {
+    x = padTensor(b, loc, input, lo, hi, zero);
+  }
+  // Channels-last, the taps' weights [taps, C]: each tap's channels
+  // contiguous, one vector load (a constant filter's transpose folds at
+  // compile time). NCHW reads one weight per channel.
   Value w2 = reshapeTo(b, loc, filter, RankedTensorType::get({c, kh * kw}, element));
+  if (channelsLast)
+    w2 = buildMappedCopy(b, loc, w2, RankedTensorType::get({kh * kw, c}, element),
+                         AffineMap::get(2, 0, {d(1), d(0)}, ctx));
   SmallVector<Value> operands;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
-      operands.push_back(tapWindow(b, loc, input, i, j, strides, dilations, resultType));
+      operands.push_back(tapWindow(b, loc, x, i, j, strides, dilations, outType, rowDim));
+      SmallVector<int64_t> tap{0, i * kw + j}, sizes{c, 1};
+      if (channelsLast) {
+        std::swap(tap[0], tap[1]);
+        std::swap(sizes[0], sizes[1]);
+      }
       operands.push_back(tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, {0, i * kw + j}),
-          indexAttrs(b, {c, 1}), indexAttrs(b, {1, 1})));
+          b, loc, RankedTensorType::get({c}, element), w2, indexAttrs(b, tap),
+          indexAttrs(b, sizes), indexAttrs(b, {1, 1})));
     }
   if (bias)
     operands.push_back(bias);
-  MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap channel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  AffineMap channel = AffineMap::get(4, 0, {d(channelDim)}, ctx);
   SmallVector<AffineMap> maps;
   for (int64_t t = 0; t < kh * kw; ++t)
     maps.append({identity, channel});
@@ -843,9 +937,9 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   SmallVector<IteratorType> iterators(4, IteratorType::parallel);
   int64_t taps = kh * kw;
   bool hasBias = bool(bias);
-  return linalg::GenericOp::create(
-                  b, loc, TypeRange{resultType}, operands,
-                  ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+  Value sum = linalg::GenericOp::create(
+                  b, loc, TypeRange{outType}, operands,
+                  ValueRange{emptyTensor(b, loc, outType)}, maps, iterators,
                   [&](OpBuilder &nb, Location nl, ValueRange args) {
                     // The taps in groups of about sqrt(taps), each a chain of
                     // multiply-adds that may contract into FMAs, the groups'
@@ -874,6 +968,10 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
                     linalg::YieldOp::create(nb, nl, sums.front());
                   })
       .getResult(0);
+  if (!channelsLast)
+    return sum;
+  return buildMappedCopy(b, loc, sum, resultType,
+                         AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx));
 }
 
 /// A 2-D f32 convolution of groups of 4 or more input channels (of an already
@@ -1081,13 +1179,14 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
                                         {lo[2], lo[3]}, resultType));
       return success();
     }
-    Value x = padTensor(b, loc, adaptor.getInput(), lo, hi, scalarConstant(b, loc, element, 0));
-    if (Value depthwise = buildDepthwiseConv(b, loc, x, adaptor.getFilter(), adaptor.getBias(),
-                                             op.getStrides(), op.getDilations(), op.getGroup(),
+    if (Value depthwise = buildDepthwiseConv(b, loc, adaptor.getInput(), adaptor.getFilter(),
+                                             adaptor.getBias(), op.getStrides(),
+                                             op.getDilations(), op.getGroup(), lo, hi,
                                              resultType)) {
       b.replaceOp(op, depthwise);
       return success();
     }
+    Value x = padTensor(b, loc, adaptor.getInput(), lo, hi, scalarConstant(b, loc, element, 0));
     b.replaceOp(op, buildConv(b, loc, x, adaptor.getFilter(), adaptor.getBias(), op.getStrides(),
                               op.getDilations(), op.getGroup(), resultType));
     return success();

@@ -130,10 +130,16 @@ if not run_case(nnc, nnc_run, work, "chain_conv_relu_conv", nodes, [("x", x)], (
 
 # Depthwise convolutions (one filter per channel), strided ones computing
 # every column and keeping every other: name: (input NCHW, kernel, pads,
-# strides, bias).
+# strides, bias). The depthwise_last ones have channels that fill vectors
+# better than their positions, and run channels-last: 4 output columns per
+# tile, an edge of 3 (7 columns) or 2 (14 columns at stride 2 with a pad on
+# one side only).
 DEPTHWISE = {
     "depthwise_s1": ((1, 24, 20, 36), (3, 3), (1, 1, 1, 1), (1, 1), True),
-    "depthwise_s2": ((1, 32, 28, 28), (3, 3), (1, 1, 1, 1), (2, 2), False),
+    "depthwise_s2": ((1, 24, 28, 28), (3, 3), (1, 1, 1, 1), (2, 2), False),
+    "depthwise_last_s1": ((2, 64, 7, 7), (3, 3), (1, 1, 1, 1), (1, 1), True),
+    "depthwise_last_s2": ((1, 96, 28, 28), (3, 3), (0, 0, 1, 1), (2, 2), False),
+    "depthwise_last_5x5": ((1, 32, 14, 14), (5, 5), (2, 2, 2, 2), (1, 1), True),
     "depthwise_s2_odd": ((1, 16, 15, 17), (3, 3), (0, 1, 1, 0), (2, 2), True),
     "depthwise_s2_5x5": ((1, 8, 33, 40), (5, 5), (2, 2, 2, 2), (2, 2), True),
     "depthwise_rows_s2": ((1, 8, 18, 34), (3, 3), (1, 1, 1, 1), (2, 1), False),
@@ -232,6 +238,39 @@ for name, size in (("chain_conv_bn_clip", 32), ("chain_conv_bn_clip_28x28", 28))
              helper.make_node("Clip", ["n", "lo", "hi"], ["y"])]
     if not run_case(nnc, nnc_run, work, name, nodes, [("x", x)], ("y", y),
                     [("w", w), ("scale", scale), ("shift", shift), ("mean", mean), ("var", var),
+                     ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))]):
+        failed += 1
+
+# MobileNetV2's inverted residual block at batch 2 and 14x14: a 1x1
+# expansion, Clip, a 3x3 depthwise convolution (stride 1 or 2), Clip, a 1x1
+# projection, and at stride 1 the residual add. The 1x1 convolutions put
+# channels on the vector, and so does the depthwise one, with no transposed
+# copy between them.
+for name, stride in (("inverted_residual", 1), ("inverted_residual_s2", 2)):
+    x = rng.uniform(-1, 1, (2, 32, 14, 14)).astype(np.float32)
+    w1 = rng.uniform(-0.3, 0.3, (96, 32, 1, 1)).astype(np.float32)
+    b1 = rng.uniform(-1, 1, 96).astype(np.float32)
+    wd = rng.uniform(-0.5, 0.5, (96, 1, 3, 3)).astype(np.float32)
+    bd = rng.uniform(-1, 1, 96).astype(np.float32)
+    w2 = rng.uniform(-0.3, 0.3, (32, 96, 1, 1)).astype(np.float32)
+    expanded = np.clip(reference(x, w1, b1, (0, 0, 0, 0), (1, 1), (1, 1)), 0, 6)
+    depthwise = np.concatenate(
+        [reference(expanded[:, i:i + 1], wd[i:i + 1].astype(np.float64), bd[i:i + 1],
+                   (1, 1, 1, 1), (stride, stride), (1, 1)) for i in range(96)], axis=1)
+    y = reference(np.clip(depthwise, 0, 6), w2, None, (0, 0, 0, 0), (1, 1), (1, 1))
+    if stride == 1:
+        y = y + x
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["e"], kernel_shape=[1, 1]),
+             helper.make_node("Clip", ["e", "lo", "hi"], ["ec"]),
+             helper.make_node("Conv", ["ec", "wd", "bd"], ["d"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1], strides=[stride, stride], group=96),
+             helper.make_node("Clip", ["d", "lo", "hi"], ["dc"]),
+             helper.make_node("Conv", ["dc", "w2"], ["p" if stride == 1 else "y"],
+                              kernel_shape=[1, 1])]
+    if stride == 1:
+        nodes.append(helper.make_node("Add", ["p", "x"], ["y"]))
+    if not run_case(nnc, nnc_run, work, name, nodes, [("x", x)], ("y", y),
+                    [("w1", w1), ("b1", b1), ("wd", wd), ("bd", bd), ("w2", w2),
                      ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))]):
         failed += 1
 
