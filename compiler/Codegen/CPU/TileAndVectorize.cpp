@@ -35,6 +35,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
+#include <numeric>
+
 namespace nnc {
 #define GEN_PASS_DEF_TILEANDVECTORIZE
 #define GEN_PASS_DEF_VECTORIZECOPIES
@@ -191,6 +193,20 @@ bool preferSplitN(linalg::LinalgOp op, const linalg::ContractionDimensions &dims
 /// times. MobileNetV2's narrowing 1x1 convolutions (16 and 24 rows) ran 3%
 /// faster unpacked at 1 and 2 threads.
 constexpr int64_t kPackMinM = 32;
+
+/// Whether `k` rows of the [K, N] matrix `b`, read a cache line each, do not
+/// fit in L2 together for the sets their stride reaches: an L2 of 8 or more
+/// ways of 64 KiB (every x86 core nnc was measured on) holds 8 lines of rows
+/// 64 KiB apart. MobileNetV2 at 512x512 ran its unpacked 1x1 projections of
+/// 128x128 maps (rows 64 KiB apart) at 16 GFLOP/s, every row of the B panel
+/// from L3; 56x56 maps (rows 12.25 KiB apart: 256 sets) stay unpacked.
+bool rowsCollideInL2(Value b, int64_t k) {
+  constexpr int64_t kWayBytes = 64 * 1024, kWays = 8, kLineBytes = 64;
+  auto type = cast<RankedTensorType>(b.getType());
+  int64_t stride = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
+  int64_t sets = std::min(kWayBytes / kLineBytes, kWayBytes / std::gcd(stride, kWayBytes));
+  return sets * kWays < k;
+}
 
 FailureOr<linalg::GenericOp> splitIntoChunks(RewriterBase &rewriter, linalg::GenericOp op,
                                              int64_t lanes);
@@ -384,7 +400,9 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                                   {getAffineDimExpr(k, ctx), getAffineDimExpr(n, ctx)}, ctx);
     for (OpOperand *input : op.getDpsInputOperands())
       if (op.getMatchingIndexingMap(input) == kn &&
-          (nnc::isConstantMatrix(input->get()) || (ranges[n] % shapes.n == 0 && ranges[m] >= kPackMinM)))
+          (nnc::isConstantMatrix(input->get()) ||
+           (ranges[n] % shapes.n == 0 &&
+            (ranges[m] >= kPackMinM || rowsCollideInL2(input->get(), ranges[k])))))
         packOperand = input->getOperandNumber();
   }
   // Rows of the register tile: one fewer when that divides m and the full
