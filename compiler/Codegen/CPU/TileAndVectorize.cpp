@@ -199,7 +199,9 @@ constexpr int64_t kPackMinM = 32;
 /// ways of 64 KiB (every x86 core nnc was measured on) holds 8 lines of rows
 /// 64 KiB apart. MobileNetV2 at 512x512 ran its unpacked 1x1 projections of
 /// 128x128 maps (rows 64 KiB apart) at 16 GFLOP/s, every row of the B panel
-/// from L3; 56x56 maps (rows 12.25 KiB apart: 256 sets) stay unpacked.
+/// from L3; 56x56 maps (rows 12.25 KiB apart: 256 sets) stay unpacked. Only
+/// for more rows of A than one register tile: with one, B is read once
+/// anyway, and packing it (1x144x16384) made the product 1.3-1.6x slower.
 bool rowsCollideInL2(Value b, int64_t k) {
   constexpr int64_t kWayBytes = 64 * 1024, kWays = 8, kLineBytes = 64;
   auto type = cast<RankedTensorType>(b.getType());
@@ -402,7 +404,8 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       if (op.getMatchingIndexingMap(input) == kn &&
           (nnc::isConstantMatrix(input->get()) ||
            (ranges[n] % shapes.n == 0 &&
-            (ranges[m] >= kPackMinM || rowsCollideInL2(input->get(), ranges[k])))))
+            (ranges[m] >= kPackMinM ||
+             (ranges[m] > shapes.m && rowsCollideInL2(input->get(), ranges[k]))))))
         packOperand = input->getOperandNumber();
   }
   // Rows of the register tile: one fewer when that divides m and the full

@@ -39,6 +39,7 @@ CASES = {
     "const_rows7_49x300x64": ((49, 300), (300, 64), False),
     "unpacked_24x144x256": ((24, 144), (144, 256), False),
     "packed_strided_24x144x16384": ((24, 144), (144, 16384), False),
+    "unpacked_row_1x144x16384": ((1, 144), (144, 16384), False),
 }
 
 failed = 0
