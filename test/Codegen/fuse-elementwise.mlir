@@ -96,3 +96,61 @@ func.func @into_matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %acc: tensor<4
   } -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// A window op (two taps: shifted slices of one input) stays out of a
+// transposing copy, whose innermost loop would read each tap across.
+// CHECK-LABEL: func.func @window_into_transpose
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK-NOT: arith.addf
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+func.func @window_into_transpose(%x: tensor<4x9xf32>) -> tensor<8x4xf32> {
+  %t0 = tensor.extract_slice %x[0, 0] [4, 8] [1, 1] : tensor<4x9xf32> to tensor<4x8xf32>
+  %t1 = tensor.extract_slice %x[0, 1] [4, 8] [1, 1] : tensor<4x9xf32> to tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t0, %t1 : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %et = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<4x8xf32>) outs(%et : tensor<8x4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+// Two operands of different sources (a residual add) still fuse into the
+// transposing copy: one pass instead of an add and a transpose.
+// CHECK-LABEL: func.func @add_into_transpose
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+func.func @add_into_transpose(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %et = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<4x8xf32>) outs(%et : tensor<8x4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}

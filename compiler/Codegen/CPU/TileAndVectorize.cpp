@@ -154,6 +154,10 @@ int64_t largestDivisorUpTo(int64_t value, int64_t limit) {
   return 1;
 }
 
+/// How many times 2 divides `v`: chunk counts with more factors of two stay
+/// balanced on more of 2, 4 and 8 threads.
+int64_t factorsOfTwo(int64_t v) { return llvm::countr_zero(static_cast<uint64_t>(v)); }
+
 /// Thread chunks of a contraction: (parts of n, parts of m), dividing
 /// `tilesN` and `tilesM` register tiles, at most `limit` chunks in all. The
 /// runtime's thread count is known only at run time: chunk counts with more
@@ -162,10 +166,9 @@ int64_t largestDivisorUpTo(int64_t value, int64_t limit) {
 /// more parts along the preferred dim.
 std::pair<int64_t, int64_t> chooseChunks(int64_t tilesN, int64_t tilesM, int64_t limit,
                                          bool preferN) {
-  auto twos = [](int64_t v) { return llvm::countr_zero(static_cast<uint64_t>(v)); };
   std::pair<int64_t, int64_t> best{1, 1};
   auto key = [&](int64_t pn, int64_t pm) {
-    return std::make_tuple(twos(pn * pm), pn * pm, preferN ? pn : pm);
+    return std::make_tuple(factorsOfTwo(pn * pm), pn * pm, preferN ? pn : pm);
   };
   for (int64_t pn = 1; pn <= std::min(tilesN, limit); ++pn)
     for (int64_t pm = 1; pn * pm <= limit && pm <= tilesM; ++pm)
@@ -743,16 +746,14 @@ SmallVector<int64_t> chunkSizes(ArrayRef<int64_t> ranges, ArrayRef<int64_t> minC
           (d + 1 < rank || rank == 1 || minChunk[d] > 1 || (ranges[d] / p) % lanes == 0))
         options[d].push_back(p);
   }
-  auto twos = [](int64_t v) { return llvm::countr_zero(static_cast<uint64_t>(v)); };
+  auto keyOf = [](ArrayRef<int64_t> split, int64_t count) {
+    int64_t loopsSplit = llvm::count_if(split, [](int64_t p) { return p > 1; });
+    return std::make_tuple(factorsOfTwo(count), count, -loopsSplit);
+  };
   SmallVector<int64_t> parts(rank, 1), best(rank, 1);
   int64_t bestChunks = 1;
   auto search = [&](auto &self, size_t d, int64_t chunks) -> void {
     if (d == rank) {
-      auto keyOf = [&](ArrayRef<int64_t> split, int64_t count) {
-        return std::make_tuple(twos(count), count, -llvm::count_if(split, [](int64_t p) {
-                                 return p > 1;
-                               }));
-      };
       auto key = keyOf(parts, chunks), bestKey = keyOf(best, bestChunks);
       if (key > bestKey || (key == bestKey && best < parts)) {
         best = parts;
