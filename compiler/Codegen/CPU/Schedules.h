@@ -17,6 +17,7 @@ namespace nnc::cpu {
 // Markers between the steps of the pass: loops to peel, ops to vectorize.
 inline constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorize = "nnc.vectorize",
                                      kPackedB = "nnc.packed_b",
+                                     kPanelGroup = "nnc.panel_group",
                                      kRegisterK = "nnc.register_k",
                                      kVectorizeIfPossible = "nnc.vectorize_if_possible";
 
