@@ -536,7 +536,9 @@ LogicalResult scheduleMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     if (d != k)
       taps = nnc::saturatingMul(taps, ranges[d]);
   cache[k] = cacheSize(k, std::max<int64_t>(1, kCacheK / taps));
-  // Balanced: 144 steps are two tiles of 72, not 128 and a short 16.
+  // As few tiles as 128 steps allow, of about equal size in multiples of the
+  // register k step: 144 steps are two tiles of 72, not 128 and 16 (a long
+  // k still ends in a shorter tile: 2049 = 16 x 124 + 65).
   if (taps == 1 && ranges[m] > rowsM && (readsAAcross(op, m, k) || !packOperand)) {
     int64_t tiles = llvm::divideCeil(ranges[k], kCacheKStrided);
     cache[k] = cacheSize(k, llvm::alignTo(llvm::divideCeil(ranges[k], tiles), kRegK));
