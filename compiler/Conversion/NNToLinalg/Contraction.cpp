@@ -882,8 +882,9 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   int64_t n = resultType.getDimSize(0), c = group, oh = resultType.getDimSize(2),
           ow = resultType.getDimSize(3), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
   // Column strides above 2 stay with the generic loops: their windows would
-  // be read an element at a time.
-  if (kh * kw > 25 || strides[1] > 2)
+  // be read an element at a time. So do filters past 7x7 (ConvNeXt's 7x7
+  // ran 15x faster as a sum of 49 taps than as the loops over 192x28x28).
+  if (kh * kw > 49 || strides[1] > 2)
     return nullptr;
   MLIRContext *ctx = b.getContext();
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };

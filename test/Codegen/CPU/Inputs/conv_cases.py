@@ -146,6 +146,10 @@ DEPTHWISE = {
     "depthwise_5x5_pairs": ((1, 24, 14, 28), (5, 5), (2, 2, 2, 2), (1, 1), True),
     "depthwise_5x5_odd_rows": ((1, 8, 13, 20), (5, 5), (2, 2, 2, 2), (1, 1), True),
     "depthwise_5x1_pairs": ((2, 16, 12, 20), (5, 1), (2, 0, 2, 0), (1, 1), False),
+    # ConvNeXt's 7x7 (49 taps), NCHW and channels-last, and at stride 2.
+    "depthwise_7x7": ((1, 8, 30, 40), (7, 7), (3, 3, 3, 3), (1, 1), True),
+    "depthwise_last_7x7": ((2, 64, 14, 14), (7, 7), (3, 3, 3, 3), (1, 1), True),
+    "depthwise_7x7_s2": ((1, 16, 23, 29), (7, 7), (3, 2, 3, 2), (2, 2), False),
 }
 for name, (shape, kernel, pads, strides, has_bias) in DEPTHWISE.items():
     c = shape[1]
