@@ -17,6 +17,11 @@ def ConvertNNToLinalg : Pass<"nnc-convert-nn-to-linalg", "mlir::ModuleOp"> {
     ```
     becomes a `linalg.generic` whose body is `arith.maximumf %in, %zero`.
   }];
+  let options = [
+    Option<"maxTapSum", "max-tap-sum", "int64_t", /*default=*/"49",
+           "the most taps a depthwise convolution sums in one elementwise op "
+           "(one operand per tap); larger filters keep the loop nest">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
                            "mlir::scf::SCFDialect", "mlir::cf::ControlFlowDialect"];

@@ -64,9 +64,16 @@
 
 using namespace mlir;
 
-void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &) {
+void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &options) {
   // One pattern per nn op family; needs the static shapes the graph stage made.
-  pm.addPass(createConvertNNToLinalg());
+  // A depthwise convolution's sum over taps takes each tap's window as an
+  // operand, on CUDA a kernel parameter of about 128 bytes: 49 of them (7x7,
+  // 6400 bytes) exceed PTX 8.0's 4352, and ptxas refuses the kernel. CUDA keeps 5x5's
+  // 25 taps; larger filters keep the loop nest there.
+  ConvertNNToLinalgOptions lowering;
+  if (options.target == "cuda")
+    lowering.maxTapSum = 25;
+  pm.addPass(createConvertNNToLinalg(lowering));
   // Before CSE merges the empty tensors of concats of the same type.
   pm.addNestedPass<func::FuncOp>(nnc::createShareConcatPrefixes());
   // Folds the reshapes and constants the patterns produce in isolation.

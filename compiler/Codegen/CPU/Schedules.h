@@ -18,6 +18,7 @@ namespace nnc::cpu {
 inline constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorize = "nnc.vectorize",
                                      kPackedB = "nnc.packed_b",
                                      kPanelGroup = "nnc.panel_group",
+                                     kWindowRow = "nnc.window_row",
                                      kRegisterK = "nnc.register_k",
                                      kVectorizeIfPossible = "nnc.vectorize_if_possible";
 

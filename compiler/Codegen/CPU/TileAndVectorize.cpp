@@ -1097,6 +1097,7 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t l
     if (ranges[inner] % sizes[inner] != 0)
       tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
     tiled->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+    tiled->tiledOps.front()->setAttr(kWindowRow, rewriter.getUnitAttr());
     return;
   }
   // An input read across: square tiles of `lanes` over that loop and the
@@ -1149,10 +1150,15 @@ LogicalResult vectorizeMarked(RewriterBase &rewriter, func::FuncOp func) {
     op->removeAttr(kVectorizeIfPossible);
     op->removeAttr(kPackedB);
     op->removeAttr(kPanelGroup);
-    // A tile whose single-step loops are all that keep its maps from
-    // vectorizing (scheduleElementwise's windows) reads without them.
+    // A row of a window copy (scheduleElementwise), whose single-step loops
+    // are all that keep its maps from vectorizing, reads without them. Only
+    // those: a tile whose reduction loop is a single step would lose that
+    // loop from every map.
+    bool windowRow = op->hasAttr(kWindowRow);
+    op->removeAttr(kWindowRow);
     if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-        generic && !op.hasDynamicShape() && failed(linalg::vectorizeOpPrecondition(op))) {
+        generic && windowRow && !op.hasDynamicShape() &&
+        failed(linalg::vectorizeOpPrecondition(op))) {
       SmallVector<AffineMap> maps = mapsWithoutSingleSteps(op, op.getStaticLoopRanges());
       // Outputs keep their maps: they must stay permutations of the loops.
       for (OpOperand &init : generic.getDpsInitsMutable())

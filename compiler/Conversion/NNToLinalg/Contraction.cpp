@@ -869,11 +869,11 @@ Value tapWindow(OpBuilder &b, Location loc, Value input, int64_t i, int64_t j,
 /// 1x1 convolutions around it once fused, so MobileNetV2's 28x28 to 7x7
 /// blocks stay [N, H, W, C] from one matmul to the next, and its rows of 28,
 /// 14 and 7 positions no longer leave ragged vectors. Null when the
-/// convolution is not of that kind.
+/// convolution is not of that kind or has more than `maxTaps` taps.
 Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, Value bias,
                          ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group,
                          ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
-                         RankedTensorType resultType) {
+                         RankedTensorType resultType, int64_t maxTaps) {
   auto inType = tensorType(input), wType = tensorType(filter);
   Type element = resultType.getElementType();
   if (resultType.getRank() != 4 || !element.isF32() || group != inType.getDimSize(1) ||
@@ -882,9 +882,10 @@ Value buildDepthwiseConv(OpBuilder &b, Location loc, Value input, Value filter, 
   int64_t n = resultType.getDimSize(0), c = group, oh = resultType.getDimSize(2),
           ow = resultType.getDimSize(3), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
   // Column strides above 2 stay with the generic loops: their windows would
-  // be read an element at a time. So do filters past 7x7 (ConvNeXt's 7x7
-  // ran 15x faster as a sum of 49 taps than as the loops over 192x28x28).
-  if (kh * kw > 49 || strides[1] > 2)
+  // be read an element at a time. So do filters of more than `maxTaps` taps
+  // (the CPU's 49, 7x7: ConvNeXt's ran 15x faster as a sum of 49 taps than
+  // as the loops over 192x28x28; CUDA's 25, see buildLowerPipeline).
+  if (kh * kw > maxTaps || strides[1] > 2)
     return nullptr;
   MLIRContext *ctx = b.getContext();
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -1143,7 +1144,9 @@ Value buildSpaceToDepthConv(OpBuilder &b, Location loc, Value input, Value filte
 }
 
 struct ConvPattern : OpConversionPattern<nn::ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvPattern(const TypeConverter &converter, MLIRContext *context, int64_t maxTapSum)
+      : OpConversionPattern(converter, context), maxTapSum(maxTapSum) {}
+  int64_t maxTapSum;
   LogicalResult matchAndRewrite(nn::ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
@@ -1183,7 +1186,7 @@ struct ConvPattern : OpConversionPattern<nn::ConvOp> {
     if (Value depthwise = buildDepthwiseConv(b, loc, adaptor.getInput(), adaptor.getFilter(),
                                              adaptor.getBias(), op.getStrides(),
                                              op.getDilations(), op.getGroup(), lo, hi,
-                                             resultType)) {
+                                             resultType, maxTapSum)) {
       b.replaceOp(op, depthwise);
       return success();
     }
@@ -1552,8 +1555,10 @@ bool lowering::isDynamicBatchedMatmul(nn::MatMulOp op) {
   return dynamic <= 1;
 }
 
-void lowering::populateContractionPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<MatMulPattern, EinsumPattern, ConvPattern, ConvTransposePattern,
+void lowering::populateContractionPatterns(NNTypeConverter &converter, RewritePatternSet &patterns,
+                                           int64_t maxTapSum) {
+  patterns.add<MatMulPattern, EinsumPattern, ConvTransposePattern,
                PoolPattern<nn::MaxPoolOp, true>, PoolPattern<nn::AvgPoolOp, false>>(
       converter, patterns.getContext());
+  patterns.add<ConvPattern>(converter, patterns.getContext(), maxTapSum);
 }

@@ -26,7 +26,10 @@ public:
 };
 
 void populateElementwisePatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
-void populateContractionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+/// `maxTapSum`: the most taps of a depthwise convolution lowered as one sum
+/// over taps (ConvertNNToLinalg's max-tap-sum).
+void populateContractionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns,
+                                 int64_t maxTapSum);
 void populateReductionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 

@@ -110,6 +110,7 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
 
 
 struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
+  using ConvertNNToLinalgBase::ConvertNNToLinalgBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Dynamic dims (docs/dynamic-shapes.md) lower for the ops below; any
@@ -130,7 +131,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::NNTypeConverter converter;
     RewritePatternSet patterns(context);
     lowering::populateElementwisePatterns(converter, patterns);
-    lowering::populateContractionPatterns(converter, patterns);
+    lowering::populateContractionPatterns(converter, patterns, maxTapSum);
     lowering::populateReductionPatterns(converter, patterns);
     lowering::populateDataMovementPatterns(converter, patterns);
     lowering::populateDynamicBatchPatterns(converter, patterns);
