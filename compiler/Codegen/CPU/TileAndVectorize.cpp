@@ -1002,6 +1002,8 @@ bool contiguousOnceRowsAreSteps(linalg::GenericOp op) {
   op.getBody()->walk([&](tensor::ExtractOp) { extracts = true; });
   if (!sums || extracts)
     return false;
+  // The tile's ranges: single steps but the innermost loop (any range above
+  // one keeps it in the maps).
   SmallVector<int64_t> ranges(op.getNumLoops(), 1);
   ranges.back() = 2;
   SmallVector<AffineMap> maps = mapsWithoutSingleSteps(op, ranges);
