@@ -24,6 +24,23 @@ namespace nnc {
 #define GEN_PASS_REGISTRATION
 #include "compiler/Codegen/Passes.h.inc"
 
+/// Marks a loop over a dynamic batch (the nn to linalg conversion's
+/// DynamicBatch.cpp), or over a dynamic row count's chunks of a product and
+/// the switch and branches for the rest (Contraction.cpp): their regions hold
+/// static ops, which the schedules treat like the ops at the top of a
+/// function.
+inline constexpr char kBatchLoopAttr[] = "nnc.batch_loop";
+
+/// Whether `op` is at the top of its function, or of a region of a batch
+/// loop there: where a kernel starts.
+inline bool isKernelLevel(mlir::Operation *op) {
+  for (mlir::Operation *parent = op->getParentOp(); !mlir::isa<mlir::func::FuncOp>(parent);
+       parent = parent->getParentOp())
+    if (!parent->hasAttr(kBatchLoopAttr))
+      return false;
+  return true;
+}
+
 /// Marks the fills of a pad's border (nnc-cpu-tile-vectorize makes them,
 /// nnc-cpu-sink-border-fills moves them into the loop writing the interior).
 inline constexpr char kPadBorderAttr[] = "nnc.pad_border";

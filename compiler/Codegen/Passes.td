@@ -218,6 +218,21 @@ def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect", "mlir::func::FuncDialect"];
 }
 
+def OutlineBatchLoops : Pass<"nnc-cpu-outline-batch-loops", "mlir::ModuleOp"> {
+  let summary = "a loop over a dynamic batch calls its body as a function";
+  let description = [{
+    Runs on buffers, after the thread pool's loops are outlined. The body of
+    each outermost loop over a dynamic batch (`nnc.batch_loop`, without
+    results) moves into a private, not inlined function
+    `@<func>_sample<N>(<the values it uses>..., index)`, and the loop calls
+    it with its index (constants are re-created in the function). The body
+    holds a sample's whole chain of ops; left in the loop, LLVM's loop
+    strength reduction scans it for each use of the index, which took
+    minutes for MobileNetV2.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def SinkBorderFills : Pass<"nnc-cpu-sink-border-fills", "mlir::func::FuncOp"> {
   let summary = "fill a pad's border in the thread chunks that write its interior";
   let description = [{

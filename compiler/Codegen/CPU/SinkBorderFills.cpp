@@ -124,22 +124,33 @@ void sinkInto(MutableArrayRef<linalg::FillOp> fills, scf::ForallOp loop) {
 
 struct SinkBorderFillsPass : nnc::impl::SinkBorderFillsBase<SinkBorderFillsPass> {
   void runOnOperation() override {
-    Block &body = getOperation().getBody().front();
-    SmallVector<linalg::FillOp> fills;
-    for (Operation &op : llvm::make_early_inc_range(body)) {
-      if (auto fill = dyn_cast<linalg::FillOp>(op);
-          fill && fill->hasAttr(nnc::kPadBorderAttr) && fill.hasPureBufferSemantics()) {
-        // One group per padded buffer.
-        if (!fills.empty() && rootOf(fill.getOutputs()[0]) != rootOf(fills.front().getOutputs()[0]))
+    // Where kernels start: the function's top level, and each sample's in a
+    // loop over a dynamic batch.
+    SmallVector<Block *> blocks{&getOperation().getBody().front()};
+    getOperation().walk([&](Operation *op) {
+      if (op->hasAttr(nnc::kBatchLoopAttr))
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            blocks.push_back(&block);
+    });
+    for (Block *body : blocks) {
+      SmallVector<linalg::FillOp> fills;
+      for (Operation &op : llvm::make_early_inc_range(*body)) {
+        if (auto fill = dyn_cast<linalg::FillOp>(op);
+            fill && fill->hasAttr(nnc::kPadBorderAttr) && fill.hasPureBufferSemantics()) {
+          // One group per padded buffer.
+          if (!fills.empty() &&
+              rootOf(fill.getOutputs()[0]) != rootOf(fills.front().getOutputs()[0]))
+            fills.clear();
+          fills.push_back(fill);
+          continue;
+        }
+        if (auto loop = dyn_cast<scf::ForallOp>(op); loop && !fills.empty())
+          sinkInto(fills, loop);
+        // Views and constants between the fills and the loop keep the group.
+        if (!isa<ViewLikeOpInterface>(op) && !op.hasTrait<OpTrait::ConstantLike>())
           fills.clear();
-        fills.push_back(fill);
-        continue;
       }
-      if (auto loop = dyn_cast<scf::ForallOp>(op); loop && !fills.empty())
-        sinkInto(fills, loop);
-      // Views and constants between the fills and the loop keep the group.
-      if (!isa<ViewLikeOpInterface>(op) && !op.hasTrait<OpTrait::ConstantLike>())
-        fills.clear();
     }
     // Every border fill, sunk or not, becomes loops that LLVM keeps as
     // loops. Left to its full unroller, ConvNeXt's 7x7 depthwise borders (per

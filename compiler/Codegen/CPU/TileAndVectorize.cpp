@@ -1322,9 +1322,8 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       // Ops in loops (the steps of cumsum, say) keep their loop-carried form;
       // a loop over a dynamic batch (DynamicBatch.cpp) runs each sample's op
       // as if it were the whole.
-      for (Operation *parent = op->getParentOp(); parent != func; parent = parent->getParentOp())
-        if (!parent->hasAttr("nnc.batch_loop"))
-          return;
+      if (!nnc::isKernelLevel(op))
+        return;
       // An op over a zero-size dim has nothing to tile: its plain loops run
       // no iteration (or, for an empty reduction, leave the initial value).
       if (llvm::is_contained(op.getStaticLoopRanges(), 0))
@@ -1463,9 +1462,12 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     // Reads of tensors are pure here: per-channel values (a depthwise
     // filter's taps, batch norm's scale and shift) leave the loops over a
     // row. After bufferization LLVM could not hoist them past the stores
-    // into the same workspace.
+    // into the same workspace. Not out of a loop over a dynamic batch: what
+    // its samples share left it before tiling (nnc-hoist-batch-invariants),
+    // and what stays initializes a sample's buffers (a pad's border filled
+    // once outside would be copied, border and all, for every sample).
     func.walk([&](scf::ForOp loop) {
-      if (!loop->hasAttr(kRegisterK))
+      if (!loop->hasAttr(kRegisterK) && !loop->hasAttr(nnc::kBatchLoopAttr))
         moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
     });
     func.walk([&](scf::ForOp loop) {
@@ -1526,10 +1528,11 @@ struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass>
     });
     for (linalg::CopyOp copy : copies) {
       linalg::LinalgOp op = copy;
-      // Only a copy at the function's top level: one in a loop (a parallel
-      // chunk, or a cumsum's step, whose add runs on one thread) would
-      // dispatch to the threads once per iteration.
-      if (copy->getParentOp() == func)
+      // Only a copy at the function's top level (or a sample's, in a loop
+      // over a dynamic batch): one in another loop (a parallel chunk, or a
+      // cumsum's step, whose add runs on one thread) would dispatch to the
+      // threads once per iteration.
+      if (nnc::isKernelLevel(copy))
         op = splitCopyIntoChunks(rewriter, op);
       splitRowIntoVectors(rewriter, op, lanes);
     }

@@ -86,17 +86,25 @@ LogicalResult fuseElementwise(func::FuncOp func, bool broadcasts) {
   // once such dead producers are gone (batch norm -> max -> min is a chain
   // of two fusions).
   for (bool changed = true; changed;) {
-    // Only ops at the top of the function: those in loops (cumsum's steps)
+    // Only ops where kernels start (the top of the function, a sample's ops
+    // in a loop over a dynamic batch): those in other loops (cumsum's steps)
     // keep the loop-carried outputs their bufferization relies on.
     SmallVector<Operation *> ops;
-    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
-      if (!isa<linalg::GenericOp>(op))
-        continue;
-      if (isOpTriviallyDead(&op))
-        op.erase();
-      else
-        ops.push_back(&op);
-    }
+    std::function<void(Block &)> collect = [&](Block &block) {
+      for (Operation &op : llvm::make_early_inc_range(block)) {
+        if (op.hasAttr(nnc::kBatchLoopAttr))
+          for (Region &region : op.getRegions())
+            for (Block &nested : region)
+              collect(nested);
+        if (!isa<linalg::GenericOp>(op))
+          continue;
+        if (isOpTriviallyDead(&op))
+          op.erase();
+        else
+          ops.push_back(&op);
+      }
+    };
+    collect(func.getBody().front());
     changed = false;
     if (failed(applyOpPatternsGreedily(ops, frozen, config, &changed)))
       return failure();

@@ -79,7 +79,7 @@ void computeInPlace(scf::ForOp loop) {
 struct HoistBatchInvariants : nnc::impl::HoistBatchInvariantsBase<HoistBatchInvariants> {
   void runOnOperation() override {
     getOperation().walk([](scf::ForOp loop) {
-      if (!loop->hasAttr("nnc.batch_loop"))
+      if (!loop->hasAttr(nnc::kBatchLoopAttr))
         return;
       computeInPlace(loop);
       // In order, so that an op's hoisted producers are already outside.

@@ -2,15 +2,19 @@
 //
 // Convolutions, pools, normalizations and the like treat each index of
 // their leading dim on its own. With that dim dynamic (a symbolic batch) and
-// every other dim static, the op becomes a loop over the batch of the same op
-// on one sample: static, so it takes the static lowering and the CPU
-// schedules' register tiles, and the loop's bound is the only dynamic value.
+// every other dim static, a run of such ops becomes a loop over the batch of
+// the same ops on one sample: static, so they take the static lowering and
+// the CPU schedules' register tiles as in code pinned to batch 1, and the
+// loop's bound is the only dynamic value.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace nnc;
@@ -67,9 +71,44 @@ bool perSampleOp(Operation *op) {
   }
   return false;
 }
+
+bool floatType(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
+
+/// Whether elementwise `op` works within each sample: its batched operands
+/// (a dynamic leading dim) have the result's rank, and its static ones do
+/// not broadcast along the batch (a lower rank, or a leading 1).
+bool perSampleElementwise(Operation *op) {
+  if (!llvm::all_of(op->getResultTypes(), batchedType) || !llvm::all_of(op->getResultTypes(), floatType))
+    return false;
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  bool batched = false;
+  for (Type type : op->getOperandTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !floatType(type))
+      return false;
+    if (batchedType(tensor) && tensor.getRank() == rank) {
+      batched = true;
+      continue;
+    }
+    if (!tensor.hasStaticShape() || (tensor.getRank() == rank && tensor.getDimSize(0) != 1))
+      return false;
+  }
+  return batched;
+}
+
 } // namespace
 
 bool lowering::isBatchLoop(Operation *op) {
+  // An elementwise op on what per-sample ops computed (a convolution's
+  // activation, a residual add) joins their loop over the batch, where it
+  // fuses into the sample's kernels as in pinned code. Elsewhere it keeps the
+  // elementwise lowering.
+  if (isElementwise(op))
+    return perSampleElementwise(op) && llvm::any_of(op->getOperands(), [](Value v) {
+             Operation *def = v.getDefiningOp();
+             return batchedType(v.getType()) && def && isa<nn::NNDialect>(def->getDialect()) &&
+                    isBatchLoop(def);
+           });
   if (!perSampleOp(op) || op->getNumOperands() == 0 || !batchedType(op->getOperand(0).getType()))
     return false;
   // Float data only: the loop body's op takes the converted (signless)
@@ -88,80 +127,141 @@ bool lowering::isBatchLoop(Operation *op) {
 }
 
 namespace {
-/// An op of isBatchLoop as scf.for over its batch of the op on [1, ...].
-class BatchLoopPattern : public ConversionPattern {
-public:
-  BatchLoopPattern(TypeConverter &converter, MLIRContext *context)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, context) {}
+RankedTensorType sampleType(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape());
+  shape[0] = 1;
+  return tensor.clone(shape);
+}
 
-  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                                ConversionPatternRewriter &b) const override {
-    if (!isa<nn::NNDialect>(op->getDialect()) || !isBatchLoop(op))
-      return failure();
-    Location loc = op->getLoc();
-    Value input = operands[0];
-    Value batch = tensor::DimOp::create(b, loc, input, 0);
-    bool product = isa<nn::MatMulOp>(op);
-    for (Value other : operands.drop_front())
-      if (product && batchedType(other.getType()))
-        checkSameSize(b, loc, batch, tensor::DimOp::create(b, loc, other, 0),
-                      "the batch sizes of two operands");
-    auto one = [&](Type type) {
-      auto tensor = cast<RankedTensorType>(type);
-      SmallVector<int64_t> shape(tensor.getShape());
-      shape[0] = 1;
-      return tensor.clone(shape);
-    };
-    SmallVector<Value> inits;
-    for (Type t : op->getResultTypes())
-      inits.push_back(emptyTensor(b, loc, cast<RankedTensorType>(getTypeConverter()->convertType(t)),
-                                  ValueRange{batch}));
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value step = arith::ConstantIndexOp::create(b, loc, 1);
-    auto loop = scf::ForOp::create(
-        b, loc, zero, batch, step, inits,
-        [&](OpBuilder &nb, Location nl, Value i, ValueRange results) {
-          auto sliceOf = [&](Value tensor, RankedTensorType type) {
-            int64_t rank = type.getRank();
-            SmallVector<OpFoldResult> offsets(rank, nb.getIndexAttr(0)), sizes, strides(rank, nb.getIndexAttr(1));
-            offsets[0] = i;
-            for (int64_t d : type.getShape())
-              sizes.push_back(nb.getIndexAttr(d));
-            return std::make_tuple(offsets, sizes, strides);
-          };
-          auto sampleType = one(input.getType());
-          auto [offsets, sizes, strides] = sliceOf(input, sampleType);
-          Value sample = tensor::ExtractSliceOp::create(nb, nl, sampleType, input, offsets, sizes, strides);
-          IRMapping mapping;
-          mapping.map(op->getOperand(0), sample);
-          for (auto [original, converted] : llvm::zip(op->getOperands().drop_front(), operands.drop_front())) {
-            if (!product || !batchedType(converted.getType())) {
-              mapping.map(original, converted);
-              continue;
-            }
-            auto otherType = one(converted.getType());
-            auto [o, s, st] = sliceOf(converted, otherType);
-            mapping.map(original, tensor::ExtractSliceOp::create(nb, nl, otherType, converted, o, s, st).getResult());
-          }
-          Operation *body = nb.clone(*op, mapping);
-          for (OpResult r : body->getResults())
-            r.setType(one(r.getType()));
-          SmallVector<Value> updated;
-          for (auto [r, acc] : llvm::zip(body->getResults(), results)) {
-            auto [o, s, st] = sliceOf(r, cast<RankedTensorType>(r.getType()));
-            updated.push_back(tensor::InsertSliceOp::create(nb, nl, r, acc, o, s, st));
-          }
-          scf::YieldOp::create(nb, nl, updated);
-        });
-    // The CPU schedules take the ops in its body like top-level ones.
-    loop->setAttr("nnc.batch_loop", b.getUnitAttr());
-    b.replaceOp(op, loop.getResults());
-    return success();
+/// The slices of a batched tensor of `type` at sample `i`.
+std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+sampleSlice(OpBuilder &b, Value i, RankedTensorType type) {
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes, strides(rank, b.getIndexAttr(1));
+  offsets[0] = i;
+  sizes.push_back(b.getIndexAttr(1));
+  for (int64_t d : type.getShape().drop_front())
+    sizes.push_back(b.getIndexAttr(d));
+  return {offsets, sizes, strides};
+}
+
+/// `group` (per-sample ops in block order) as one scf.for over the batch,
+/// placed after its last op, of the same ops on one sample.
+void buildBatchLoop(ArrayRef<Operation *> group) {
+  llvm::SmallPtrSet<Operation *, 16> members(group.begin(), group.end());
+  Block *block = group.front()->getBlock();
+  auto inGroup = [&](Operation *user) {
+    Operation *top = block->findAncestorOpInBlock(*user);
+    return top && members.contains(top);
+  };
+  // What the ops read from outside, and which operand first reads it.
+  llvm::SetVector<Value> inputs;
+  DenseMap<Value, Operation *> firstReader;
+  for (Operation *op : group)
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if ((def && inGroup(def)) || (!def && op->isAncestor(v.getParentBlock()->getParentOp())))
+          continue;
+        if (inputs.insert(v))
+          firstReader[v] = op;
+      }
+    });
+  SmallVector<Value> outputs;
+  for (Operation *op : group)
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !inGroup(u); }))
+        outputs.push_back(r);
+
+  Operation *last = group.back();
+  OpBuilder b(last->getContext());
+  b.setInsertionPointAfter(last);
+  Location loc = group.front()->getLoc();
+  // The batch is the first batched input's; any other must agree, which the
+  // op reading it checks (named in the message).
+  Value batch;
+  for (Value v : inputs) {
+    if (!batchedType(v.getType()))
+      continue;
+    Value size = tensor::DimOp::create(b, loc, v, 0);
+    if (!batch) {
+      batch = size;
+      continue;
+    }
+    Operation *reader = firstReader[v];
+    checkSameSize(b, reader->getLoc(), batch, size,
+                  isElementwise(reader) ? "dynamic dims broadcast against each other"
+                                        : "the batch sizes of two operands");
   }
-};
+  assert(batch && "a per-sample op reads a batched tensor");
+  SmallVector<Value> inits;
+  for (Value r : outputs)
+    inits.push_back(emptyTensor(b, loc, cast<RankedTensorType>(r.getType()), ValueRange{batch}));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, batch, one, inits, [&](OpBuilder &nb, Location nl, Value i, ValueRange accs) {
+        IRMapping mapping;
+        for (Value v : inputs) {
+          if (!batchedType(v.getType()))
+            continue;
+          auto type = cast<RankedTensorType>(v.getType());
+          auto [offsets, sizes, strides] = sampleSlice(nb, i, type);
+          mapping.map(v, tensor::ExtractSliceOp::create(nb, nl, sampleType(type), v, offsets, sizes, strides)
+                             .getResult());
+        }
+        for (Operation *op : group) {
+          Operation *clone = nb.clone(*op, mapping);
+          for (OpResult r : clone->getResults())
+            r.setType(sampleType(r.getType()));
+        }
+        SmallVector<Value> updated;
+        for (auto [r, acc] : llvm::zip(outputs, accs)) {
+          auto [offsets, sizes, strides] = sampleSlice(nb, i, cast<RankedTensorType>(r.getType()));
+          updated.push_back(
+              tensor::InsertSliceOp::create(nb, nl, mapping.lookup(r), acc, offsets, sizes, strides));
+        }
+        scf::YieldOp::create(nb, nl, updated);
+      });
+  // The CPU schedules take the ops in its body like top-level ones.
+  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  for (auto [r, result] : llvm::zip(outputs, loop.getResults()))
+    r.replaceUsesWithIf(result, [&](OpOperand &use) { return !inGroup(use.getOwner()); });
+  for (Operation *op : llvm::reverse(group))
+    op->erase();
+}
 } // namespace
 
-void lowering::populateDynamicBatchPatterns(NNTypeConverter &converter,
-                                            RewritePatternSet &patterns) {
-  patterns.add<BatchLoopPattern>(converter, patterns.getContext());
+void lowering::formBatchLoops(func::FuncOp func) {
+  // Runs of per-sample ops become one loop each: the sample's ops then
+  // follow one another as in code pinned to batch 1, so the lowering and the
+  // schedules see the same chains (a convolution's activation fused into it,
+  // a depthwise convolution's channels-last result read as such by the next
+  // product), and a sample's intermediates are a sample in size. A run ends
+  // at the first op reading its results that cannot join it.
+  for (Block &block : func.getBody()) {
+    SmallVector<Operation *> group;
+    llvm::SmallPtrSet<Operation *, 16> members;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (isa<nn::NNDialect>(op.getDialect()) && isBatchLoop(&op)) {
+        group.push_back(&op);
+        members.insert(&op);
+        continue;
+      }
+      bool readsGroup = false;
+      op.walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (Operation *def = v.getDefiningOp(); def && members.contains(def))
+            readsGroup = true;
+      });
+      if (readsGroup) {
+        buildBatchLoop(group);
+        group.clear();
+        members.clear();
+      }
+    }
+    if (!group.empty())
+      buildBatchLoop(group);
+  }
 }

@@ -12,6 +12,7 @@
 #include "dialects/NN/IR/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -33,7 +34,6 @@ void populateContractionPatterns(NNTypeConverter &converter, mlir::RewritePatter
 void populateReductionPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
-void populateDynamicBatchPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateValueShapePatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateTopKPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataDependentPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
@@ -41,6 +41,10 @@ void populateDataDependentPatterns(NNTypeConverter &converter, mlir::RewritePatt
 /// Whether `op` lowers as a loop over a dynamic batch of the op on one
 /// sample (DynamicBatch.cpp).
 bool isBatchLoop(mlir::Operation *op);
+
+/// Each run of isBatchLoop ops in `func` as one scf.for over the batch of
+/// the same ops on one sample (`nnc.batch_loop`), before the patterns run.
+void formBatchLoops(mlir::func::FuncOp func);
 
 /// Whether `op` takes its result's shape from operands of static length
 /// whose values may be known only at run time (a Reshape's shape, a Slice's

@@ -126,6 +126,9 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     });
     if (dynamic)
       return signalPassFailure();
+    // Per-sample ops over a dynamic batch: loops of static ops.
+    for (auto func : module.getOps<func::FuncOp>())
+      lowering::formBatchLoops(func);
 
     MLIRContext *context = &getContext();
     lowering::NNTypeConverter converter;
@@ -134,7 +137,6 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::populateContractionPatterns(converter, patterns, maxTapSum);
     lowering::populateReductionPatterns(converter, patterns);
     lowering::populateDataMovementPatterns(converter, patterns);
-    lowering::populateDynamicBatchPatterns(converter, patterns);
     lowering::populateValueShapePatterns(converter, patterns);
     lowering::populateTopKPatterns(converter, patterns);
     lowering::populateDataDependentPatterns(converter, patterns);
