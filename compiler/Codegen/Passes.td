@@ -138,7 +138,10 @@ def PlanMemory : Pass<"nnc-plan-memory", "mlir::ModuleOp"> {
     (first fit over program order). Their deallocations disappear; the
     workspace size is recorded as `nnc.workspace_size` on the function, and the
     runtime allocates it once per session. `memref.copy` becomes `linalg.copy`
-    so no copy needs a runtime library.
+    so no copy needs a runtime library. The buffers of a loop over a dynamic
+    batch's body (`nnc.batch_loop`: one sample's temporaries) are laid out
+    the same way over the body's ops, as views of one buffer before the loop,
+    which the function's plan then places.
 
     Before:
     ```mlir

@@ -77,3 +77,40 @@ func.func @main(%c: i1, %in: memref<4xf32>, %out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A loop over a dynamic batch: a sample's buffers share one buffer before
+// the loop, laid out over the body's ops (%c reuses %a's bytes, dead by
+// then), which the plan places like any other.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %[[WS:[^:]*]]: memref<128xi8>)
+// CHECK: %[[SHARED:.*]] = memref.view %[[WS]][%{{.*}}][] : memref<128xi8> to memref<128xi8>
+// CHECK: scf.for
+// CHECK: %[[O1:.*]] = arith.constant 0 : index
+// CHECK: %[[A:.*]] = memref.view %[[SHARED]][%[[O1]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: %[[O2:.*]] = arith.constant 64 : index
+// CHECK: %[[B:.*]] = memref.view %[[SHARED]][%[[O2]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: linalg.copy ins(%[[A]] : memref<4xf32>) outs(%[[B]] : memref<4xf32>)
+// CHECK: %[[O3:.*]] = arith.constant 0 : index
+// CHECK: %[[C:.*]] = memref.view %[[SHARED]][%[[O3]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: linalg.copy ins(%[[B]] : memref<4xf32>) outs(%[[C]] : memref<4xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: } {nnc.batch_loop}
+func.func @main(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %in, %c0 : memref<?x4xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %x = memref.subview %in[%i, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+    %y = memref.subview %out[%i, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+    %a = memref.alloc() : memref<4xf32>
+    linalg.copy ins(%x : memref<4xf32, strided<[1], offset: ?>>) outs(%a : memref<4xf32>)
+    %b = memref.alloc() : memref<4xf32>
+    linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
+    %c = memref.alloc() : memref<4xf32>
+    linalg.copy ins(%b : memref<4xf32>) outs(%c : memref<4xf32>)
+    linalg.copy ins(%c : memref<4xf32>) outs(%y : memref<4xf32, strided<[1], offset: ?>>)
+  } {nnc.batch_loop}
+  return
+}
