@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/CPU/Outline.h"
 #include "compiler/Codegen/Common/RuntimeContext.h"
 #include "compiler/Codegen/Passes.h"
 
@@ -352,25 +353,15 @@ struct LowerForallToRuntimePass
     }
     auto argsType = LLVM::LLVMStructType::getLiteral(ctx, fieldTypes);
 
-    // The body: void <func>_par<N>(ptr args, i64 begin, i64 end).
-    std::string name;
-    for (unsigned n = 0;; ++n) {
-      name = (func.getName() + "_par" + Twine(n)).str();
-      if (!symbols.lookup(name))
-        break;
-    }
-    OpBuilder mb(func);
-    mb.setInsertionPointAfter(func);
-    auto bodyType = FunctionType::get(ctx, {ptr, i64, i64}, {});
-    auto body = func::FuncOp::create(mb, loc, name, bodyType);
-    body.setPrivate();
-    symbols.insert(body);
-    // Kept out of line: the body is called directly when the loop runs
-    // serially and through a pointer otherwise, and a merged body from
-    // several places; inlining the direct calls would compile it again into
-    // one ever-larger caller for each.
-    body->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-    Block *entry = body.addEntryBlock();
+    // The body: void <func>_par<N>(ptr args, i64 begin, i64 end). Kept out
+    // of line: the body is called directly when the loop runs serially and
+    // through a pointer otherwise, and a merged body from several places;
+    // inlining the direct calls would compile it again into one ever-larger
+    // caller for each.
+    func::FuncOp body =
+        nnc::createOutlinedFunction(func, "par", FunctionType::get(ctx, {ptr, i64, i64}, {}), loc,
+                                    symbols);
+    Block *entry = &body.front();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     IRMapping map;
     for (Operation *def : constants)
@@ -462,7 +453,7 @@ struct LowerForallToRuntimePass
     }
 
     Value null = captures.empty() ? args : LLVM::ZeroOp::create(b, loc, ptr).getResult();
-    Value fn = func::ConstantOp::create(b, loc, bodyType, SymbolRefAttr::get(body));
+    Value fn = func::ConstantOp::create(b, loc, body.getFunctionType(), SymbolRefAttr::get(body));
     Value fnPtr = UnrealizedConversionCastOp::create(b, loc, ptr, fn).getResult(0);
     Value slotAddr = LLVM::AddressOfOp::create(b, loc, ptr, nnc::kRuntimeContextGlobal);
     Value slot = LLVM::ThreadlocalAddressOp::create(b, loc, ptr, slotAddr);

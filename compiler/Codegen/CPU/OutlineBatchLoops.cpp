@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/CPU/Outline.h"
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -57,21 +58,10 @@ struct OutlineBatchLoops : nnc::impl::OutlineBatchLoopsBase<OutlineBatchLoops> {
           arguments.push_back(v);
       }
       arguments.push_back(loop.getInductionVar());
-      std::string name;
-      for (unsigned n = 0;; ++n) {
-        name = (func.getName() + "_sample" + Twine(n)).str();
-        if (!symbols.lookup(name))
-          break;
-      }
-      OpBuilder mb(func);
-      mb.setInsertionPointAfter(func);
-      auto body = func::FuncOp::create(mb, loc, name,
-                                       FunctionType::get(ctx, ValueRange(arguments).getTypes(), {}));
-      body.setPrivate();
-      symbols.insert(body);
       // Inlined back, the body would be the loop's again.
-      body->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-      Block *entry = body.addEntryBlock();
+      func::FuncOp body = nnc::createOutlinedFunction(
+          func, "sample", FunctionType::get(ctx, ValueRange(arguments).getTypes(), {}), loc, symbols);
+      Block *entry = &body.front();
       OpBuilder b = OpBuilder::atBlockBegin(entry);
       IRMapping map;
       for (Operation *def : constants)
