@@ -245,6 +245,19 @@ void lowering::formBatchLoops(func::FuncOp func) {
     llvm::SmallPtrSet<Operation *, 16> members;
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<nn::NNDialect>(op.getDialect()) && isBatchLoop(&op)) {
+        // An op joins the run through a batched operand the run computes:
+        // one whose batched operands all come from elsewhere may have
+        // another batch (a second input's, or a reshape's folding time into
+        // it), and starts a run of its own.
+        bool joins = llvm::any_of(op.getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && members.contains(def);
+        });
+        if (!joins && !group.empty()) {
+          buildBatchLoop(group);
+          group.clear();
+          members.clear();
+        }
         group.push_back(&op);
         members.insert(&op);
         continue;

@@ -26,6 +26,21 @@ class MLP(torch.nn.Module):
         return self.net(x)
 
 
+class TwoBatches(torch.nn.Module):
+    """Per-sample chains on two inputs whose batches are independent symbols,
+    and on one reshaped to twice its batch: no chain's loop may assume
+    another's batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(4, 4, 3, padding=1)
+        self.b = torch.nn.Conv2d(4, 4, 3, padding=1)
+        self.c = torch.nn.Conv2d(2, 2, 1)
+
+    def forward(self, x, z):
+        return torch.relu(self.a(x)), torch.relu(self.b(z)), self.c(x.reshape(-1, 2, 6, 6))
+
+
 class Add(torch.nn.Module):
     """Two inputs whose leading dims are independent symbols."""
 
@@ -105,9 +120,9 @@ def write_set(directory, inputs, outputs):
                 f.write(proto.SerializeToString())
 
 
-def export(module, example, names, dynamic, path):
+def export(module, example, names, dynamic, path, outputs=("y",)):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    torch.onnx.export(module, example, path, input_names=names, output_names=["y"],
+    torch.onnx.export(module, example, path, input_names=names, output_names=list(outputs),
                       dynamic_axes=dynamic, opset_version=17)
 
 
@@ -136,6 +151,17 @@ def main():
         x, z = torch.randn(n, 4), torch.randn(m, 4)
         y = torch.tanh(x.double()) + z.double() if n == m else torch.zeros(n, 4)
         write_set(os.path.join(args.out, "add", f"n{n}_m{m}"), [x, z], [y])
+
+    two = TwoBatches().eval()
+    export(two, (torch.randn(2, 4, 6, 6), torch.randn(2, 4, 6, 6)), ["x", "z"],
+           {"x": {0: "n"}, "z": {0: "m"}, "y0": {0: "n"}, "y1": {0: "m"}, "y2": {0: "n2"}},
+           os.path.join(args.out, "two_batches", "model.onnx"), outputs=["y0", "y1", "y2"])
+    reference = TwoBatches().double()
+    reference.load_state_dict({k: v.double() for k, v in two.state_dict().items()})
+    x, z = torch.randn(2, 4, 6, 6), torch.randn(5, 4, 6, 6)
+    with torch.no_grad():
+        ys = reference(x.double(), z.double())
+    write_set(os.path.join(args.out, "two_batches", "n2_m5"), [x, z], list(ys))
 
     cnn = CNN()
     for p in cnn.parameters():  # batch norm's statistics and affine away from 0 and 1
