@@ -41,6 +41,19 @@ inline bool isKernelLevel(mlir::Operation *op) {
   return true;
 }
 
+/// The blocks where kernels start: `func`'s body and the regions of the
+/// batch loops in it (isKernelLevel), outer ones first.
+inline llvm::SmallVector<mlir::Block *> kernelLevelBlocks(mlir::func::FuncOp func) {
+  llvm::SmallVector<mlir::Block *> blocks{&func.getBody().front()};
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (mlir::Operation &op : *blocks[i])
+      if (op.hasAttr(kBatchLoopAttr))
+        for (mlir::Region &region : op.getRegions())
+          for (mlir::Block &block : region)
+            blocks.push_back(&block);
+  return blocks;
+}
+
 /// Marks the fills of a pad's border (nnc-cpu-tile-vectorize makes them,
 /// nnc-cpu-sink-border-fills moves them into the loop writing the interior).
 inline constexpr char kPadBorderAttr[] = "nnc.pad_border";

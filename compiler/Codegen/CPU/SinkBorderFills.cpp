@@ -126,14 +126,7 @@ struct SinkBorderFillsPass : nnc::impl::SinkBorderFillsBase<SinkBorderFillsPass>
   void runOnOperation() override {
     // Where kernels start: the function's top level, and each sample's in a
     // loop over a dynamic batch.
-    SmallVector<Block *> blocks{&getOperation().getBody().front()};
-    getOperation().walk([&](Operation *op) {
-      if (op->hasAttr(nnc::kBatchLoopAttr))
-        for (Region &region : op->getRegions())
-          for (Block &block : region)
-            blocks.push_back(&block);
-    });
-    for (Block *body : blocks) {
+    for (Block *body : nnc::kernelLevelBlocks(getOperation())) {
       SmallVector<linalg::FillOp> fills;
       for (Operation &op : llvm::make_early_inc_range(*body)) {
         if (auto fill = dyn_cast<linalg::FillOp>(op);

@@ -90,12 +90,8 @@ LogicalResult fuseElementwise(func::FuncOp func, bool broadcasts) {
     // in a loop over a dynamic batch): those in other loops (cumsum's steps)
     // keep the loop-carried outputs their bufferization relies on.
     SmallVector<Operation *> ops;
-    std::function<void(Block &)> collect = [&](Block &block) {
-      for (Operation &op : llvm::make_early_inc_range(block)) {
-        if (op.hasAttr(nnc::kBatchLoopAttr))
-          for (Region &region : op.getRegions())
-            for (Block &nested : region)
-              collect(nested);
+    for (Block *block : nnc::kernelLevelBlocks(func))
+      for (Operation &op : llvm::make_early_inc_range(*block)) {
         if (!isa<linalg::GenericOp>(op))
           continue;
         if (isOpTriviallyDead(&op))
@@ -103,8 +99,6 @@ LogicalResult fuseElementwise(func::FuncOp func, bool broadcasts) {
         else
           ops.push_back(&op);
       }
-    };
-    collect(func.getBody().front());
     changed = false;
     if (failed(applyOpPatternsGreedily(ops, frozen, config, &changed)))
       return failure();

@@ -101,14 +101,10 @@ bool perSampleElementwise(Operation *op) {
 bool lowering::isBatchLoop(Operation *op) {
   // An elementwise op on what per-sample ops computed (a convolution's
   // activation, a residual add) joins their loop over the batch, where it
-  // fuses into the sample's kernels as in pinned code. Elsewhere it keeps the
-  // elementwise lowering.
+  // fuses into the sample's kernels as in pinned code (formBatchLoops: it
+  // never starts a loop). Elsewhere it keeps the elementwise lowering.
   if (isElementwise(op))
-    return perSampleElementwise(op) && llvm::any_of(op->getOperands(), [](Value v) {
-             Operation *def = v.getDefiningOp();
-             return batchedType(v.getType()) && def && isa<nn::NNDialect>(def->getDialect()) &&
-                    isBatchLoop(def);
-           });
+    return perSampleElementwise(op);
   if (!perSampleOp(op) || op->getNumOperands() == 0 || !batchedType(op->getOperand(0).getType()))
     return false;
   // Float data only: the loop body's op takes the converted (signless)
@@ -253,6 +249,10 @@ void lowering::formBatchLoops(func::FuncOp func) {
           Operation *def = v.getDefiningOp();
           return def && members.contains(def);
         });
+        // An elementwise op only joins: alone, its elementwise lowering is
+        // as good.
+        if (!joins && isElementwise(&op))
+          continue;
         if (!joins && !group.empty()) {
           buildBatchLoop(group);
           group.clear();

@@ -38,8 +38,8 @@ void populateValueShapePatterns(NNTypeConverter &converter, mlir::RewritePattern
 void populateTopKPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataDependentPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
-/// Whether `op` lowers as a loop over a dynamic batch of the op on one
-/// sample (DynamicBatch.cpp).
+/// Whether `op` works on each sample of a dynamic batch alone, so that
+/// formBatchLoops may put it in a loop over the batch (DynamicBatch.cpp).
 bool isBatchLoop(mlir::Operation *op);
 
 /// Each run of isBatchLoop ops in `func` as one scf.for over the batch of

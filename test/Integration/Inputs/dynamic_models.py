@@ -41,6 +41,17 @@ class TwoBatches(torch.nn.Module):
         return torch.relu(self.a(x)), torch.relu(self.b(z)), self.c(x.reshape(-1, 2, 6, 6))
 
 
+class ConvAdd(torch.nn.Module):
+    """A per-sample chain meeting a second input of its own batch symbol."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 4, 3, padding=1)
+
+    def forward(self, x, z):
+        return torch.relu(self.conv(x)) + z
+
+
 class Add(torch.nn.Module):
     """Two inputs whose leading dims are independent symbols."""
 
@@ -162,6 +173,18 @@ def main():
     with torch.no_grad():
         ys = reference(x.double(), z.double())
     write_set(os.path.join(args.out, "two_batches", "n2_m5"), [x, z], list(ys))
+
+    conv_add = ConvAdd().eval()
+    export(conv_add, (torch.randn(2, 4, 6, 6), torch.randn(2, 4, 6, 6)), ["x", "z"],
+           {"x": {0: "n"}, "z": {0: "m"}, "y": {0: "n"}},
+           os.path.join(args.out, "conv_add", "model.onnx"))
+    reference = ConvAdd().double()
+    reference.load_state_dict({k: v.double() for k, v in conv_add.state_dict().items()})
+    for n, m in ((3, 3), (3, 2)):
+        x, z = torch.randn(n, 4, 6, 6), torch.randn(m, 4, 6, 6)
+        with torch.no_grad():
+            y = reference(x.double(), z.double()) if n == m else torch.zeros(n, 4, 6, 6)
+        write_set(os.path.join(args.out, "conv_add", f"n{n}_m{m}"), [x, z], [y])
 
     cnn = CNN()
     for p in cnn.parameters():  # batch norm's statistics and affine away from 0 and 1
