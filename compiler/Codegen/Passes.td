@@ -394,9 +394,13 @@ def CUDAMapToGPU : Pass<"nnc-cuda-map-to-gpu", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "threads per block of mapped loops">,
+    Option<"precision", "precision", "std::string", "\"f32\"",
+           "what tiled contractions' products are computed in: f32 (exact, SIMT), "
+           "tf32 or bf16 (tensor cores, f32 sums)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
-                           "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect"];
+                           "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
 def CUDAMergeKernels : Pass<"nnc-cuda-merge-kernels", "mlir::ModuleOp"> {

@@ -175,7 +175,9 @@ void nnc::buildCUDAKernelPipeline(OpPassManager &pm, const CompileOptions &optio
   // Kernels read the weights from the device block the runtime uploads.
   pm.addPass(createCUDAConstantsToArgument());
   // One launch per linalg op; what is not a parallel loop runs in one thread.
-  pm.addNestedPass<func::FuncOp>(createCUDAMapToGPU());
+  CUDAMapToGPUOptions mapping;
+  mapping.precision = options.precision;
+  pm.addNestedPass<func::FuncOp>(createCUDAMapToGPU(mapping));
   pm.addPass(createCanonicalizerPass());
   // Constants and index arithmetic move into the kernels rather than
   // becoming kernel parameters.

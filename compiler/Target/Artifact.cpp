@@ -286,7 +286,7 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
       ctx, {ptr, ptr, i32, i32, ptr, ptr, i64, i64, i32, ptr, ptr, i32, ptr, i32, ptr, i32, ptr});
   auto *kernelTy = llvm::StructType::get(ctx, {ptr, ptr, f64, f64, f64, f64});
   auto *moduleTy = llvm::StructType::get(
-      ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr});
+      ctx, {i32, i32, ptr, ptr, ptr, i32, ptr, i64, ptr, i32, ptr, i32, ptr, ptr, ptr});
   auto global = [&](llvm::Constant *init, const llvm::Twine &name) -> llvm::Constant * {
     return new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
                                     init, name);
@@ -397,7 +397,8 @@ void addDescriptor(llvm::Module &m, const std::vector<nnc::FunctionInfo> &functi
                      llvm::ConstantInt::get(i64, constantsSize), cudaConstants,
                      llvm::ConstantInt::get(i32, cuda ? cuda->kernels.size() : 0), kernelArray,
                      llvm::ConstantInt::get(i32, cuda ? cuda->images.size() : 0), imageArray,
-                     hostKernelArray}),
+                     hostKernelArray,
+                     stringConstant(m, options.precision, "nnc.precision")}),
       "nnc.module");
   auto *accessor = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
                                           llvm::GlobalValue::ExternalLinkage, NNC_ABI_MODULE_SYMBOL, m);

@@ -60,6 +60,7 @@ struct ArtifactOptions {
   std::string features; // extra target features; the host's with the host CPU
   int optLevel = 3;
   std::string linker;   // empty: ld.lld found next to LLVM's tools or on PATH
+  std::string precision = "f32"; // CompileOptions::precision, recorded for the runtime
 };
 
 /// The vector registers of the CPU `options` names (the host's when none):

@@ -8,6 +8,8 @@
 // waits at one with the same operation and mask. Threads waiting at
 // different barriers, a collective that can never complete, and a shuffle
 // reading a lane outside its mask are errors: CUDA leaves them undefined.
+// mma.sync.aligned is a collective of the whole warp: a lane that exited
+// before it, or a block whose last warp is partial, is an error too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,11 +46,89 @@ std::string coordinates(uint64_t linear, const uint32_t size[3]) {
          ")";
 }
 
+/// A fiber waiting at mma.sync waits at this warp operation, its kind in `a`.
+constexpr int32_t kMmaOp = NNC_CUDA_WARP_SYNC + 1;
+
 const char *warpOpName(int32_t op) {
   static const char *const names[] = {"shfl.sync.up",   "shfl.sync.down",  "shfl.sync.bfly",
                                       "shfl.sync.idx",  "vote.sync.all",   "vote.sync.any",
-                                      "vote.sync.uni",  "vote.sync.ballot", "bar.warp.sync"};
-  return op >= 0 && op <= NNC_CUDA_WARP_SYNC ? names[op] : "an unknown warp operation";
+                                      "vote.sync.uni",  "vote.sync.ballot", "bar.warp.sync",
+                                      "mma.sync"};
+  return op >= 0 && op <= kMmaOp ? names[op] : "an unknown warp operation";
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exponent = (h >> 10) & 31, mantissa = h & 1023;
+  uint32_t bits;
+  if (exponent == 31) {
+    bits = sign | 0x7f800000u | mantissa << 13;
+  } else if (exponent) {
+    bits = sign | (exponent + 112) << 23 | mantissa << 13;
+  } else {
+    float magnitude = std::ldexp(float(mantissa), -24); // subnormal: exact
+    std::memcpy(&bits, &magnitude, 4);
+    bits |= sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// One mma.sync of `kind` over the fragments of the warp's 32 lanes, as the
+/// PTX ISA lays them out ("Matrix Fragments for mma.m16n8k8/k16"): lane l
+/// holds rows l / 4 (+ 8) and columns (l % 4) (* 2, + 4 or 8) of each
+/// operand. Products are exact and the sum is rounded once, to f32; a GPU
+/// rounds at points of its own, within the tolerance the precision allows.
+void multiplyAccumulate(int32_t kind, const uint32_t *const a[32], const uint32_t *const b[32],
+                        const float *const c[32], float *const d[32]) {
+  constexpr int M = 16, N = 8;
+  int K = kind == NNC_CUDA_MMA_M16N8K8_TF32 ? 8 : 16;
+  double A[M][16] = {}, B[16][N] = {}, C[M][N];
+  for (int lane = 0; lane < 32; ++lane) {
+    int g = lane / 4, t = lane % 4;
+    if (kind == NNC_CUDA_MMA_M16N8K8_TF32) {
+      // tf32 is f32's sign, exponent and top 10 mantissa bits; the
+      // tensor cores ignore the other 13.
+      auto tf32 = [](uint32_t r) { return double(bitsToFloat(r & 0xffffe000u)); };
+      for (int r = 0; r < 4; ++r)
+        A[g + 8 * (r & 1)][t + 4 * (r >> 1)] = tf32(a[lane][r]);
+      for (int r = 0; r < 2; ++r)
+        B[t + 4 * r][g] = tf32(b[lane][r]);
+    } else {
+      bool bf16 = kind == NNC_CUDA_MMA_M16N8K16_BF16;
+      auto element = [&](uint32_t r, int i) {
+        uint16_t h = uint16_t(r >> (16 * i));
+        return double(bf16 ? bitsToFloat(uint32_t(h) << 16) : halfToFloat(h));
+      };
+      for (int r = 0; r < 4; ++r)
+        for (int i = 0; i < 2; ++i)
+          A[g + 8 * (r & 1)][2 * t + 8 * (r >> 1) + i] = element(a[lane][r], i);
+      for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < 2; ++i)
+          B[2 * t + 8 * r + i][g] = element(b[lane][r], i);
+    }
+    for (int r = 0; r < 4; ++r)
+      C[g + 8 * (r >> 1)][2 * t + (r & 1)] = c[lane][r];
+  }
+  float D[M][N];
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double sum = C[m][n];
+      for (int k = 0; k < K; ++k)
+        sum += A[m][k] * B[k][n];
+      D[m][n] = float(sum);
+    }
+  for (int lane = 0; lane < 32; ++lane) {
+    int g = lane / 4, t = lane % 4;
+    for (int r = 0; r < 4; ++r)
+      d[lane][r] = D[g + 8 * (r >> 1)][2 * t + (r & 1)];
+  }
 }
 
 std::string hex(uint32_t value) {
@@ -94,6 +175,10 @@ struct Fiber {
   int32_t id = 0, site = 0, aligned = 0, op = 0;
   uint32_t mask = 0, a = 0, b = 0, c = 0;
   uint64_t result = 0;
+  // mma.sync: the lane's fragments, on its stack while it waits.
+  const uint32_t *fragA = nullptr, *fragB = nullptr;
+  const float *fragC = nullptr;
+  float *fragD = nullptr;
 };
 } // namespace
 
@@ -121,8 +206,13 @@ private:
   static void loopBarrier(nnc_abi_cuda_thread_t *thread, int32_t, int32_t, int32_t);
   static uint64_t loopWarp(nnc_abi_cuda_thread_t *thread, int32_t, int32_t, uint32_t, uint32_t,
                            uint32_t, uint32_t);
+  static void loopMma(nnc_abi_cuda_thread_t *thread, int32_t, int32_t, const uint32_t *,
+                      const uint32_t *, const float *, float *);
   static void fiberBarrier(nnc_abi_cuda_thread_t *thread, int32_t id, int32_t site,
                            int32_t aligned);
+  static void fiberMma(nnc_abi_cuda_thread_t *thread, int32_t kind, int32_t site,
+                       const uint32_t *a, const uint32_t *b, const float *c, float *d);
+  std::string resolveMma(uint32_t warp);
   static uint64_t fiberWarp(nnc_abi_cuda_thread_t *thread, int32_t op, int32_t site,
                             uint32_t mask, uint32_t a, uint32_t b, uint32_t c);
   static void fiberMain(void *fiber);
@@ -164,6 +254,7 @@ std::string Emulator::Worker::runLoop(const Order &order, nnc_abi_cuda_thread_t 
   thread.emulator = this;
   thread.barrier = loopBarrier;
   thread.warp = loopWarp;
+  thread.mma = loopMma;
   loopError.clear();
   for (uint32_t k = 0; k < threads && loopError.empty(); ++k) {
     uint32_t i = order.reversed ? threads - 1 - k : k;
@@ -191,6 +282,13 @@ uint64_t Emulator::Worker::loopWarp(nnc_abi_cuda_thread_t *thread, int32_t op, i
   return 0;
 }
 
+void Emulator::Worker::loopMma(nnc_abi_cuda_thread_t *thread, int32_t, int32_t,
+                               const uint32_t *, const uint32_t *, const float *, float *) {
+  auto &self = *static_cast<Worker *>(thread->emulator);
+  if (self.loopError.empty())
+    self.loopError = "mma.sync in a kernel whose host image declares no collectives";
+}
+
 void Emulator::Worker::fiberBarrier(nnc_abi_cuda_thread_t *thread, int32_t id, int32_t site,
                                     int32_t aligned) {
   Fiber &fiber = *static_cast<Fiber *>(thread->emulator);
@@ -215,6 +313,22 @@ uint64_t Emulator::Worker::fiberWarp(nnc_abi_cuda_thread_t *thread, int32_t op, 
   return fiber.result;
 }
 
+void Emulator::Worker::fiberMma(nnc_abi_cuda_thread_t *thread, int32_t kind, int32_t site,
+                                const uint32_t *a, const uint32_t *b, const float *c,
+                                float *d) {
+  Fiber &fiber = *static_cast<Fiber *>(thread->emulator);
+  fiber.state = Fiber::AtWarp;
+  fiber.op = kMmaOp;
+  fiber.site = site;
+  fiber.mask = 0xffffffffu; // .aligned: the whole warp
+  fiber.a = static_cast<uint32_t>(kind);
+  fiber.fragA = a;
+  fiber.fragB = b;
+  fiber.fragC = c;
+  fiber.fragD = d;
+  switchFiber(fiber.context, fiber.worker->scheduler);
+}
+
 void Emulator::Worker::fiberMain(void *argument) {
   Fiber &fiber = *static_cast<Fiber *>(argument);
   const Launch &launch = *fiber.worker->launch;
@@ -237,6 +351,7 @@ std::string Emulator::Worker::runFibers(const Order &order, const nnc_abi_cuda_t
     fiber.thread.emulator = &fiber;
     fiber.thread.barrier = fiberBarrier;
     fiber.thread.warp = fiberWarp;
+    fiber.thread.mma = fiberMma;
     fiber.worker = this;
     fiber.state = Fiber::Ready;
     initFiber(fiber.context, stacks.stack(i), FiberStacks::stackSize(), fiberMain, &fiber);
@@ -277,8 +392,13 @@ std::string Emulator::Worker::resolveWarp(uint32_t warp, bool &released) {
       return who(first + lane) + " at " + warpOpName(f.op) + " (member mask " + hex(f.mask) +
              ")";
     };
-    if (f.op < 0 || f.op > NNC_CUDA_WARP_SYNC)
+    if (f.op < 0 || f.op > kMmaOp)
       return who(first + lane) + " calls " + warpOpName(f.op) + " " + std::to_string(f.op);
+    if (f.op == kMmaOp && f.a > NNC_CUDA_MMA_M16N8K16_F16)
+      return who(first + lane) + " calls mma.sync of unknown kind " + std::to_string(f.a);
+    if (f.op == kMmaOp && lanes < 32)
+      return who(first + lane) + " at mma.sync: the instruction needs a whole warp, and warp " +
+             std::to_string(warp) + " of the block has " + std::to_string(lanes) + " threads";
     if (!(f.mask >> lane & 1))
       return what() + ": the mask leaves out the thread's own lane " + std::to_string(lane);
     if (lanes < 32 && f.mask >> lanes)
@@ -288,10 +408,17 @@ std::string Emulator::Worker::resolveWarp(uint32_t warp, bool &released) {
     for (uint32_t j = 0; j < lanes && complete; ++j) {
       const Fiber &g = fibers[first + j];
       if (f.mask >> j & 1 && g.state != Fiber::Exited)
-        complete = g.state == Fiber::AtWarp && g.op == f.op && g.mask == f.mask;
+        complete = g.state == Fiber::AtWarp && g.op == f.op && g.mask == f.mask &&
+                   (f.op != kMmaOp || g.a == f.a);
     }
     if (!complete)
       continue;
+    if (f.op == kMmaOp) {
+      if (std::string error = resolveMma(warp); !error.empty())
+        return error;
+      released = true;
+      continue;
+    }
     // Each lane's result, from the operands of all (PTX's definitions).
     bool all = true, any = false;
     uint32_t ballot = 0, firstPredicate = 2;
@@ -348,6 +475,28 @@ std::string Emulator::Worker::resolveWarp(uint32_t warp, bool &released) {
     }
     released = true;
   }
+  return "";
+}
+
+// Every lane of the warp waits at mma.sync of one kind, or has exited.
+std::string Emulator::Worker::resolveMma(uint32_t warp) {
+  uint32_t first = warp * 32;
+  const uint32_t *a[32], *b[32];
+  const float *c[32];
+  float *d[32];
+  for (uint32_t j = 0; j < 32; ++j) {
+    const Fiber &g = fibers[first + j];
+    if (g.state == Fiber::Exited)
+      return who(first) + " at mma.sync: " + who(first + j) +
+             " of the same warp exited without reaching it (every lane must execute it)";
+    a[j] = g.fragA;
+    b[j] = g.fragB;
+    c[j] = g.fragC;
+    d[j] = g.fragD;
+  }
+  multiplyAccumulate(static_cast<int32_t>(fibers[first].a), a, b, c, d);
+  for (uint32_t j = 0; j < 32; ++j)
+    fibers[first + j].state = Fiber::Ready;
   return "";
 }
 

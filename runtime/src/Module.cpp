@@ -214,6 +214,11 @@ std::string readDescriptor(nnc_module &module) {
     return "producer, target or target_cpu is NULL";
   if (abi.num_functions < 0 || (abi.num_functions > 0 && !abi.functions))
     return "invalid function list (count " + std::to_string(abi.num_functions) + ")";
+  if (abi.precision && std::strcmp(abi.precision, "f32") != 0 &&
+      !((std::strcmp(abi.precision, "tf32") == 0 || std::strcmp(abi.precision, "bf16") == 0) &&
+        std::strcmp(abi.target, "cuda") == 0))
+    return std::string("precision '") + abi.precision + "' is not one a " + abi.target +
+           " module may have";
   if (std::strcmp(abi.target, "cuda") == 0) {
     std::string error = readCuda(abi);
     if (!error.empty())
@@ -319,6 +324,10 @@ const char *nnc_module_path(const nnc_module_t *module) { return module->path.c_
 const char *nnc_module_producer(const nnc_module_t *module) { return module->abi->producer; }
 const char *nnc_module_target(const nnc_module_t *module) { return module->abi->target; }
 const char *nnc_module_target_cpu(const nnc_module_t *module) { return module->abi->target_cpu; }
+
+const char *nnc_module_precision(const nnc_module_t *module) {
+  return module->abi->precision ? module->abi->precision : "f32";
+}
 
 int32_t nnc_module_function_count(const nnc_module_t *module) {
   return static_cast<int32_t>(module->functions.size());

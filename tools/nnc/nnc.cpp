@@ -73,6 +73,11 @@ static cl::opt<std::string> target("target", cl::desc("cpu or cuda"), cl::init("
 static cl::list<std::string> cudaArch(
     "cuda-arch", cl::desc("CUDA: the chips to emit PTX for (default sm_80,sm_90; sm_90a accepted)"),
     cl::CommaSeparated, cl::value_desc("sm_XY,..."), cl::cat(compileCategory));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("CUDA: what matmuls' and convolutions' products are computed in: f32 (default, "
+             "exact), tf32 or bf16 (tensor cores, f32 sums)"),
+    cl::init("f32"), cl::value_desc("f32|tf32|bf16"), cl::cat(compileCategory));
 static cl::opt<std::string> linker("linker",
                                    cl::desc("the ELF linker to use (default: ld.lld of LLVM 22)"),
                                    cl::value_desc("path"), cl::cat(compileCategory));
@@ -255,7 +260,9 @@ static double measureWithPeakTool(const char *argv0, StringRef arg, StringRef ke
 }
 
 /// The peak rates estimates are made against: the flags, else for CUDA the
-/// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s), else
+/// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s; with
+/// --precision, its tensor cores' 400 TFLOP/s for tf32, 800 for bf16, which
+/// bound the contractions, the kernels that count), else
 /// for the CPU, with `measure`, one core of this machine as nnc-peak
 /// measures it (which takes seconds).
 static nnc::PeakRates peakRates(const char *argv0, bool measure) {
@@ -267,11 +274,13 @@ static nnc::PeakRates peakRates(const char *argv0, bool measure) {
     sources.push_back("given");
   if (target == "cuda") {
     if (peak.flopsPerSecond <= 0)
-      peak.flopsPerSecond = 51e12;
+      peak.flopsPerSecond = precision == "tf32" ? 400e12 : precision == "bf16" ? 800e12 : 51e12;
     if (peak.bytesPerSecond <= 0)
       peak.bytesPerSecond = 3.0e12;
     if (!peakGFlops.getNumOccurrences() || !peakGBps.getNumOccurrences())
-      sources.push_back("H100 f32 SIMT and HBM3 published rates");
+      sources.push_back(precision == "f32"
+                            ? std::string("H100 f32 SIMT and HBM3 published rates")
+                            : "H100 " + precision + " tensor-core and HBM3 published rates");
   } else if (measure) {
     bool tool = false;
     if (peak.flopsPerSecond <= 0)
@@ -317,6 +326,11 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
     return bad("unknown target '" + target + "' (expected cpu or cuda)");
   if (!cudaArch.empty() && target != "cuda")
     return bad("--cuda-arch needs -target=cuda");
+  if (precision != "f32" && precision != "tf32" && precision != "bf16")
+    return bad("unknown precision '" + precision + "' (expected f32, tf32 or bf16)");
+  if (precision != "f32" && target != "cuda")
+    return bad("--precision=" + precision +
+               " needs -target=cuda (the CPU target computes in f32 only)");
   for (const std::string &chip : cudaArch)
     if (chip != "sm_80" && chip != "sm_86" && chip != "sm_89" && chip != "sm_90" &&
         chip != "sm_90a")
@@ -438,10 +452,12 @@ int main(int argc, char **argv) {
   }
   if (!cudaArch.empty())
     compileOptions.cudaChips.assign(cudaArch.begin(), cudaArch.end());
+  compileOptions.precision = precision;
   nnc::ArtifactOptions artifactOptions;
   artifactOptions.target = target;
   artifactOptions.cpu = cpu;
   artifactOptions.linker = linker;
+  artifactOptions.precision = precision;
   if (target == "cpu") {
     // The register tiles are sized for the CPU's vector unit.
     std::string error;

@@ -37,13 +37,15 @@ namespace {
 constexpr unsigned kSharedAddressSpace = 3;
 
 /// Fields of nnc_abi_cuda_thread_t, in order.
-enum Field { kTid, kNtid, kCtaid, kNctaid, kLaneid, kReserved, kShared, kEmulator, kBarrier, kWarp };
+enum Field {
+  kTid, kNtid, kCtaid, kNctaid, kLaneid, kReserved, kShared, kEmulator, kBarrier, kWarp, kMma
+};
 
 StructType *threadType(LLVMContext &ctx) {
   auto *i32 = Type::getInt32Ty(ctx);
   auto *dims = ArrayType::get(i32, 3);
   auto *ptr = PointerType::get(ctx, 0);
-  return StructType::get(ctx, {dims, dims, dims, dims, i32, i32, ptr, ptr, ptr, ptr});
+  return StructType::get(ctx, {dims, dims, dims, dims, i32, i32, ptr, ptr, ptr, ptr, ptr});
 }
 
 Error failure(const Twine &message) {
@@ -52,9 +54,12 @@ Error failure(const Twine &message) {
 
 /// What an NVVM intrinsic is on the host.
 struct Meaning {
-  enum Kind { Unknown, SpecialRegister, WarpSize, Barrier, Warp, Fence, Math } kind = Unknown;
+  enum Kind {
+    Unknown, SpecialRegister, WarpSize, Barrier, Warp, Mma, ToTF32, ToBF16x2, Fence, Math
+  } kind = Unknown;
   int field = 0, dim = 0; // SpecialRegister
   int warpOp = 0;         // Warp: NNC_CUDA_WARP_*
+  int mmaKind = 0;        // Mma: NNC_CUDA_MMA_*
   bool aligned = false;   // Barrier: the .aligned form
   Intrinsic::ID math = Intrinsic::not_intrinsic; // Math; not_intrinsic is 1 / x
 };
@@ -124,6 +129,26 @@ Meaning classify(StringRef name) {
   if (name == "bar.warp.sync") {
     m.kind = Meaning::Warp;
     m.warpOp = NNC_CUDA_WARP_SYNC;
+    return m;
+  }
+  // The tensor cores' products with f32 accumulators, and the conversions
+  // that make their operands.
+  int mma = StringSwitch<int>(name)
+                .Case("mma.m16n8k8.row.col.tf32", NNC_CUDA_MMA_M16N8K8_TF32)
+                .Case("mma.m16n8k16.row.col.bf16", NNC_CUDA_MMA_M16N8K16_BF16)
+                .Case("mma.m16n8k16.row.col.f32.f32", NNC_CUDA_MMA_M16N8K16_F16)
+                .Default(-1);
+  if (mma >= 0) {
+    m.kind = Meaning::Mma;
+    m.mmaKind = mma;
+    return m;
+  }
+  if (name == "f2tf32.rna") {
+    m.kind = Meaning::ToTF32;
+    return m;
+  }
+  if (name == "ff2bf16x2.rn") {
+    m.kind = Meaning::ToBF16x2;
     return m;
   }
   if (name == "membar.cta" || name == "membar.gl" || name == "membar.sys") {
@@ -249,7 +274,7 @@ Expected<KernelInfo> analyzeKernel(Function &kernel) {
       if (!callee || !callee->isDeclaration())
         continue;
       Meaning m = classify(callee->getName());
-      if (m.kind == Meaning::Barrier || m.kind == Meaning::Warp)
+      if (m.kind == Meaning::Barrier || m.kind == Meaning::Warp || m.kind == Meaning::Mma)
         info.collectives = true;
       if (m.kind != Meaning::SpecialRegister || m.field == kLaneid)
         continue;
@@ -493,6 +518,71 @@ Error rewriteIntrinsics(Module &m) {
         } else {
           result = asType(type);
         }
+        break;
+      }
+      case Meaning::Mma: {
+        // mma(a0..a3, b0, b1, c0..c3) -> {d0..d3}: the lane's fragments go
+        // to stack slots (allocated once, at the function's entry) that the
+        // hook reads and writes while the warp waits at it.
+        IRBuilder<> entry(&*f->getEntryBlock().getFirstInsertionPt());
+        auto *f32 = Type::getFloatTy(ctx);
+        Value *a = entry.CreateAlloca(ArrayType::get(i32, 4), nullptr, "mma.a");
+        Value *bFrag = entry.CreateAlloca(ArrayType::get(i32, 2), nullptr, "mma.b");
+        Value *c = entry.CreateAlloca(ArrayType::get(f32, 4), nullptr, "mma.c");
+        Value *d = entry.CreateAlloca(ArrayType::get(f32, 4), nullptr, "mma.d");
+        if (call->arg_size() != 10)
+          return failure("'" + callee.getName() + "' takes " + Twine(call->arg_size()) +
+                         " operands, not the 10 of its PTX form");
+        for (unsigned i = 0; i < 10; ++i) {
+          Value *v = call->getArgOperand(i);
+          Value *slot = i < 4   ? b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 4), a, 0, i)
+                        : i < 6 ? b.CreateConstInBoundsGEP2_32(ArrayType::get(i32, 2), bFrag,
+                                                               0, i - 4)
+                                : b.CreateConstInBoundsGEP2_32(ArrayType::get(f32, 4), c, 0,
+                                                               i - 6);
+          if (i < 6 && !v->getType()->isIntegerTy(32))
+            v = b.CreateBitCast(v, i32); // f16 pairs
+          b.CreateStore(v, slot);
+        }
+        auto *hookType =
+            FunctionType::get(Type::getVoidTy(ctx), {ptr, i32, i32, ptr, ptr, ptr, ptr}, false);
+        Value *hook = b.CreateLoad(ptr, b.CreateStructGEP(thread, state, kMma));
+        b.CreateCall(hookType, hook,
+                     {state, b.getInt32(meaning.mmaKind), b.getInt32(site++), a, bFrag, c, d});
+        auto *type = cast<StructType>(call->getType());
+        result = PoisonValue::get(type);
+        for (unsigned i = 0; i < 4; ++i)
+          result = b.CreateInsertValue(
+              result,
+              b.CreateLoad(f32, b.CreateConstInBoundsGEP2_32(ArrayType::get(f32, 4), d, 0, i)),
+              i);
+        break;
+      }
+      case Meaning::ToTF32: {
+        // cvt.rna.tf32.f32: to 10 mantissa bits, ties away from zero (adding
+        // half a unit to the magnitude carries into the exponent as it
+        // should); infinities and NaNs stay as they are.
+        Value *bits = b.CreateBitCast(call->getArgOperand(0), i32);
+        Value *special = b.CreateICmpUGE(b.CreateAnd(bits, 0x7fffffff), b.getInt32(0x7f800000));
+        Value *rounded = b.CreateAnd(b.CreateAdd(bits, b.getInt32(0x1000)), 0xffffe000);
+        result = b.CreateSelect(special, bits, rounded);
+        break;
+      }
+      case Meaning::ToBF16x2: {
+        // cvt.rn.bf16x2.f32 d, x, y: x to d's upper half, y to its lower,
+        // each rounded to nearest even; a NaN stays a (quiet) NaN.
+        auto toBF16 = [&](Value *x) {
+          Value *bits = b.CreateBitCast(x, i32);
+          Value *odd = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+          Value *rounded =
+              b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(odd, b.getInt32(0x7fff))), 16);
+          Value *nan = b.CreateICmpUGT(b.CreateAnd(bits, 0x7fffffff), b.getInt32(0x7f800000));
+          Value *quiet = b.CreateOr(b.CreateLShr(bits, 16), 0x40);
+          return b.CreateSelect(nan, quiet, rounded);
+        };
+        Value *packed = b.CreateOr(b.CreateShl(toBF16(call->getArgOperand(0)), 16),
+                                   toBF16(call->getArgOperand(1)));
+        result = b.CreateBitCast(packed, call->getType()); // <2 x bfloat>
         break;
       }
       case Meaning::Fence:

@@ -64,8 +64,13 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
       func.emitOpError("expected a function body of one block");
       return signalPassFailure();
     }
+    std::optional<nnc::cuda::Precision> parsed = nnc::cuda::parsePrecision(precision);
+    if (!parsed) {
+      func.emitError("unknown precision '") << precision << "' (expected f32, tf32 or bf16)";
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
-    if (failed(toLoops(func, rewriter)))
+    if (failed(toLoops(func, rewriter, *parsed)))
       return signalPassFailure();
     Block &body = func.getBody().front();
     SmallVector<Operation *> ops;
@@ -106,7 +111,8 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
 
   /// Every linalg op becomes parallel loops over its parallel dims with its
   /// reduction loops inside.
-  LogicalResult toLoops(func::FuncOp func, IRRewriter &rewriter) {
+  LogicalResult toLoops(func::FuncOp func, IRRewriter &rewriter,
+                        nnc::cuda::Precision precision) {
     SmallVector<linalg::LinalgOp> linalgOps;
     func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     for (linalg::LinalgOp op : linalgOps) {
@@ -138,7 +144,7 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
       nnc::cuda::allowFusedMultiplyAdd(generic);
       // Reductions get a schedule of their own where one fits; whatever
       // none takes keeps one thread per output.
-      if (succeeded(nnc::cuda::scheduleTiledMatmul(rewriter, generic)) ||
+      if (succeeded(nnc::cuda::scheduleTiledMatmul(rewriter, generic, precision)) ||
           succeeded(nnc::cuda::scheduleSplitReduction(rewriter, generic)))
         continue;
       rewriter.setInsertionPoint(generic);

@@ -102,9 +102,17 @@ constexpr int64_t kGpuSMs = 132;
 mlir::LogicalResult scheduleSplitReduction(mlir::RewriterBase &rewriter,
                                            mlir::linalg::GenericOp op);
 
-/// Block-tiled contraction through shared memory (TiledMatmul.cpp).
-mlir::LogicalResult scheduleTiledMatmul(mlir::RewriterBase &rewriter,
-                                        mlir::linalg::GenericOp op);
+/// What contractions may compute their products in (nnc --precision): f32
+/// on the SIMT cores, exactly as written; or the tensor cores' mma.sync on
+/// operands rounded to tf32 or bf16, accumulating in f32.
+enum class Precision { F32, TF32, BF16 };
+std::optional<Precision> parsePrecision(llvm::StringRef name);
+
+/// Block-tiled contraction through shared memory (TiledMatmul.cpp). With a
+/// precision other than f32, a body that is a plain sum of products
+/// (out + a * b) runs on the tensor cores.
+mlir::LogicalResult scheduleTiledMatmul(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
+                                        Precision precision = Precision::F32);
 
 } // namespace nnc::cuda
 

@@ -10,14 +10,24 @@
 // output still starts from its previous value and takes its K terms in order,
 // exactly as the one-thread loop does, so any body with one output is fine.
 //
+// With --precision=tf32 or bf16, a plain sum of products (out + a * b) takes
+// its products from the tensor cores instead: each warp computes a 16 x 8
+// (or 32 x 16) part of the tile with mma.sync, its operands read from the
+// same staged tiles in the fragments PTX assigns each lane, rounded to the
+// precision as they are read.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/CUDA/Schedules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -64,7 +74,35 @@ struct Tiling : MatmulTile {
   int64_t threadsM() const { return tileM / threadTile(); }
   int64_t threadsN() const { return tileN / threadTile(); }
   int64_t threads() const { return threadsM() * threadsN(); }
+  /// Tensor cores: the tile's 8 warps as warpsM x warpsN, each computing
+  /// (tileM / warpsM) x (tileN / warpsN) outputs in 16 x 8 fragments.
+  int64_t warpsM() const {
+    for (int64_t w : {2, 1, 4, 8})
+      if (tileM % (16 * w) == 0 && tileN % (8 * (8 / w)) == 0)
+        return w;
+    return 0;
+  }
+  int64_t warpsN() const { return 8 / warpsM(); }
+  int64_t fragmentsM() const { return tileM / warpsM() / 16; }
+  int64_t fragmentsN() const { return tileN / warpsN() / 8; }
 };
+
+/// Whether `op`'s body is out + a * b, in f32 (in either operand order).
+bool isSumOfProducts(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto add = dyn_cast<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
+  if (!add || !add.getType().isF32())
+    return false;
+  Value out = body.getArgument(2);
+  Value other = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) || (mul.getLhs() == b && mul.getRhs() == a);
+}
 
 struct Builder {
   mutable linalg::GenericOp op; // op accessors are not const
@@ -73,6 +111,9 @@ struct Builder {
   Tiling tiling;
   Location loc;
   int64_t batch, sizeM, sizeN, sizeK;
+  Precision precision; // TF32 or BF16: on the tensor cores
+
+  bool tensorCores() const { return precision != Precision::F32; }
 
   Value index(OpBuilder &b, int64_t v) const { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(OpBuilder &b, Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
@@ -173,14 +214,90 @@ struct Builder {
       memref::StoreOp::create(b, loc, v, smem, ValueRange{slot.first, slot.second});
   }
 
+  /// The tensor cores' operand from staged f32 values: one tf32, or two
+  /// bf16 packed low half first, as a 32-bit register.
+  Value operandRegister(OpBuilder &b, ArrayRef<Value> values) const {
+    if (precision == Precision::TF32)
+      return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), values[0],
+                                                NVVM::FPRoundingMode::RNA,
+                                                NVVM::SaturationMode::NONE, false);
+    auto pair = NVVM::ConvertF32x2ToBF16x2Op::create(
+        b, loc, VectorType::get({2}, b.getBF16Type()), /*src_hi=*/values[1], /*src_lo=*/values[0],
+        /*random_bits=*/Value(), NVVM::FPRoundingMode::RN, NVVM::SaturationMode::NONE, false);
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+  }
+
+  /// One step of `kStep` along K through the staged tiles on the tensor
+  /// cores: this lane's fragments of A and B (PTX's layouts for
+  /// m16n8k8.tf32 and m16n8k16.bf16: lane = 4 g + t reads rows g and g + 8
+  /// of A and column g of B, at K offsets from t), then one mma.sync per
+  /// 16 x 8 fragment of the warp's outputs.
+  SmallVector<Value> mmaStep(OpBuilder &b, Value smemA, Value smemB, Value kk, Value warpRow,
+                             Value warpCol, Value g, Value t, ValueRange sums) const {
+    bool tf32 = precision == Precision::TF32;
+    // Each register holds one element (tf32) or two consecutive along K.
+    int64_t perRegister = tf32 ? 1 : 2;
+    auto kOffset = [&](int64_t r, int64_t i, int64_t half) {
+      // tf32: t, t + 4; bf16: 2 t + i, 2 t + i + 8.
+      Value base = tf32 ? t : mul(b, t, 2);
+      return add(b, add(b, kk, base), index(b, i + half * (tf32 ? 4 : 8)));
+    };
+    SmallVector<SmallVector<Value>> fragA, fragB;
+    for (int64_t mi = 0; mi < tiling.fragmentsM(); ++mi) {
+      Value row = add(b, add(b, warpRow, index(b, mi * 16)), g);
+      SmallVector<Value> regs;
+      for (int64_t r = 0; r < 4; ++r) {
+        // Registers 0-3: rows g, g + 8, g, g + 8; K's first half, then its second.
+        Value m = add(b, row, index(b, (r & 1) * 8));
+        SmallVector<Value> values;
+        for (int64_t i = 0; i < perRegister; ++i)
+          values.push_back(
+              memref::LoadOp::create(b, loc, smemA, ValueRange{kOffset(r, i, r >> 1), m}));
+        regs.push_back(operandRegister(b, values));
+      }
+      fragA.push_back(regs);
+    }
+    for (int64_t nj = 0; nj < tiling.fragmentsN(); ++nj) {
+      Value col = add(b, add(b, warpCol, index(b, nj * 8)), g);
+      SmallVector<Value> regs;
+      for (int64_t r = 0; r < 2; ++r) {
+        SmallVector<Value> values;
+        for (int64_t i = 0; i < perRegister; ++i)
+          values.push_back(
+              memref::LoadOp::create(b, loc, smemB, ValueRange{kOffset(r, i, r), col}));
+        regs.push_back(operandRegister(b, values));
+      }
+      fragB.push_back(regs);
+    }
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes type = tf32 ? NVVM::MMATypes::tf32 : NVVM::MMATypes::bf16;
+    SmallVector<Value> next;
+    for (int64_t mi = 0; mi < tiling.fragmentsM(); ++mi)
+      for (int64_t nj = 0; nj < tiling.fragmentsN(); ++nj) {
+        ValueRange acc = sums.slice((mi * tiling.fragmentsN() + nj) * 4, 4);
+        auto mma = NVVM::MmaOp::create(
+            b, loc, resultType, fragA[mi], fragB[nj], acc,
+            ArrayRef<int64_t>{16, 8, tf32 ? 8 : 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{type, type},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          next.push_back(LLVM::ExtractValueOp::create(b, loc, mma.getRes(), r));
+      }
+    return next;
+  }
+
   void build(OpBuilder &b) const {
     MLIRContext *ctx = b.getContext();
     auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Type f32 = b.getF32Type();
     // Rows padded by 4 floats: 16-byte aligned for the vector reads, and the
-    // transposing stores spread over 8 banks instead of one.
-    auto typeA = MemRefType::get({kTileK, tiling.tileM + 4}, f32, AffineMap(), workgroup);
-    auto typeB = MemRefType::get({kTileK, tiling.tileN + 4}, f32, AffineMap(), workgroup);
+    // transposing stores spread over 8 banks instead of one. The tensor
+    // cores' fragment reads (lanes t = 0..3 on rows t, g = 0..7 along them)
+    // take 8: rows 8 banks apart, so a warp's 32 reads hit 32 banks.
+    int64_t pad = tensorCores() ? 8 : 4;
+    auto typeA = MemRefType::get({kTileK, tiling.tileM + pad}, f32, AffineMap(), workgroup);
+    auto typeB = MemRefType::get({kTileK, tiling.tileN + pad}, f32, AffineMap(), workgroup);
     gpu::LaunchOp launch = createLaunch(
         b, loc, index(b, llvm::divideCeil(sizeN, tiling.tileN)), index(b, tiling.threads()),
         index(b, llvm::divideCeil(sizeM, tiling.tileM)), index(b, batch), {typeA, typeB});
@@ -190,37 +307,56 @@ struct Builder {
     Value bt = launch.getBlockIds().z;
     Value m0 = mul(b, launch.getBlockIds().y, tiling.tileM);
     Value n0 = mul(b, launch.getBlockIds().x, tiling.tileN);
-    Value tx = arith::RemUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
-    Value ty = arith::DivUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
-    // This thread's outputs: rows ty * T + i, columns tx * T + j (T x T
-    // outputs), so that each step reads its T elements of A's tile and of
-    // B's as one vector; a warp reads a row of B's tile across and one or
-    // two vectors of A's.
+    // This thread's outputs, as (row, column) in the block's tile.
+    SmallVector<std::pair<Value, Value>> outputs;
     int64_t t = tiling.threadTile();
-    Value row0 = mul(b, ty, t), col0 = mul(b, tx, t);
-    SmallVector<Value> rowsM, colsN;
-    for (int64_t i = 0; i < t; ++i) {
-      rowsM.push_back(add(b, row0, index(b, i)));
-      colsN.push_back(add(b, col0, index(b, i)));
+    Value row0, col0, warpRow, warpCol, g, lane4;
+    if (tensorCores()) {
+      // Warp w computes rows warpRow.. and columns warpCol.. of the tile;
+      // its lane 4 g + t holds, of each 16 x 8 fragment, rows g and g + 8,
+      // columns 2 t and 2 t + 1.
+      Value warp = arith::DivUIOp::create(b, loc, tid, index(b, 32));
+      Value lane = arith::RemUIOp::create(b, loc, tid, index(b, 32));
+      g = arith::DivUIOp::create(b, loc, lane, index(b, 4));
+      lane4 = arith::RemUIOp::create(b, loc, lane, index(b, 4));
+      warpRow = mul(b, arith::DivUIOp::create(b, loc, warp, index(b, tiling.warpsN())),
+                    tiling.tileM / tiling.warpsM());
+      warpCol = mul(b, arith::RemUIOp::create(b, loc, warp, index(b, tiling.warpsN())),
+                    tiling.tileN / tiling.warpsN());
+      for (int64_t mi = 0; mi < tiling.fragmentsM(); ++mi)
+        for (int64_t nj = 0; nj < tiling.fragmentsN(); ++nj)
+          for (int64_t r = 0; r < 4; ++r)
+            outputs.push_back(
+                {add(b, add(b, warpRow, g), index(b, mi * 16 + (r >> 1) * 8)),
+                 add(b, add(b, warpCol, mul(b, lane4, 2)), index(b, nj * 8 + (r & 1)))});
+    } else {
+      // Rows ty * T + i, columns tx * T + j (T x T outputs), so that each
+      // step reads its T elements of A's tile and of B's as one vector; a
+      // warp reads a row of B's tile across and one or two vectors of A's.
+      Value tx = arith::RemUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
+      Value ty = arith::DivUIOp::create(b, loc, tid, index(b, tiling.threadsN()));
+      row0 = mul(b, ty, t);
+      col0 = mul(b, tx, t);
+      for (int64_t i = 0; i < t; ++i)
+        for (int64_t j = 0; j < t; ++j)
+          outputs.push_back({add(b, row0, index(b, i)), add(b, col0, index(b, j))});
     }
     OpOperand *init = op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(init);
-    auto outputValid = [&](OpBuilder &nb, int64_t i, int64_t j) {
-      return both(nb,
-                  sizeM % tiling.tileM ? less(nb, add(nb, m0, rowsM[i]), sizeM) : Value(),
-                  sizeN % tiling.tileN ? less(nb, add(nb, n0, colsN[j]), sizeN) : Value());
+    auto outputValid = [&](OpBuilder &nb, std::pair<Value, Value> at) {
+      return both(nb, sizeM % tiling.tileM ? less(nb, add(nb, m0, at.first), sizeM) : Value(),
+                  sizeN % tiling.tileN ? less(nb, add(nb, n0, at.second), sizeN) : Value());
     };
-    auto outIndices = [&](OpBuilder &nb, int64_t i, int64_t j) {
+    auto outIndices = [&](OpBuilder &nb, std::pair<Value, Value> at) {
       return indicesAt(nb, loc, outMap,
-                       ivs(nb, bt, add(nb, m0, rowsM[i]), add(nb, n0, colsN[j]), nullptr));
+                       ivs(nb, bt, add(nb, m0, at.first), add(nb, n0, at.second), nullptr));
     };
     // Each output starts from its previous value, as in the one-thread loop.
     SmallVector<Value> accs;
-    for (int64_t i = 0; i < tiling.threadTile(); ++i)
-      for (int64_t j = 0; j < tiling.threadTile(); ++j)
-        accs.push_back(guarded(b, outputValid(b, i, j), [&](OpBuilder &nb) -> Value {
-          return memref::LoadOp::create(nb, loc, init->get(), outIndices(nb, i, j));
-        }));
+    for (auto at : outputs)
+      accs.push_back(guarded(b, outputValid(b, at), [&](OpBuilder &nb) -> Value {
+        return memref::LoadOp::create(nb, loc, init->get(), outIndices(nb, at));
+      }));
     Block &body = op.getRegion().front();
     // Software pipelined: a step stores the tiles loaded during the one
     // before into shared memory, then issues the next step's global loads
@@ -254,60 +390,74 @@ struct Builder {
                 Value zero = arith::ConstantOp::create(eb, loc, eb.getF32FloatAttr(0));
                 scf::YieldOp::create(eb, loc, SmallVector<Value>(staged.size(), zero));
               });
-          // The last step of a ragged K stops at K: the body may not be
-          // neutral on the zeros past it.
-          Value count = index(nb, kTileK);
-          if (sizeK % kTileK)
-            count = arith::MinSIOp::create(
-                nb, loc, count, arith::SubIOp::create(nb, loc, index(nb, sizeK), k0));
-          auto inner = scf::ForOp::create(
-              nb, loc, index(nb, 0), count, index(nb, 1), iters,
-              [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
-                auto vectorType = VectorType::get({t}, f32);
-                auto readVector = [&](Value smem, Value at) {
-                  auto read = vector::LoadOp::create(ib, loc, vectorType, smem, ValueRange{kk, at});
-                  read.setAlignment(uint64_t(t * 4));
-                  return read.getResult();
-                };
-                Value va = readVector(smemA, row0), vc = readVector(smemB, col0);
-                SmallVector<Value> a, c;
-                for (int64_t i = 0; i < t; ++i) {
-                  a.push_back(vector::ExtractOp::create(ib, loc, va, i));
-                  c.push_back(vector::ExtractOp::create(ib, loc, vc, i));
-                }
-                SmallVector<Value> next;
-                for (int64_t i = 0; i < tiling.threadTile(); ++i)
-                  for (int64_t j = 0; j < tiling.threadTile(); ++j) {
-                    IRMapping mapping;
-                    mapping.map(body.getArgument(0), a[i]);
-                    mapping.map(body.getArgument(1), c[j]);
-                    mapping.map(body.getArgument(2), sums[i * tiling.threadTile() + j]);
-                    for (Operation &inner : body.without_terminator())
-                      ib.clone(inner, mapping);
-                    next.push_back(mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+          scf::ForOp inner;
+          if (tensorCores()) {
+            // The staged tiles are zero past K, which adds nothing to a sum
+            // of products: every step takes the whole tile.
+            int64_t kStep = precision == Precision::TF32 ? 8 : 16;
+            inner = scf::ForOp::create(
+                nb, loc, index(nb, 0), index(nb, kTileK), index(nb, kStep), iters,
+                [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
+                  scf::YieldOp::create(
+                      ib, loc, mmaStep(ib, smemA, smemB, kk, warpRow, warpCol, g, lane4, sums));
+                });
+          } else {
+            // The last step of a ragged K stops at K: the body may not be
+            // neutral on the zeros past it.
+            Value count = index(nb, kTileK);
+            if (sizeK % kTileK)
+              count = arith::MinSIOp::create(
+                  nb, loc, count, arith::SubIOp::create(nb, loc, index(nb, sizeK), k0));
+            inner = scf::ForOp::create(
+                nb, loc, index(nb, 0), count, index(nb, 1), iters,
+                [&](OpBuilder &ib, Location, Value kk, ValueRange sums) {
+                  auto vectorType = VectorType::get({t}, f32);
+                  auto readVector = [&](Value smem, Value at) {
+                    auto read =
+                        vector::LoadOp::create(ib, loc, vectorType, smem, ValueRange{kk, at});
+                    read.setAlignment(uint64_t(t * 4));
+                    return read.getResult();
+                  };
+                  Value va = readVector(smemA, row0), vc = readVector(smemB, col0);
+                  SmallVector<Value> a, c;
+                  for (int64_t i = 0; i < t; ++i) {
+                    a.push_back(vector::ExtractOp::create(ib, loc, va, i));
+                    c.push_back(vector::ExtractOp::create(ib, loc, vc, i));
                   }
-                scf::YieldOp::create(ib, loc, next);
-              });
+                  SmallVector<Value> next;
+                  for (int64_t i = 0; i < t; ++i)
+                    for (int64_t j = 0; j < t; ++j) {
+                      IRMapping mapping;
+                      mapping.map(body.getArgument(0), a[i]);
+                      mapping.map(body.getArgument(1), c[j]);
+                      mapping.map(body.getArgument(2), sums[i * t + j]);
+                      for (Operation &inner : body.without_terminator())
+                        ib.clone(inner, mapping);
+                      next.push_back(
+                          mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+                    }
+                  scf::YieldOp::create(ib, loc, next);
+                });
+          }
           SmallVector<Value> yielded = inner.getResults();
           llvm::append_range(yielded, prefetch.getResults());
           scf::YieldOp::create(nb, loc, yielded);
         });
-    for (int64_t i = 0; i < tiling.threadTile(); ++i)
-      for (int64_t j = 0; j < tiling.threadTile(); ++j) {
-        Value valid = outputValid(b, i, j);
-        Value result = steps.getResult(i * tiling.threadTile() + j);
-        auto store = [&](OpBuilder &nb) {
-          memref::StoreOp::create(nb, loc, result, init->get(), outIndices(nb, i, j));
-        };
-        if (!valid) {
-          store(b);
-          continue;
-        }
-        auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    for (auto [i, at] : llvm::enumerate(outputs)) {
+      Value valid = outputValid(b, at);
+      Value result = steps.getResult(i);
+      auto store = [&](OpBuilder &nb) {
+        memref::StoreOp::create(nb, loc, result, init->get(), outIndices(nb, at));
+      };
+      if (!valid) {
         store(b);
+        continue;
       }
+      auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      store(b);
+    }
   }
 };
 
@@ -380,7 +530,16 @@ std::optional<MatmulTile> tiledMatmulTile(const ContractionRoles &roles) {
   return tile;
 }
 
-LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) {
+std::optional<Precision> parsePrecision(StringRef name) {
+  return llvm::StringSwitch<std::optional<Precision>>(name)
+      .Case("f32", Precision::F32)
+      .Case("tf32", Precision::TF32)
+      .Case("bf16", Precision::BF16)
+      .Default(std::nullopt);
+}
+
+LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op,
+                                  Precision precision) {
   if (op.getNumResults() != 0)
     return rewriter.notifyMatchFailure(op, "not on buffers");
   std::optional<LoopShape> shape = getLoopShape(op);
@@ -392,9 +551,12 @@ LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op) 
   std::optional<MatmulTile> tile = tiledMatmulTile(*roles);
   if (!tile)
     return rewriter.notifyMatchFailure(op, "too small, or too few blocks to fill the GPU");
+  // Only a plain sum of products may change how its terms are rounded.
+  if (!isSumOfProducts(op))
+    precision = Precision::F32;
   Builder builder{op,          *shape,           *roles,       Tiling{*tile},
                   op.getLoc(), roles->batchSize, roles->sizeM, roles->sizeN,
-                  roles->sizeK};
+                  roles->sizeK, precision};
   OpBuilder b(op);
   builder.build(b);
   rewriter.eraseOp(op);

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 7
+#define NNC_ABI_VERSION 8
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -218,6 +218,16 @@ enum {
   NNC_CUDA_WARP_SYNC = 8,
 };
 
+/* Warp-wide matrix multiply-accumulates (nnc_abi_cuda_thread_t.mma's kind):
+ * mma.sync.aligned.<shape>.row.col.f32.<type>.<type>.f32, D = A * B + C with
+ * A M x K, B K x N, C and D M x N, each lane holding the fragments PTX
+ * assigns it. */
+enum {
+  NNC_CUDA_MMA_M16N8K8_TF32 = 0,  /* a: 4 tf32, b: 2 tf32 (f32 bits) */
+  NNC_CUDA_MMA_M16N8K16_BF16 = 1, /* a: 4 bf16 pairs, b: 2 (low half first) */
+  NNC_CUDA_MMA_M16N8K16_F16 = 2,  /* a: 4 f16 pairs, b: 2 (low half first) */
+};
+
 struct nnc_abi_cuda_thread {
   /* The special registers: %tid, %ntid, %ctaid, %nctaid (x, y, z), %laneid. */
   uint32_t tid[3];
@@ -243,9 +253,15 @@ struct nnc_abi_cuda_thread {
    * result is in the low 32 bits; bit 32 is a shuffle's in-range predicate. */
   uint64_t (*warp)(nnc_abi_cuda_thread_t *thread, int32_t op, int32_t site, uint32_t mask,
                    uint32_t a, uint32_t b, uint32_t c);
+  /* mma.sync.aligned of `kind` (NNC_CUDA_MMA_*): returns once all 32 lanes
+   * of the warp wait at one of the same kind. a and b are this lane's
+   * registers of A's and B's fragments (4 and 2), c its 4 accumulators; its
+   * 4 results go to d. */
+  void (*mma)(nnc_abi_cuda_thread_t *thread, int32_t kind, int32_t site, const uint32_t *a,
+              const uint32_t *b, const float *c, float *d);
 };
 
-/* nnc_abi_cuda_host_kernel_t.flags: the kernel calls barrier or warp, so the
+/* nnc_abi_cuda_host_kernel_t.flags: the kernel calls barrier, warp or mma, so the
  * threads of a block must be able to wait for each other (the emulator gives
  * each its own stack); without it they may run one after the other. */
 #define NNC_CUDA_HOST_KERNEL_COLLECTIVES (1u << 0)
@@ -283,6 +299,10 @@ typedef struct nnc_abi_module {
   /* CUDA modules: the kernels' host images for the cuda-emulated device, in
    * the order of cuda_kernels; NULL when the module has none. */
   const nnc_abi_cuda_host_kernel_t *cuda_host_kernels;
+  /* What contractions' products are computed in: "f32" (exactly as written),
+   * or on CUDA's tensor cores "tf32" or "bf16" (nnc --precision). NULL reads
+   * as "f32". */
+  const char *precision;
 } nnc_abi_module_t;
 
 typedef const nnc_abi_module_t *(*nnc_abi_module_fn)(void);

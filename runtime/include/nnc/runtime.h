@@ -197,6 +197,12 @@ NNC_API const char *nnc_module_producer(const nnc_module_t *module);
  * must run it on that family's device. Thread-safe. */
 NNC_API const char *nnc_module_target(const nnc_module_t *module);
 
+/* What the module's matmuls and convolutions compute their products in:
+ * "f32" (exactly as written), or on CUDA's tensor cores "tf32" or "bf16"
+ * (nnc --precision), whose results are compared with looser tolerances
+ * (docs/CUDA.md). Thread-safe. */
+NNC_API const char *nnc_module_precision(const nnc_module_t *module);
+
 /* The CPU the code was tuned for, e.g. "znver5". Thread-safe. */
 NNC_API const char *nnc_module_target_cpu(const nnc_module_t *module);
 

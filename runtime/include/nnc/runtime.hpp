@@ -152,6 +152,7 @@ public:
   const char *producer() const { return nnc_module_producer(get()); }
   const char *target() const { return nnc_module_target(get()); }
   const char *targetCpu() const { return nnc_module_target_cpu(get()); }
+  const char *precision() const { return nnc_module_precision(get()); }
   int32_t functionCount() const { return nnc_module_function_count(get()); }
   std::optional<Function> function(int32_t index) const {
     if (const nnc_function_t *function = nnc_module_function(get(), index))

@@ -3,6 +3,12 @@
 multiples of the tiles, and their float64 references.
 
     tiled_matmul_models.py OUT  ->  OUT/<name>/model.onnx, test_data_set_0
+
+test_data_set_0's reference is exact. test_data_set_tf32 and _bf16 take
+the products of the operands rounded as nnc --precision=tf32 and bf16 round
+them before the tensor cores multiply (tf32: to 10 mantissa bits, ties away
+from zero, as cvt.rna.tf32.f32; bf16: to 7, ties to even, as
+cvt.rn.bf16x2.f32), summed in float64.
 """
 
 import os
@@ -23,7 +29,19 @@ CASES = {
     "tile64_ragged": (3, 700, 70, 1030),   # partial tiles along M, N and K
     "tile32_ragged": (2, 300, 45, 500),    # too few 64 x 64 blocks
     "narrow_ragged": (4, 20, 70, 1000),    # M under 32
+    "narrow_n_ragged": (2, 900, 40, 20),   # N under 32: 64 x 16
 }
+
+
+def round_tf32(x):
+    bits = x.astype(np.float32).view(np.uint32)
+    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def round_bf16(x):
+    bits = x.astype(np.float32).view(np.uint32)
+    odd = (bits >> np.uint32(16)) & np.uint32(1)
+    return ((bits + np.uint32(0x7FFF) + odd) & np.uint32(0xFFFF0000)).view(np.float32)
 
 
 def build(out, name, batch, m, k, n):
@@ -45,8 +63,11 @@ def build(out, name, batch, m, k, n):
     model.ir_version = 8
     os.makedirs(os.path.join(out, name), exist_ok=True)
     onnx.save(model, os.path.join(out, name, "model.onnx"))
-    ref = np.maximum(a.astype(np.float64) @ w.astype(np.float64) + bias, 0)
-    write_set(os.path.join(out, name, "test_data_set_0"), [a], [ref.astype(np.float32)])
+    for suffix, rounded in (("0", lambda x: x), ("tf32", round_tf32), ("bf16", round_bf16)):
+        product = rounded(a).astype(np.float64) @ rounded(w).astype(np.float64)
+        ref = np.maximum(product + bias, 0)
+        write_set(os.path.join(out, name, "test_data_set_" + suffix), [a],
+                  [ref.astype(np.float32)])
 
 
 if __name__ == "__main__":
