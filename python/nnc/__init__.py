@@ -231,6 +231,12 @@ class Module:
         return self._module.target_cpu
 
     @property
+    def precision(self):
+        """What matmuls' and convolutions' products are computed in: ``"f32"``,
+        or on CUDA's tensor cores ``"tf32"`` or ``"bf16"`` (nnc --precision)."""
+        return self._module.precision
+
+    @property
     def producer(self):
         """Who wrote the module, e.g. ``"nnc 0.1"``."""
         return self._module.producer

@@ -216,6 +216,7 @@ public:
   std::string producer() const { return handle.producer(); }
   std::string target() const { return handle.target(); }
   std::string targetCpu() const { return handle.targetCpu(); }
+  std::string precision() const { return handle.precision(); }
   std::vector<std::string> functionNames() const {
     std::vector<std::string> names;
     for (int32_t i = 0; i < handle.functionCount(); ++i)
@@ -520,6 +521,7 @@ PYBIND11_MODULE(_nnc, m) {
       .def_property_readonly("producer", &Module::producer)
       .def_property_readonly("target", &Module::target)
       .def_property_readonly("target_cpu", &Module::targetCpu)
+      .def_property_readonly("precision", &Module::precision)
       .def_property_readonly("function_names", &Module::functionNames)
       .def("function", &Module::function, py::arg("name"));
 

@@ -484,10 +484,13 @@ std::string Emulator::Worker::resolveMma(uint32_t warp) {
   const uint32_t *a[32], *b[32];
   const float *c[32];
   float *d[32];
+  uint32_t waiting = first;
+  while (fibers[waiting].state != Fiber::AtWarp)
+    ++waiting;
   for (uint32_t j = 0; j < 32; ++j) {
     const Fiber &g = fibers[first + j];
     if (g.state == Fiber::Exited)
-      return who(first) + " at mma.sync: " + who(first + j) +
+      return who(waiting) + " at mma.sync: " + who(first + j) +
              " of the same warp exited without reaching it (every lane must execute it)";
     a[j] = g.fragA;
     b[j] = g.fragB;

@@ -218,6 +218,8 @@ void testModuleIntrospection() {
   CHECK(std::strcmp(nnc_module_producer(module), "nnc-test 1.0") == 0);
   CHECK(std::strcmp(nnc_module_target(module), "cpu") == 0);
   CHECK(std::strcmp(nnc_module_target_cpu(module), "generic") == 0);
+  // A descriptor without a precision (NULL) computes in f32.
+  CHECK(std::strcmp(nnc_module_precision(module), "f32") == 0);
   CHECK(nnc_module_function_count(module) == 12);
   CHECK(nnc_module_function(module, -1) == nullptr);
   CHECK(nnc_module_function(module, 12) == nullptr);
@@ -317,6 +319,7 @@ void testModuleLoadErrors() {
     const char *file, *message;
   } malformed[] = {
       {"bad_no_target.so", "producer, target or target_cpu is NULL"},
+      {"bad_cpu_precision.so", "precision 'tf32' is not one a cpu module may have"},
       {"bad_no_entry.so", "function 'main' has no entry point"},
       {"bad_alignment.so", "function 'main' has workspace alignment 48, not a power of two"},
       {"bad_dtype.so", "function 'main' input 0 'x' has unknown dtype 42"},

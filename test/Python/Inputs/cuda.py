@@ -27,9 +27,13 @@ params = random_mlp(seed=5, inputs=6, hidden=16, outputs=3)
 model = write_mlp(f"{out}/mlp.onnxtext", params, batch=4)
 cuda_library = nnc.compile(model, f"{out}/mlp-cuda.so", target="cuda")
 cuda_module = nnc.Module(cuda_library)
-print(f"target {cuda_module.target}")
-# CHECK: target cuda
-# NO-GPU: target cuda
+print(f"target {cuda_module.target} precision {cuda_module.precision}")
+# CHECK: target cuda precision f32
+# NO-GPU: target cuda precision f32
+tf32_module = nnc.Module(nnc.compile(model, f"{out}/mlp-tf32.so", target="cuda", precision="tf32"))
+print(f"precision {tf32_module.precision}")
+# CHECK: precision tf32
+# NO-GPU: precision tf32
 
 rng = np.random.default_rng(6)
 x = rng.standard_normal((4, 6)).astype(np.float32)

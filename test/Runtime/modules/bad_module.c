@@ -125,6 +125,9 @@ static const nnc_abi_module_t kModule = {
 #elif defined(BAD_CUDA_NO_IMAGE)
     /* A kernel, but no image to take it from. */
     NULL, 1, kKernelNames, 0, NULL,
+#elif defined(BAD_CPU_PRECISION)
+    /* Tensor-core precision on a CPU module. */
+    NULL, 0, NULL, 0, NULL, NULL, "tf32",
 #endif
 };
 

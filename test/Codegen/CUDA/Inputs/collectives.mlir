@@ -3,7 +3,10 @@
 // @collectives reverses its block's values through shared memory (so
 // threads read what other warps wrote, after the barrier), then per warp:
 // the butterfly sum, and shuffles down 1, up 2 and from lane 5. @racy is the
-// same without the barrier.
+// same without the barrier. @mma has each warp multiply-accumulate one
+// m16n8k8 tf32 tile whose fragment registers hold small integers made from
+// the lane and register numbers (A: 4 lane + r, B: 2 lane + r + 1, C: r,
+// each exact in tf32); @mma_exit is the same with lane 0 gone first.
 module attributes {gpu.container_module} {
   gpu.module @nnc_kernels [#nvvm.target<chip = "sm_80", features = "+ptx80", O = 3>] {
     memref.global "private" @tile : memref<64xf32, #gpu.address_space<workgroup>>
@@ -62,6 +65,77 @@ module attributes {gpu.container_module} {
       %r = arith.subi %c63, %t : index
       %v = memref.load %tile[%r] : memref<64xf32, #gpu.address_space<workgroup>>
       memref.store %v, %y[%c0, %t] : memref<4x64xf32>
+      gpu.return
+    }
+
+    gpu.func @mma(%y: memref<4x64xf32>) kernel {
+      %t = gpu.thread_id x
+      %lane = gpu.lane_id
+      %li = arith.index_cast %lane : index to i32
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %i1 = arith.constant 1 : i32
+      %i2 = arith.constant 2 : i32
+      %i3 = arith.constant 3 : i32
+      %i4 = arith.constant 4 : i32
+      %a0i = arith.muli %li, %i4 : i32
+      %a1i = arith.addi %a0i, %i1 : i32
+      %a2i = arith.addi %a0i, %i2 : i32
+      %a3i = arith.addi %a0i, %i3 : i32
+      %b0i0 = arith.muli %li, %i2 : i32
+      %b0i = arith.addi %b0i0, %i1 : i32
+      %b1i = arith.addi %b0i, %i1 : i32
+      %a0f = arith.sitofp %a0i : i32 to f32
+      %a1f = arith.sitofp %a1i : i32 to f32
+      %a2f = arith.sitofp %a2i : i32 to f32
+      %a3f = arith.sitofp %a3i : i32 to f32
+      %b0f = arith.sitofp %b0i : i32 to f32
+      %b1f = arith.sitofp %b1i : i32 to f32
+      %a0 = nvvm.convert.float.to.tf32 %a0f {rnd = #nvvm.fp_rnd_mode<rna>}
+      %a1 = nvvm.convert.float.to.tf32 %a1f {rnd = #nvvm.fp_rnd_mode<rna>}
+      %a2 = nvvm.convert.float.to.tf32 %a2f {rnd = #nvvm.fp_rnd_mode<rna>}
+      %a3 = nvvm.convert.float.to.tf32 %a3f {rnd = #nvvm.fp_rnd_mode<rna>}
+      %b0 = nvvm.convert.float.to.tf32 %b0f {rnd = #nvvm.fp_rnd_mode<rna>}
+      %b1 = nvvm.convert.float.to.tf32 %b1f {rnd = #nvvm.fp_rnd_mode<rna>}
+      %c0f = arith.constant 0.0 : f32
+      %c1f = arith.constant 1.0 : f32
+      %c2f = arith.constant 2.0 : f32
+      %c3f = arith.constant 3.0 : f32
+      %d = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%c0f, %c1f, %c2f, %c3f]
+          {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+           multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>,
+           shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+          : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+      %d0 = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+      %d1 = llvm.extractvalue %d[1] : !llvm.struct<(f32, f32, f32, f32)>
+      %d2 = llvm.extractvalue %d[2] : !llvm.struct<(f32, f32, f32, f32)>
+      %d3 = llvm.extractvalue %d[3] : !llvm.struct<(f32, f32, f32, f32)>
+      memref.store %d0, %y[%c0, %t] : memref<4x64xf32>
+      memref.store %d1, %y[%c1, %t] : memref<4x64xf32>
+      memref.store %d2, %y[%c2, %t] : memref<4x64xf32>
+      memref.store %d3, %y[%c3, %t] : memref<4x64xf32>
+      gpu.return
+    }
+
+    gpu.func @mma_exit(%y: memref<4x64xf32>) kernel {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %first = arith.cmpi eq, %t, %c0 : index
+      cf.cond_br %first, ^done, ^work
+    ^work:
+      %z = arith.constant 0 : i32
+      %f = arith.constant 0.0 : f32
+      %d = nvvm.mma.sync A[%z, %z, %z, %z] B[%z, %z] C[%f, %f, %f, %f]
+          {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+           multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>,
+           shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+          : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+      %d0 = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+      memref.store %d0, %y[%c0, %t] : memref<4x64xf32>
+      gpu.return
+    ^done:
       gpu.return
     }
   }

@@ -15,13 +15,16 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /* The records the rewrite defines, gathered as the artifact does. */
-extern const nnc_abi_cuda_host_kernel_t nnc_host_kernel_collectives, nnc_host_kernel_racy;
-static nnc_abi_cuda_host_kernel_t kHostKernels[2];
+extern const nnc_abi_cuda_host_kernel_t nnc_host_kernel_collectives, nnc_host_kernel_racy,
+    nnc_host_kernel_mma, nnc_host_kernel_mma_exit;
+static nnc_abi_cuda_host_kernel_t kHostKernels[4];
 __attribute__((constructor)) static void gather(void) {
   kHostKernels[0] = nnc_host_kernel_collectives;
   kHostKernels[1] = nnc_host_kernel_racy;
+  kHostKernels[2] = nnc_host_kernel_mma;
+  kHostKernels[3] = nnc_host_kernel_mma_exit;
 }
-static const char *const kKernels[] = {"collectives", "racy"};
+static const char *const kKernels[] = {"collectives", "racy", "mma", "mma_exit"};
 
 static const char kPtx[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
 static const nnc_abi_cuda_image_t kImages[] = {{"sm_80", kPtx, sizeof(kPtx) - 1}};
@@ -57,16 +60,42 @@ static int32_t oversized_entry(void *const *inputs, void *const *outputs, void *
   return launch(context, 0, 128, outputs[0]);
 }
 
+/* mma.sync: two whole warps; a block of 48, whose second warp has 16
+ * threads; and a warp whose lane 0 exits first. */
+static int32_t mma_entry(void *const *inputs, void *const *outputs, void *workspace,
+                         const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)workspace;
+  return launch(context, 2, 64, outputs[0]);
+}
+
+static int32_t mma_partial_entry(void *const *inputs, void *const *outputs, void *workspace,
+                                 const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)workspace;
+  return launch(context, 2, 48, outputs[0]);
+}
+
+static int32_t mma_exit_entry(void *const *inputs, void *const *outputs, void *workspace,
+                              const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)workspace;
+  return launch(context, 3, 32, outputs[0]);
+}
+
 static const int64_t kShape[] = {4, 64};
 static const nnc_abi_tensor_t kY[] = {{"y", NNC_DTYPE_F32, 2, kShape}};
 static const nnc_abi_function_t kFunctions[] = {
     {"main", main_entry, 0, 1, 0, kY, 0, 0},
     {"racy", racy_entry, 0, 1, 0, kY, 0, 0},
     {"oversized", oversized_entry, 0, 1, 0, kY, 0, 0},
+    {"mma", mma_entry, 0, 1, 0, kY, 0, 0},
+    {"mma_partial", mma_partial_entry, 0, 1, 0, kY, 0, 0},
+    {"mma_exit", mma_exit_entry, 0, 1, 0, kY, 0, 0},
 };
 
 static const nnc_abi_module_t kModule = {
-    NNC_ABI_VERSION, 0, "nnc-test 1.0", "cuda", "generic", 3, kFunctions, 0, 0, 2, kKernels, 1,
+    NNC_ABI_VERSION, 0, "nnc-test 1.0", "cuda", "generic", 6, kFunctions, 0, 0, 4, kKernels, 1,
     kImages,         kHostKernels};
 
 EXPORT const nnc_abi_module_t *nnc_module_v1(void) { return &kModule; }
