@@ -221,17 +221,24 @@ def LowerForallToRuntime : Pass<"nnc-cpu-parallel-calls", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect", "mlir::func::FuncDialect"];
 }
 
-def OutlineBatchLoops : Pass<"nnc-cpu-outline-batch-loops", "mlir::ModuleOp"> {
-  let summary = "a loop over a dynamic batch calls its body as a function";
+def OutlineLoops : Pass<"nnc-cpu-outline-loops", "mlir::ModuleOp"> {
+  let summary = "loops over dynamic sizes as functions, for LLVM's loop passes";
   let description = [{
-    Runs on buffers, after the thread pool's loops are outlined. The body of
-    each outermost loop over a dynamic batch (`nnc.batch_loop`, without
-    results) moves into a private, not inlined function
-    `@<func>_sample<N>(<the values it uses>..., index)`, and the loop calls
-    it with its index (constants are re-created in the function). The body
-    holds a sample's whole chain of ops; left in the loop, LLVM's loop
-    strength reduction scans it for each use of the index, which took
-    minutes for MobileNetV2.
+    Runs on buffers, after the thread pool's loops are outlined and the
+    remaining linalg ops became loops. LLVM's loop strength reduction scans
+    a function's code around each use of a loop's index, so a function of
+    many loops with run-time trip counts takes superlinear time (minutes for
+    MobileNetV2 with a dynamic batch, 15 s for an encoder with a dynamic
+    sequence length). Two rewrites:
+    - The body of each outermost loop over a dynamic batch (`nnc.batch_loop`,
+      without results) moves into a private, not inlined function
+      `@<func>_sample<N>(<the values it uses>..., index)`, and the loop calls
+      it with its index.
+    - Then each top-level op of a function that is or holds a loop whose
+      bounds are not constants moves, whole, into a private, not inlined
+      function `@<func>_loop<N>(<the values it uses>...)` returning its
+      results, called in its place.
+    Constants are re-created in the functions.
   }];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }

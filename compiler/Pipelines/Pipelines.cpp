@@ -248,11 +248,12 @@ void nnc::buildCUDAHostLLVMPipeline(OpPassManager &pm, const CompileOptions &) {
 void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   // Outer scf.forall loops run on the runtime's thread pool; nested ones run serially.
   pm.addPass(createLowerForallToRuntime());
-  // A dynamic batch's loop calls its sample's ops as a function: LLVM's loop
-  // passes would scan the whole body per use of the index.
-  pm.addPass(createOutlineBatchLoops());
   // What no schedule claimed becomes scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // A dynamic batch's loop calls its sample's ops as a function, and loops
+  // over other dynamic sizes are functions of their own: LLVM's loop passes
+  // would scan the whole function per use of an index.
+  pm.addPass(createOutlineLoops());
   // Multi-dimensional transfers become 1-D ones.
   VectorTransferToSCFOptions toSCF;
   toSCF.enableFullUnroll();

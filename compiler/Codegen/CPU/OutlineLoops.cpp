@@ -1,0 +1,148 @@
+//===- OutlineLoops.cpp - loops over dynamic sizes as functions -----------===//
+//
+// LLVM's loop strength reduction, and the value tracking it asks, scan a
+// function's code around each use of a loop's index: a function of many
+// loops with run-time trip counts takes time superlinear in its size. Code
+// pinned to static sizes has few such loops (LLVM unrolls or folds them);
+// dynamic sizes give one per op. Two cases:
+// - A loop over a dynamic batch holds a whole chain of a sample's ops (often
+//   the whole model, DynamicBatch.cpp): MobileNetV2's took 208 s to compile.
+//   Its body becomes a function of the index, called from the loop, so that
+//   LLVM sees one call in the loop and straight-line code in the function,
+//   as in code pinned to batch 1.
+// - Each other outermost loop nest that runs a dynamic number of times (an
+//   op over a dynamic sequence length: a transformer encoder's took 15 s in
+//   loop strength reduction) becomes a function of its own, called once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/CPU/Outline.h"
+#include "compiler/Codegen/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_OUTLINELOOPS
+#include "compiler/Codegen/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+/// The values `regions` and `operands` use from outside, split into the
+/// constants an outlined function re-creates and the values it takes.
+void usedFromOutside(MutableArrayRef<Region> regions, ValueRange operands,
+                     SmallVectorImpl<Value> &arguments, SmallVectorImpl<Operation *> &constants) {
+  SetVector<Value> used(operands.begin(), operands.end());
+  getUsedValuesDefinedAbove(regions, used);
+  for (Value v : used) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->getNumOperands() == 0 && def->hasTrait<OpTrait::ConstantLike>())
+      constants.push_back(def);
+    else
+      arguments.push_back(v);
+  }
+}
+
+/// Whether `op` is or holds a loop whose bounds or step are not constants.
+bool hasDynamicLoop(Operation *op) {
+  WalkResult found = op->walk([](scf::ForOp loop) {
+    bool constant = getConstantIntValue(loop.getLowerBound()) &&
+                    getConstantIntValue(loop.getUpperBound()) &&
+                    getConstantIntValue(loop.getStep());
+    return constant ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return found.wasInterrupted();
+}
+
+struct OutlineLoops : nnc::impl::OutlineLoopsBase<OutlineLoops> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<scf::ForOp> batchLoops;
+    module.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!loop->hasAttr(nnc::kBatchLoopAttr))
+        return WalkResult::advance();
+      batchLoops.push_back(loop);
+      return WalkResult::skip();
+    });
+    for (scf::ForOp loop : batchLoops)
+      if (failed(outlineBody(loop, symbols)))
+        return signalPassFailure();
+    // Then the loop nests of every function, sample bodies included.
+    SmallVector<Operation *> nests;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      for (Operation &op : func.getBody().front())
+        if (op.getNumRegions() && !op.hasAttr(nnc::kBatchLoopAttr) && hasDynamicLoop(&op))
+          nests.push_back(&op);
+    }
+    for (Operation *nest : nests)
+      outlineNest(nest, symbols);
+  }
+
+  /// A batch loop's body as `@<func>_sample<N>(<the values it uses>...,
+  /// index)`; the loop keeps only the call.
+  LogicalResult outlineBody(scf::ForOp loop, SymbolTable &symbols) {
+    // Buffers: the body writes its sample's results in place.
+    if (loop.getNumResults() != 0)
+      return loop.emitOpError("expected a bufferized batch loop without results");
+    auto func = loop->getParentOfType<func::FuncOp>();
+    Location loc = loop.getLoc();
+    SmallVector<Value> arguments;
+    SmallVector<Operation *> constants;
+    usedFromOutside(loop.getRegion(), {}, arguments, constants);
+    arguments.push_back(loop.getInductionVar());
+    func::FuncOp body = nnc::createOutlinedFunction(
+        func, "sample", FunctionType::get(&getContext(), ValueRange(arguments).getTypes(), {}),
+        loc, symbols);
+    OpBuilder b = OpBuilder::atBlockBegin(&body.front());
+    IRMapping map;
+    for (Operation *def : constants)
+      b.clone(*def, map);
+    for (auto [v, arg] : llvm::zip(arguments, body.getArguments()))
+      map.map(v, arg);
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, map);
+    func::ReturnOp::create(b, loc);
+    SmallVector<Operation *> moved;
+    for (Operation &op : loop.getBody()->without_terminator())
+      moved.push_back(&op);
+    for (Operation *op : llvm::reverse(moved))
+      op->erase();
+    b.setInsertionPointToStart(loop.getBody());
+    func::CallOp::create(b, loc, body, arguments);
+    return success();
+  }
+
+  /// `nest` as `@<func>_loop<N>(<the values it uses>...)`, returning its
+  /// results; it is replaced by the call.
+  void outlineNest(Operation *nest, SymbolTable &symbols) {
+    auto func = nest->getParentOfType<func::FuncOp>();
+    Location loc = nest->getLoc();
+    SmallVector<Value> arguments;
+    SmallVector<Operation *> constants;
+    usedFromOutside(nest->getRegions(), nest->getOperands(), arguments, constants);
+    func::FuncOp body = nnc::createOutlinedFunction(
+        func, "loop",
+        FunctionType::get(&getContext(), ValueRange(arguments).getTypes(),
+                          nest->getResultTypes()),
+        loc, symbols);
+    OpBuilder b = OpBuilder::atBlockBegin(&body.front());
+    IRMapping map;
+    for (Operation *def : constants)
+      b.clone(*def, map);
+    for (auto [v, arg] : llvm::zip(arguments, body.getArguments()))
+      map.map(v, arg);
+    Operation *clone = b.clone(*nest, map);
+    func::ReturnOp::create(b, loc, clone->getResults());
+    b.setInsertionPoint(nest);
+    auto call = func::CallOp::create(b, loc, body, arguments);
+    nest->replaceAllUsesWith(call.getResults());
+    nest->erase();
+  }
+};
+} // namespace
