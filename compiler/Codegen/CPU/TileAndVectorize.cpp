@@ -1046,21 +1046,68 @@ bool rowReduction(linalg::GenericOp op) {
 /// the full steps vectorize, the edge stays scalar; so does a reduction along
 /// that loop (softmax's over a dynamic axis), whose steps reduce a vector
 /// each. Failure (the op stays as it is) for another dynamic reduction.
+///
+/// Around those loops, the dynamic parallel loops other than such a row are
+/// split into thread chunks (an scf.forall), as many as the op's work is
+/// worth at run time: up to kChunks, the outer loops taking as many as they
+/// have iterations (a batch of 1 leaves them to the sequence); one, run
+/// inline by the thread pool, for the few rows of a short sequence.
 FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg::GenericOp op,
                                                  int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 0);
   bool rows = ShapedType::isDynamic(ranges.back()) && (elementwiseOnBytes(op) || rowReduction(op));
+  SmallVector<unsigned> chunked;
   for (auto [i, range] : llvm::enumerate(ranges)) {
     if (!ShapedType::isDynamic(range))
       continue;
-    if (op.getIteratorTypesArray()[i] != utils::IteratorType::parallel &&
-        !(rows && i + 1 == ranges.size()))
+    bool row = rows && i + 1 == ranges.size();
+    if (op.getIteratorTypesArray()[i] != utils::IteratorType::parallel && !row)
       return failure();
+    if (!row)
+      chunked.push_back(i);
     sizes[i] = 1;
   }
   if (rows)
     sizes.back() = lanes;
+  if (!chunked.empty() && op.hasPureTensorSemantics() && op.getNumDpsInits() == 1) {
+    // Work as splitIntoChunks counts it: operations per element times the
+    // elements, here known at run time.
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+    Value work = constant(op.getBlock()->getOperations().size());
+    SmallVector<Range, 4> loopRanges =
+        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
+    for (const Range &range : loopRanges)
+      work = arith::MulIOp::create(rewriter, loc, work,
+                                   getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+    Value wanted = arith::MinUIOp::create(
+        rewriter, loc, arith::DivUIOp::create(rewriter, loc, work, constant(kMinParallelWork / 32)),
+        constant(kChunks));
+    SmallVector<OpFoldResult> numThreads(ranges.size(), rewriter.getIndexAttr(0));
+    for (unsigned d : chunked) {
+      // This loop's chunks: what is still wanted, at most its iterations,
+      // at least one; the loops inside take the rest.
+      Value extent = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[d].size);
+      Value count = arith::MaxUIOp::create(
+          rewriter, loc, arith::MinUIOp::create(rewriter, loc, wanted, extent), constant(1));
+      numThreads[d] = count;
+      wanted = arith::CeilDivUIOp::create(rewriter, loc, wanted, count);
+    }
+    scf::SCFTilingOptions options;
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    options.setNumThreads(numThreads);
+    FailureOr<scf::SCFTilingResult> split =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(split))
+      return failure();
+    rewriter.replaceOp(op, split->replacements);
+    auto chunk = dyn_cast<linalg::GenericOp>(split->tiledOps.front());
+    if (!chunk)
+      return failure();
+    op = chunk;
+  }
   FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, {});
   if (failed(tiled))
     return failure();
