@@ -94,8 +94,11 @@ void multiplyAccumulate(int32_t kind, const uint32_t *const a[32], const uint32_
     int g = lane / 4, t = lane % 4;
     if (kind == NNC_CUDA_MMA_M16N8K8_TF32) {
       // tf32 is f32's sign, exponent and top 10 mantissa bits; the
-      // tensor cores ignore the other 13.
-      auto tf32 = [](uint32_t r) { return double(bitsToFloat(r & 0xffffe000u)); };
+      // tensor cores ignore the other 13 (a NaN stays one).
+      auto tf32 = [](uint32_t r) {
+        bool nan = (r & 0x7fffffffu) > 0x7f800000u;
+        return double(bitsToFloat(nan ? 0x7fffffffu : r & 0xffffe000u));
+      };
       for (int r = 0; r < 4; ++r)
         A[g + 8 * (r & 1)][t + 4 * (r >> 1)] = tf32(a[lane][r]);
       for (int r = 0; r < 2; ++r)
@@ -492,6 +495,10 @@ std::string Emulator::Worker::resolveMma(uint32_t warp) {
     if (g.state == Fiber::Exited)
       return who(waiting) + " at mma.sync: " + who(first + j) +
              " of the same warp exited without reaching it (every lane must execute it)";
+    if (g.site != fibers[waiting].site)
+      return who(waiting) + " at mma.sync (call site " + std::to_string(fibers[waiting].site) +
+             ") while " + who(first + j) + " is at another (call site " +
+             std::to_string(g.site) + "): every lane must execute the same one";
     a[j] = g.fragA;
     b[j] = g.fragB;
     c[j] = g.fragC;

@@ -30,6 +30,13 @@ struct Tolerance {
   double rtol, atol;
 };
 
+/// The tolerance results of a module computing in `precision`
+/// (nnc_module_precision) are compared with: `given`'s values where they are
+/// set (not negative), else f32's rtol 1e-4 (1e-3 for `gradients`, which sum
+/// the rounding of a whole backward pass) and atol 1e-5; products in tf32 or
+/// bf16 (about 1e-3 and 8e-3 of each term) 1e-2 and 5e-2 for both.
+Tolerance defaultTolerance(const std::string &precision, bool gradients, Tolerance given);
+
 /// Compares a tensor shaped like info with its reference (integers and bools
 /// exactly, NaN and inf only with themselves) and prints one line,
 /// "<what> (f32 2x3): max abs error A, max rel error R: ok", or with

@@ -184,6 +184,11 @@ int nnc::run::checkGradients(const TrainingOptions &options) {
 
   std::printf("nnc-run: '%s' loss_and_gradients on %s, %s, batch '%s'\n", options.module.c_str(),
               trainer.device(), threadsString(training.runtime).c_str(), options.batch.c_str());
+  std::string precision = training.module.precision();
+  Tolerance tolerance = defaultTolerance(precision, true, options.tolerance);
+  if (precision != "f32")
+    std::printf("nnc-run: products in %s on the tensor cores (tolerance atol %g, rtol %g)\n",
+                precision.c_str(), tolerance.atol, tolerance.rtol);
   std::vector<std::vector<unsigned char>> pristineInputs, pristineParameters = parameters(trainer);
   for (const HostTensor &input : training.batch)
     pristineInputs.push_back(input.bytes);
@@ -205,7 +210,7 @@ int nnc::run::checkGradients(const TrainingOptions &options) {
       ++missing;
       continue;
     }
-    if (!compareTensor(what, info, first[i].data(), references[i].bytes.data(), options.tolerance,
+    if (!compareTensor(what, info, first[i].data(), references[i].bytes.data(), tolerance,
                        "MISMATCH"))
       ++failures;
   }

@@ -77,7 +77,8 @@ input; no separate labels when the loss is the model's own, --loss=model).
                         DIR/loss.pb and DIR/grad_<parameter>.pb (parameter:
                         the initializer's name); a missing reference, or one
                         for no parameter, fails like a mismatch. Default
-                        tolerance rtol 1e-3, atol 1e-5. Runs twice, and the
+                        tolerance rtol 1e-3, atol 1e-5 (as --rtol's for
+                        tf32 and bf16 modules). Runs twice, and the
                         second run must repeat the first bit for bit
   --train DIR           take optimizer steps on the batch and print
                         "step K loss X" for each (K counts from the loaded
@@ -247,13 +248,7 @@ Options parseOptions(int argc, char **argv) {
     fail("--warmup needs --bench or --profile");
   if (options.warmup < 0)
     options.warmup = 3;
-  // A gradient sums rounding errors over the whole backward pass: compared
-  // more loosely than a forward output by default. A forward run's default
-  // depends on the module's precision (runModule).
-  if (options.rtol < 0 && training)
-    options.rtol = options.checkGradients.empty() ? 1e-4 : 1e-3;
-  if (options.atol < 0 && training)
-    options.atol = 1e-5;
+  // Unset tolerances (-1) take the module's defaults (defaultTolerance).
   return options;
 }
 
@@ -486,15 +481,10 @@ int runModule(Options options) {
   nnc::Result<nnc::Module> module = nnc::Module::load(options.module.c_str());
   if (!module.ok())
     return error(module.status().message());
-  // Products rounded to tf32 (10 mantissa bits) or bf16 (7) before the
-  // tensor cores multiply them are off from f32 by about 1e-3 and 1e-2 of
-  // each term: the defaults allow for that in outputs of order one.
   std::string precision = module->precision();
-  double loose = precision == "tf32" ? 1e-2 : precision == "bf16" ? 5e-2 : 0;
-  if (options.rtol < 0)
-    options.rtol = loose ? loose : 1e-4;
-  if (options.atol < 0)
-    options.atol = loose ? loose : 1e-5;
+  Tolerance tolerance = defaultTolerance(precision, false, {options.rtol, options.atol});
+  options.rtol = tolerance.rtol;
+  options.atol = tolerance.atol;
   nnc::Result<nnc::Session> session =
       nnc::Session::create(*runtime, *module, options.function.c_str(), options.device.c_str(),
                            /*profile=*/options.profile > 0);

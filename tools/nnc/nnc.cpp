@@ -100,7 +100,8 @@ static cl::opt<std::string> report(
     cl::ValueOptional, cl::value_desc("table|json"), cl::cat(inspectCategory));
 static cl::opt<double> peakGFlops("peak-gflops",
                                   cl::desc("--report: the target's peak GFLOP/s (default: CUDA "
-                                           "the H100's f32 rate, CPU measured by nnc-peak)"),
+                                           "the H100's f32 rate, or its tensor cores' with "
+                                           "--precision; CPU measured by nnc-peak)"),
                                   cl::init(0), cl::cat(inspectCategory));
 static cl::opt<double> peakGBps("peak-gbps",
                                 cl::desc("--report: the target's peak memory GB/s (default: "
@@ -261,7 +262,7 @@ static double measureWithPeakTool(const char *argv0, StringRef arg, StringRef ke
 
 /// The peak rates estimates are made against: the flags, else for CUDA the
 /// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s; with
-/// --precision, its tensor cores' 400 TFLOP/s for tf32, 800 for bf16, which
+/// --precision, its tensor cores' 378 TFLOP/s for tf32, 756 for bf16, which
 /// bound the contractions, the kernels that count), else
 /// for the CPU, with `measure`, one core of this machine as nnc-peak
 /// measures it (which takes seconds).
@@ -274,7 +275,7 @@ static nnc::PeakRates peakRates(const char *argv0, bool measure) {
     sources.push_back("given");
   if (target == "cuda") {
     if (peak.flopsPerSecond <= 0)
-      peak.flopsPerSecond = precision == "tf32" ? 400e12 : precision == "bf16" ? 800e12 : 51e12;
+      peak.flopsPerSecond = precision == "tf32" ? 378e12 : precision == "bf16" ? 756e12 : 51e12;
     if (peak.bytesPerSecond <= 0)
       peak.bytesPerSecond = 3.0e12;
     if (!peakGFlops.getNumOccurrences() || !peakGBps.getNumOccurrences())
@@ -606,6 +607,23 @@ int main(int argc, char **argv) {
     nnc::ArtifactKind kind = emit == Emit::LLVMIR   ? nnc::ArtifactKind::LLVMIR
                              : emit == Emit::Object ? nnc::ArtifactKind::Object
                                                     : nnc::ArtifactKind::SharedLibrary;
+    // The module records the precision its kernels compute in: f32 where
+    // no contraction took the tensor cores (all too small), so that results
+    // are compared as f32 ones.
+    if (target == "cuda" && precision != "f32") {
+      auto images = (*module)->getAttrOfType<DictionaryAttr>(nnc::kCUDAImagesAttr);
+      bool tensorCores = images && llvm::any_of(images, [](NamedAttribute image) {
+        auto ptx = dyn_cast<StringAttr>(image.getValue());
+        return ptx && ptx.getValue().contains("mma.sync");
+      });
+      if (!tensorCores) {
+        llvm::WithColor::note(llvm::errs(), "nnc")
+            << "--precision=" << precision
+            << ": no contraction is large enough for the tensor cores; the module computes in "
+               "f32\n";
+        artifactOptions.precision = "f32";
+      }
+    }
     if (failed(nnc::writeArtifact(*module, functions, artifactOptions, kind, path)))
       return 1;
     announce("done");

@@ -561,11 +561,15 @@ Error rewriteIntrinsics(Module &m) {
       case Meaning::ToTF32: {
         // cvt.rna.tf32.f32: to 10 mantissa bits, ties away from zero (adding
         // half a unit to the magnitude carries into the exponent as it
-        // should); infinities and NaNs stay as they are.
+        // should); infinities stay, a NaN becomes the canonical 0x7fffffff
+        // (its payload may lie in the bits tf32 drops).
         Value *bits = b.CreateBitCast(call->getArgOperand(0), i32);
-        Value *special = b.CreateICmpUGE(b.CreateAnd(bits, 0x7fffffff), b.getInt32(0x7f800000));
+        Value *magnitude = b.CreateAnd(bits, 0x7fffffff);
+        Value *infinite = b.CreateICmpEQ(magnitude, b.getInt32(0x7f800000));
+        Value *nan = b.CreateICmpUGT(magnitude, b.getInt32(0x7f800000));
         Value *rounded = b.CreateAnd(b.CreateAdd(bits, b.getInt32(0x1000)), 0xffffe000);
-        result = b.CreateSelect(special, bits, rounded);
+        result = b.CreateSelect(nan, b.getInt32(0x7fffffff),
+                                b.CreateSelect(infinite, bits, rounded));
         break;
       }
       case Meaning::ToBF16x2: {

@@ -92,7 +92,7 @@ bool isSumOfProducts(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   if (body.getOperations().size() != 3)
     return false;
-  auto add = dyn_cast<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
+  auto add = dyn_cast_or_null<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
   if (!add || !add.getType().isF32())
     return false;
   Value out = body.getArgument(2);

@@ -30,12 +30,15 @@ CASES = {
     "tile32_ragged": (2, 300, 45, 500),    # too few 64 x 64 blocks
     "narrow_ragged": (4, 20, 70, 1000),    # M under 32
     "narrow_n_ragged": (2, 900, 40, 20),   # N under 32: 64 x 16
+    "nan_payload": (1, 64, 32, 64),        # a[0, 3, 0] a NaN whose payload tf32 drops
 }
 
 
 def round_tf32(x):
-    bits = x.astype(np.float32).view(np.uint32)
-    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    x = x.astype(np.float32)
+    bits = x.view(np.uint32)
+    rounded = ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isnan(x), np.float32(np.nan), rounded)
 
 
 def round_bf16(x):
@@ -47,6 +50,8 @@ def round_bf16(x):
 def build(out, name, batch, m, k, n):
     rng = np.random.default_rng(sorted(CASES).index(name))
     a = rng.uniform(-1, 1, (batch, m, k)).astype(np.float32)
+    if name == "nan_payload":
+        a[0, 3, 0] = np.array([0x7F800001], np.uint32).view(np.float32)[0]
     w = rng.uniform(-1, 1, (batch, k, n)).astype(np.float32)
     bias = rng.uniform(-1, 1, (n,)).astype(np.float32)
     # MatMul with a bias and a ReLU after it: the tiled schedule takes the

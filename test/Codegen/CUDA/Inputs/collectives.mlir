@@ -6,7 +6,8 @@
 // same without the barrier. @mma has each warp multiply-accumulate one
 // m16n8k8 tf32 tile whose fragment registers hold small integers made from
 // the lane and register numbers (A: 4 lane + r, B: 2 lane + r + 1, C: r,
-// each exact in tf32); @mma_exit is the same with lane 0 gone first.
+// each exact in tf32); @mma_exit is the same with lane 0 gone first;
+// @mma_diverge has lanes 0-15 and 16-31 at two different mma.sync.
 module attributes {gpu.container_module} {
   gpu.module @nnc_kernels [#nvvm.target<chip = "sm_80", features = "+ptx80", O = 3>] {
     memref.global "private" @tile : memref<64xf32, #gpu.address_space<workgroup>>
@@ -136,6 +137,36 @@ module attributes {gpu.container_module} {
       memref.store %d0, %y[%c0, %t] : memref<4x64xf32>
       gpu.return
     ^done:
+      gpu.return
+    }
+
+    gpu.func @mma_diverge(%y: memref<4x64xf32>) kernel {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %low = arith.cmpi ult, %t, %c16 : index
+      %z = arith.constant 0 : i32
+      %f = arith.constant 0.0 : f32
+      cf.cond_br %low, ^first, ^second
+    ^first:
+      %d = nvvm.mma.sync A[%z, %z, %z, %z] B[%z, %z] C[%f, %f, %f, %f]
+          {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+           multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>,
+           shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+          : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+      %d0 = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+      memref.store %d0, %y[%c0, %t] : memref<4x64xf32>
+      gpu.return
+    ^second:
+      %one = arith.constant 1 : i32
+      %g = arith.constant 1.0 : f32
+      %e = nvvm.mma.sync A[%one, %one, %one, %one] B[%one, %one] C[%g, %g, %g, %g]
+          {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+           multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>,
+           shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+          : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+      %e1 = llvm.extractvalue %e[1] : !llvm.struct<(f32, f32, f32, f32)>
+      memref.store %e1, %y[%c0, %t] : memref<4x64xf32>
       gpu.return
     }
   }

@@ -16,15 +16,16 @@
 
 /* The records the rewrite defines, gathered as the artifact does. */
 extern const nnc_abi_cuda_host_kernel_t nnc_host_kernel_collectives, nnc_host_kernel_racy,
-    nnc_host_kernel_mma, nnc_host_kernel_mma_exit;
-static nnc_abi_cuda_host_kernel_t kHostKernels[4];
+    nnc_host_kernel_mma, nnc_host_kernel_mma_exit, nnc_host_kernel_mma_diverge;
+static nnc_abi_cuda_host_kernel_t kHostKernels[5];
 __attribute__((constructor)) static void gather(void) {
   kHostKernels[0] = nnc_host_kernel_collectives;
   kHostKernels[1] = nnc_host_kernel_racy;
   kHostKernels[2] = nnc_host_kernel_mma;
   kHostKernels[3] = nnc_host_kernel_mma_exit;
+  kHostKernels[4] = nnc_host_kernel_mma_diverge;
 }
-static const char *const kKernels[] = {"collectives", "racy", "mma", "mma_exit"};
+static const char *const kKernels[] = {"collectives", "racy", "mma", "mma_exit", "mma_diverge"};
 
 static const char kPtx[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
 static const nnc_abi_cuda_image_t kImages[] = {{"sm_80", kPtx, sizeof(kPtx) - 1}};
@@ -83,6 +84,13 @@ static int32_t mma_exit_entry(void *const *inputs, void *const *outputs, void *w
   return launch(context, 3, 32, outputs[0]);
 }
 
+static int32_t mma_diverge_entry(void *const *inputs, void *const *outputs, void *workspace,
+                                 const nnc_abi_context_t *context) {
+  (void)inputs;
+  (void)workspace;
+  return launch(context, 4, 32, outputs[0]);
+}
+
 static const int64_t kShape[] = {4, 64};
 static const nnc_abi_tensor_t kY[] = {{"y", NNC_DTYPE_F32, 2, kShape}};
 static const nnc_abi_function_t kFunctions[] = {
@@ -92,10 +100,11 @@ static const nnc_abi_function_t kFunctions[] = {
     {"mma", mma_entry, 0, 1, 0, kY, 0, 0},
     {"mma_partial", mma_partial_entry, 0, 1, 0, kY, 0, 0},
     {"mma_exit", mma_exit_entry, 0, 1, 0, kY, 0, 0},
+    {"mma_diverge", mma_diverge_entry, 0, 1, 0, kY, 0, 0},
 };
 
 static const nnc_abi_module_t kModule = {
-    NNC_ABI_VERSION, 0, "nnc-test 1.0", "cuda", "generic", 6, kFunctions, 0, 0, 4, kKernels, 1,
+    NNC_ABI_VERSION, 0, "nnc-test 1.0", "cuda", "generic", 7, kFunctions, 0, 0, 5, kKernels, 1,
     kImages,         kHostKernels};
 
 EXPORT const nnc_abi_module_t *nnc_module_v1(void) { return &kModule; }
