@@ -46,6 +46,24 @@ void usedFromOutside(MutableArrayRef<Region> regions, ValueRange operands,
   }
 }
 
+/// A new function `<func>_<kind><N>` of `arguments` returning `results`
+/// (Outline.h), whose entry re-creates `constants`; `map` takes both to their
+/// counterparts in it, and the returned builder is at its entry's end.
+OpBuilder startFunction(func::FuncOp func, StringRef kind, ArrayRef<Value> arguments,
+                        ArrayRef<Operation *> constants, TypeRange results, Location loc,
+                        SymbolTable &symbols, IRMapping &map, func::FuncOp &body) {
+  body = nnc::createOutlinedFunction(
+      func, kind,
+      FunctionType::get(func.getContext(), ValueRange(arguments).getTypes(), results), loc,
+      symbols);
+  OpBuilder b = OpBuilder::atBlockBegin(&body.front());
+  for (Operation *def : constants)
+    b.clone(*def, map);
+  for (auto [v, arg] : llvm::zip(arguments, body.getArguments()))
+    map.map(v, arg);
+  return b;
+}
+
 /// Whether `op` is or holds a loop whose bounds or step are not constants.
 bool hasDynamicLoop(Operation *op) {
   WalkResult found = op->walk([](scf::ForOp loop) {
@@ -96,15 +114,10 @@ struct OutlineLoops : nnc::impl::OutlineLoopsBase<OutlineLoops> {
     SmallVector<Operation *> constants;
     usedFromOutside(loop.getRegion(), {}, arguments, constants);
     arguments.push_back(loop.getInductionVar());
-    func::FuncOp body = nnc::createOutlinedFunction(
-        func, "sample", FunctionType::get(&getContext(), ValueRange(arguments).getTypes(), {}),
-        loc, symbols);
-    OpBuilder b = OpBuilder::atBlockBegin(&body.front());
     IRMapping map;
-    for (Operation *def : constants)
-      b.clone(*def, map);
-    for (auto [v, arg] : llvm::zip(arguments, body.getArguments()))
-      map.map(v, arg);
+    func::FuncOp body;
+    OpBuilder b =
+        startFunction(func, "sample", arguments, constants, {}, loc, symbols, map, body);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, map);
     func::ReturnOp::create(b, loc);
@@ -126,17 +139,10 @@ struct OutlineLoops : nnc::impl::OutlineLoopsBase<OutlineLoops> {
     SmallVector<Value> arguments;
     SmallVector<Operation *> constants;
     usedFromOutside(nest->getRegions(), nest->getOperands(), arguments, constants);
-    func::FuncOp body = nnc::createOutlinedFunction(
-        func, "loop",
-        FunctionType::get(&getContext(), ValueRange(arguments).getTypes(),
-                          nest->getResultTypes()),
-        loc, symbols);
-    OpBuilder b = OpBuilder::atBlockBegin(&body.front());
     IRMapping map;
-    for (Operation *def : constants)
-      b.clone(*def, map);
-    for (auto [v, arg] : llvm::zip(arguments, body.getArguments()))
-      map.map(v, arg);
+    func::FuncOp body;
+    OpBuilder b = startFunction(func, "loop", arguments, constants, nest->getResultTypes(), loc,
+                                symbols, map, body);
     Operation *clone = b.clone(*nest, map);
     func::ReturnOp::create(b, loc, clone->getResults());
     b.setInsertionPoint(nest);
