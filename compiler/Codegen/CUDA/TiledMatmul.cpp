@@ -237,7 +237,7 @@ struct Builder {
     bool tf32 = precision == Precision::TF32;
     // Each register holds one element (tf32) or two consecutive along K.
     int64_t perRegister = tf32 ? 1 : 2;
-    auto kOffset = [&](int64_t r, int64_t i, int64_t half) {
+    auto kOffset = [&](int64_t i, int64_t half) {
       // tf32: t, t + 4; bf16: 2 t + i, 2 t + i + 8.
       Value base = tf32 ? t : mul(b, t, 2);
       return add(b, add(b, kk, base), index(b, i + half * (tf32 ? 4 : 8)));
@@ -252,7 +252,7 @@ struct Builder {
         SmallVector<Value> values;
         for (int64_t i = 0; i < perRegister; ++i)
           values.push_back(
-              memref::LoadOp::create(b, loc, smemA, ValueRange{kOffset(r, i, r >> 1), m}));
+              memref::LoadOp::create(b, loc, smemA, ValueRange{kOffset(i, r >> 1), m}));
         regs.push_back(operandRegister(b, values));
       }
       fragA.push_back(regs);
@@ -264,7 +264,7 @@ struct Builder {
         SmallVector<Value> values;
         for (int64_t i = 0; i < perRegister; ++i)
           values.push_back(
-              memref::LoadOp::create(b, loc, smemB, ValueRange{kOffset(r, i, r), col}));
+              memref::LoadOp::create(b, loc, smemB, ValueRange{kOffset(i, r), col}));
         regs.push_back(operandRegister(b, values));
       }
       fragB.push_back(regs);
@@ -551,8 +551,9 @@ LogicalResult scheduleTiledMatmul(RewriterBase &rewriter, linalg::GenericOp op,
   std::optional<MatmulTile> tile = tiledMatmulTile(*roles);
   if (!tile)
     return rewriter.notifyMatchFailure(op, "too small, or too few blocks to fill the GPU");
-  // Only a plain sum of products may change how its terms are rounded.
-  if (!isSumOfProducts(op))
+  // Only a plain sum of products may change how its terms are rounded, and
+  // only a tile its 8 warps cover in 16 x 8 fragments takes the tensor cores.
+  if (!isSumOfProducts(op) || !Tiling{*tile}.warpsM())
     precision = Precision::F32;
   Builder builder{op,          *shape,           *roles,       Tiling{*tile},
                   op.getLoc(), roles->batchSize, roles->sizeM, roles->sizeN,
