@@ -26,7 +26,9 @@
 #include "compiler/Codegen/CPU/Schedules.h"
 #include "compiler/Codegen/Common/SaturatingMath.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -52,11 +54,11 @@ Operation *combinerOf(linalg::GenericOp op) {
   return combiner;
 }
 
-/// Whether `op` is a static f32 reduction into one result whose body folds
-/// each element into the result with one combiner and reads no loop index
-/// (which a change of loops would change).
+/// Whether `op` is an f32 reduction into one result whose body folds each
+/// element into the result with one combiner and reads no loop index (which
+/// a change of loops would change).
 bool isReduction(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumResults() != 1 || op.getNumReductionLoops() == 0 || !onBytes(op) ||
       !getElementTypeOrSelf(op.getResult(0).getType()).isF32() ||
       !op.getBlock()->getOps<linalg::IndexOp>().empty())
@@ -127,31 +129,40 @@ bool collapsible(Value value, ArrayRef<int64_t> inner) {
 }
 
 /// `value` [..., n] sliced to [..., offset : offset + size] along its last dim.
-Value sliceLast(RewriterBase &rewriter, Location loc, Value value, int64_t offset, int64_t size) {
-  auto type = cast<RankedTensorType>(value.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
-      strides(rank, rewriter.getIndexAttr(1));
-  for (int64_t d : type.getShape())
-    sizes.push_back(rewriter.getIndexAttr(d));
-  offsets.back() = rewriter.getIndexAttr(offset);
-  sizes.back() = rewriter.getIndexAttr(size);
+Value sliceLast(RewriterBase &rewriter, Location loc, Value value, OpFoldResult offset,
+                OpFoldResult size) {
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+      sizes = tensor::getMixedSizes(rewriter, loc, value), strides(rank, rewriter.getIndexAttr(1));
+  offsets.back() = offset;
+  sizes.back() = size;
   return tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
 }
 
 /// Splits the one-row reduction `row` (parallel loops of extent 1, then the
-/// reduction loop of extent R >= lanes) into the vector accumulation, its
-/// final reduction and the scalar tail, and marks them for vectorization.
+/// reduction loop of extent R: static and at least lanes, or dynamic) into
+/// the vector accumulation, its final reduction and the tail, and marks them
+/// for vectorization. A dynamic R takes W = four vectors, and its tail (R mod
+/// W elements, known at run time) one masked step of W.
 void splitRow(RewriterBase &rewriter, linalg::GenericOp row, int64_t lanes) {
   MLIRContext *ctx = row.getContext();
   Location loc = row.getLoc();
   int64_t parallel = row.getNumLoops() - 1;
   unsigned r = parallel;
   int64_t extent = row.getStaticLoopRanges().back();
-  int64_t width = lanes * std::min(kAccumulators, extent / lanes);
-  int64_t steps = extent / width, main = steps * width, tail = extent - main;
+  bool dynamic = ShapedType::isDynamic(extent);
+  int64_t width = lanes * (dynamic ? kAccumulators : std::min(kAccumulators, extent / lanes));
   Operation *combiner = combinerOf(row);
   rewriter.setInsertionPoint(row);
+  AffineExpr e = getAffineDimExpr(0, ctx);
+  OpFoldResult size =
+      cast<linalg::LinalgOp>(row.getOperation()).createLoopRanges(rewriter, loc)[r].size;
+  OpFoldResult steps = affine::makeComposedFoldedAffineApply(rewriter, loc, e.floorDiv(width), size);
+  OpFoldResult main =
+      affine::makeComposedFoldedAffineApply(rewriter, loc, e.floorDiv(width) * width, size);
+  OpFoldResult tail =
+      affine::makeComposedFoldedAffineApply(rewriter, loc, e - e.floorDiv(width) * width, size);
+  bool hasTail = !isConstantIntValue(tail, 0);
 
   // The accumulation: loops (parallel..., ro, lane), the lane innermost and
   // parallel, each input's row viewed as [steps, width].
@@ -164,17 +175,22 @@ void splitRow(RewriterBase &rewriter, linalg::GenericOp row, int64_t lanes) {
     for (AffineExpr e : map.getResults())
       results.push_back(e);
     if (map.isFunctionOfDim(r)) {
-      if (tail)
-        value = sliceLast(rewriter, loc, value, 0, main);
+      if (hasTail)
+        value = sliceLast(rewriter, loc, value, rewriter.getIndexAttr(0), main);
       auto type = cast<RankedTensorType>(value.getType());
       SmallVector<int64_t> shape(type.getShape());
-      shape.back() = steps;
+      std::optional<int64_t> staticSteps = getConstantIntValue(steps);
+      shape.back() = staticSteps ? *staticSteps : ShapedType::kDynamic;
       shape.push_back(width);
+      SmallVector<OpFoldResult> outputShape = tensor::getMixedSizes(rewriter, loc, value);
+      outputShape.back() = steps;
+      outputShape.push_back(rewriter.getIndexAttr(width));
       SmallVector<ReassociationIndices> groups;
       for (int64_t d = 0; d + 1 < type.getRank(); ++d)
         groups.push_back({d});
       groups.push_back({type.getRank() - 1, type.getRank()});
-      value = tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), value, groups);
+      value = tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), value, groups,
+                                            outputShape);
       results.push_back(getAffineDimExpr(r + 1, ctx));
     }
     inputs.push_back(value);
@@ -215,14 +231,22 @@ void splitRow(RewriterBase &rewriter, linalg::GenericOp row, int64_t lanes) {
       });
   Value result = reduce.getResult(0);
 
-  // The tail: the row's own op over its last elements.
-  if (tail) {
+  // The tail: the row's own op over its last elements; a dynamic one as one
+  // step of `width` masked to them.
+  if (hasTail) {
     IRMapping mapping;
     for (OpOperand *input : row.getDpsInputOperands())
       if (row.getMatchingIndexingMap(input).isFunctionOfDim(r))
         mapping.map(input->get(), sliceLast(rewriter, loc, input->get(), main, tail));
     mapping.map(out, result);
-    result = rewriter.clone(*row, mapping)->getResult(0);
+    Operation *rest = rewriter.clone(*row, mapping);
+    if (dynamic) {
+      SmallVector<int64_t> vectorSizes(parallel, 1);
+      vectorSizes.push_back(width);
+      rest->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+      rest->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+    }
+    result = rest->getResult(0);
   }
   rewriter.replaceOp(row, result);
 
@@ -231,7 +255,7 @@ void splitRow(RewriterBase &rewriter, linalg::GenericOp row, int64_t lanes) {
   // One step of `width` at a time, the accumulators kept in registers across
   // the steps (the k-loop hoisting of the register tiles).
   linalg::LinalgOp step = accumulate;
-  if (steps > 1) {
+  if (!isConstantIntValue(steps, 1)) {
     SmallVector<int64_t> sizes(parallel + 2, 0);
     sizes[parallel] = 1;
     FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, accumulate, sizes, {});
@@ -313,7 +337,7 @@ std::optional<unsigned> nnc::cpu::reductionColumn(linalg::GenericOp op) {
 }
 
 bool nnc::cpu::scheduleReduction(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
-  if (!isReduction(op))
+  if (op.hasDynamicShape() || !isReduction(op))
     return false;
   if (scheduleColumns(rewriter, op, lanes))
     return true;
@@ -370,4 +394,16 @@ bool nnc::cpu::scheduleReduction(RewriterBase &rewriter, linalg::GenericOp op, i
   }
   splitRow(rewriter, row, lanes);
   return true;
+}
+
+bool nnc::cpu::isDynamicRowReduction(linalg::GenericOp op) {
+  int64_t loops = op.getNumLoops();
+  return op.getNumReductionLoops() == 1 && isReduction(op) && isRowReduction(op) &&
+         readsAlongRows(op, loops - 1) &&
+         ShapedType::isDynamic(op.getStaticLoopRanges().back());
+}
+
+void nnc::cpu::scheduleDynamicRowReduction(RewriterBase &rewriter, linalg::GenericOp row,
+                                           int64_t lanes) {
+  splitRow(rewriter, row, lanes);
 }

@@ -20,7 +20,11 @@ inline constexpr llvm::StringLiteral kPeel = "nnc.peel", kVectorize = "nnc.vecto
                                      kPanelGroup = "nnc.panel_group",
                                      kWindowRow = "nnc.window_row",
                                      kRegisterK = "nnc.register_k",
-                                     kVectorizeIfPossible = "nnc.vectorize_if_possible";
+                                     kVectorizeIfPossible = "nnc.vectorize_if_possible",
+                                     // The vector shape of a marked op whose
+                                     // dynamic extents it bounds: vectorized
+                                     // with masks.
+                                     kVectorSizes = "nnc.vector_sizes";
 
 using LoopType = mlir::scf::SCFTilingOptions::LoopType;
 
@@ -41,6 +45,16 @@ bool onBytes(mlir::linalg::GenericOp op);
 /// registers (Reductions.cpp); false, `op` untouched, for one it does not
 /// cover.
 bool scheduleReduction(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op, int64_t lanes);
+
+/// Whether `op` reduces a dynamic innermost loop, along every input's
+/// contiguous end, with a combiner scheduleDynamicRowReduction handles.
+bool isDynamicRowReduction(mlir::linalg::GenericOp op);
+
+/// Schedules one row of such a reduction (its parallel loops of extent 1) as
+/// vector accumulators across steps of four vectors, reduced once, and a
+/// masked step for the rest (Reductions.cpp).
+void scheduleDynamicRowReduction(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp row,
+                                 int64_t lanes);
 
 /// The parallel loop a reduction's result and every input that reads it
 /// run along contiguously (the vector of the column schedule), if any.

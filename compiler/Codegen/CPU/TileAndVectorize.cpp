@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -687,7 +688,13 @@ LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   for (Operation *loop : outer->loops)
     loop->setAttr(kPeel, rewriter.getUnitAttr());
   inner->loops.front()->setAttr(kRegisterK, rewriter.getUnitAttr());
-  inner->tiledOps.front()->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+  Operation *tileOp = inner->tiledOps.front();
+  tileOp->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+  // The edges' tiles (copies of this one, peeled) take masks.
+  SmallVector<int64_t> vectorSizes(loops, 1);
+  vectorSizes[m] = shapes.m;
+  vectorSizes[n] = shapes.n;
+  tileOp->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
   return success();
 }
 
@@ -1043,9 +1050,11 @@ bool rowReduction(linalg::GenericOp op) {
 /// on one index of each: static, when its other loops are. An elementwise
 /// op's innermost dynamic loop (a row of attention's scores over a dynamic
 /// sequence) steps a vector register of `lanes` instead, its edge peeled off:
-/// the full steps vectorize, the edge stays scalar; so does a reduction along
-/// that loop (softmax's over a dynamic axis), whose steps reduce a vector
-/// each. Failure (the op stays as it is) for another dynamic reduction.
+/// the full steps vectorize, the edge takes one masked step. A reduction
+/// along that loop (softmax's over a dynamic axis) goes one row at a time,
+/// each kept in vector accumulators (scheduleDynamicRowReduction; null
+/// returned: nothing is left to schedule). Failure (the op stays as it is)
+/// for another dynamic reduction.
 ///
 /// Around those loops, the dynamic parallel loops other than such a row are
 /// split into thread chunks (an scf.forall), as many as the op's work is
@@ -1057,18 +1066,25 @@ FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg:
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 0);
   bool rows = ShapedType::isDynamic(ranges.back()) && (elementwiseOnBytes(op) || rowReduction(op));
+  bool accumulated = rows && isDynamicRowReduction(op);
   SmallVector<unsigned> chunked;
   for (auto [i, range] : llvm::enumerate(ranges)) {
+    bool row = rows && i + 1 == ranges.size();
+    // The accumulators hold one row: its static parallel loops go a step at
+    // a time too.
+    if (accumulated && !row && range != 1)
+      sizes[i] = 1;
     if (!ShapedType::isDynamic(range))
       continue;
-    bool row = rows && i + 1 == ranges.size();
     if (op.getIteratorTypesArray()[i] != utils::IteratorType::parallel && !row)
       return failure();
     if (!row)
       chunked.push_back(i);
     sizes[i] = 1;
   }
-  if (rows)
+  if (accumulated)
+    sizes.back() = 0;
+  else if (rows)
     sizes.back() = lanes;
   if (!chunked.empty() && op.hasPureTensorSemantics() && op.getNumDpsInits() == 1) {
     // Work as splitIntoChunks counts it: operations per element times the
@@ -1108,15 +1124,29 @@ FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg:
       return failure();
     op = chunk;
   }
-  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, {});
-  if (failed(tiled))
-    return failure();
-  auto inner = dyn_cast<linalg::GenericOp>(tiled->tiledOps.front());
-  if (!inner)
-    return failure();
+  linalg::GenericOp inner = op;
+  if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
+    FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, sizes, {});
+    if (failed(tiled))
+      return failure();
+    inner = dyn_cast<linalg::GenericOp>(tiled->tiledOps.front());
+    if (!inner)
+      return failure();
+    if (rows && !accumulated)
+      tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
+  }
+  if (accumulated) {
+    scheduleDynamicRowReduction(rewriter, inner, lanes);
+    return linalg::GenericOp();
+  }
   if (rows) {
-    tiled->loops.back()->setAttr(kPeel, rewriter.getUnitAttr());
+    // The peeled edge (a copy of this op) is vectorized with masks.
+    SmallVector<int64_t> vectorSizes(sizes);
+    for (auto [size, range] : llvm::zip(vectorSizes, ranges))
+      if (size == 0)
+        size = range;
     inner->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
+    inner->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
   }
   return inner;
 }
@@ -1171,6 +1201,86 @@ void scheduleElementwise(RewriterBase &rewriter, linalg::GenericOp op, int64_t l
     splitRowIntoVectors(rewriter, op, lanes);
 }
 
+/// Whether `slice` (offsets 0, strides 1) spans all of `whole`, dynamic
+/// sizes included: the value-bounds analysis proves a dynamic size equal to
+/// the dim, through loop-carried tensors too.
+bool spansWhole(OffsetSizeAndStrideOpInterface slice, Value whole) {
+  auto type = cast<RankedTensorType>(whole.getType());
+  if (slice.getMixedSizes().size() != (size_t)type.getRank())
+    return false;
+  for (auto [d, offset, size, stride] :
+       llvm::enumerate(slice.getMixedOffsets(), slice.getMixedSizes(), slice.getMixedStrides())) {
+    if (!isConstantIntValue(offset, 0) || !isConstantIntValue(stride, 1))
+      return false;
+    if (std::optional<int64_t> constant = getConstantIntValue(size)) {
+      if (*constant != type.getDimSize(d))
+        return false;
+      continue;
+    }
+    if (!type.isDynamicDim(d))
+      return false;
+    FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+        ValueBoundsConstraintSet::Variable(whole, d), ValueBoundsConstraintSet::Variable(size));
+    if (failed(equal) || !*equal)
+      return false;
+  }
+  return true;
+}
+
+/// Slices of whole tensors of dynamic size (a peeled edge tile's
+/// accumulator, sliced by the k loop's tiling) as the tensors themselves,
+/// which canonicalization folds only for static sizes: the register k loop's
+/// hoisting then keeps the edge's accumulators in registers as well.
+/// Extractions first: the analysis proves a loop-carried tensor's size from
+/// what the loop yields, which is an insertion into the tensor itself until
+/// that insertion folds.
+void foldWholeSlices(func::FuncOp func) {
+  SmallVector<tensor::ExtractSliceOp> extractions;
+  func.walk([&](tensor::ExtractSliceOp slice) {
+    if (slice.getType() == slice.getSourceType() && !slice.getType().hasStaticShape() &&
+        spansWhole(slice, slice.getSource()))
+      extractions.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : extractions) {
+    slice.getResult().replaceAllUsesWith(slice.getSource());
+    slice.erase();
+  }
+  SmallVector<tensor::InsertSliceOp> insertions;
+  func.walk([&](tensor::InsertSliceOp slice) {
+    if (slice.getSourceType() == slice.getDestType() && !slice.getDestType().hasStaticShape() &&
+        spansWhole(slice, slice.getDest()))
+      insertions.push_back(slice);
+  });
+  for (tensor::InsertSliceOp slice : insertions) {
+    slice.getResult().replaceAllUsesWith(slice.getSource());
+    slice.erase();
+  }
+}
+
+/// A dim of a tensor a loop carries, whose iterations only write vectors
+/// into it, as the dim of its initial value (upstream's loop
+/// canonicalization does not follow vector writes): a masked edge tile's
+/// masks then leave its register k loop.
+struct DimOfCarriedTensor : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
+    auto arg = dyn_cast<BlockArgument>(dim.getSource());
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+    if (!loop || arg == loop.getInductionVar())
+      return failure();
+    Value value = loop.getTiedLoopYieldedValue(arg)->get();
+    while (value != arg) {
+      auto write = value.getDefiningOp<vector::TransferWriteOp>();
+      if (!write)
+        return failure();
+      value = write.getBase();
+    }
+    rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, loop.getTiedLoopInit(arg)->get(),
+                                               dim.getIndex());
+    return success();
+  }
+};
+
 LogicalResult canonicalize(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
@@ -1183,10 +1293,58 @@ LogicalResult canonicalize(func::FuncOp func) {
   return applyPatternsGreedily(func, std::move(patterns));
 }
 
+/// A masked float reduction (a dynamic row's masked last step) as an
+/// unmasked one of the vector with its masked-off lanes set to the
+/// combiner's neutral element. Upstream lowers it to LLVM's predicated
+/// reductions with the wrong neutral elements (the smallest denormal for a
+/// maximum, so max(-3, nothing) was -1e-45) and maxnum's NaN semantics for
+/// maximumf.
+struct UnmaskFloatReduction : OpRewritePattern<vector::MaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MaskOp mask, PatternRewriter &rewriter) const override {
+    auto reduction = dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
+    if (!reduction || mask.hasPassthru())
+      return failure();
+    auto type = dyn_cast<FloatType>(reduction.getType());
+    if (!type)
+      return failure();
+    const llvm::fltSemantics &semantics = type.getFloatSemantics();
+    APFloat neutral = APFloat::getZero(semantics, /*Negative=*/true);
+    switch (reduction.getKind()) {
+    case vector::CombiningKind::ADD:
+      break;
+    case vector::CombiningKind::MUL:
+      neutral = APFloat::getOne(semantics);
+      break;
+    case vector::CombiningKind::MINIMUMF:
+      neutral = APFloat::getInf(semantics);
+      break;
+    case vector::CombiningKind::MAXIMUMF:
+      neutral = APFloat::getInf(semantics, /*Negative=*/true);
+      break;
+    case vector::CombiningKind::MINNUMF:
+    case vector::CombiningKind::MAXNUMF:
+      neutral = APFloat::getQNaN(semantics);
+      break;
+    default:
+      return failure();
+    }
+    Location loc = mask.getLoc();
+    Value vector = reduction.getVector();
+    auto vectorType = cast<VectorType>(vector.getType());
+    Value fill = arith::ConstantOp::create(rewriter, loc, vectorType,
+                                           DenseElementsAttr::get(vectorType, neutral));
+    Value kept = arith::SelectOp::create(rewriter, loc, mask.getMask(), vector, fill);
+    rewriter.replaceOpWithNewOp<vector::ReductionOp>(mask, reduction.getKind(), kept,
+                                                     reduction.getAcc(), reduction.getFastmath());
+    return success();
+  }
+};
+
 /// Vectorizes every op marked by the steps above. Peeling and
-/// canonicalization have made their shapes static, so no masks are needed;
-/// a marked matmul tile that does not vectorize is an error, other ops stay
-/// scalar.
+/// canonicalization have made most shapes static; a dynamic one whose vector
+/// shape was given (kVectorSizes) takes masks. A marked matmul tile that
+/// does not vectorize is an error, other ops stay scalar.
 LogicalResult vectorizeMarked(RewriterBase &rewriter, func::FuncOp func) {
   SmallVector<linalg::LinalgOp> marked;
   func.walk([&](linalg::LinalgOp op) {
@@ -1221,10 +1379,16 @@ LogicalResult vectorizeMarked(RewriterBase &rewriter, func::FuncOp func) {
         continue;
       }
     }
+    // A dynamic op with its bounds (a dynamic row's edge) takes masks.
+    auto vectorSizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes);
+    op->removeAttr(kVectorSizes);
     FailureOr<linalg::VectorizationResult> vectorized = failure();
-    if (!op.hasDynamicShape()) {
+    if (!op.hasDynamicShape() || vectorSizes) {
       rewriter.setInsertionPoint(op);
-      vectorized = linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
+      ArrayRef<int64_t> sizes;
+      if (op.hasDynamicShape())
+        sizes = vectorSizes.asArrayRef();
+      vectorized = linalg::vectorize(rewriter, op, sizes,
                                      /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
                                      /*flatten1DDepthwiseConv=*/false,
                                      /*assumeDynamicDimsMatchVecSizes=*/false,
@@ -1397,7 +1561,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       // op on the static rest, which is scheduled as usual.
       if (op.hasDynamicShape()) {
         FailureOr<linalg::GenericOp> inner = loopOverDynamicDims(rewriter, op, shapes.lanes);
-        if (failed(inner) || inner->hasDynamicShape())
+        if (failed(inner) || !*inner || inner->hasDynamicShape())
           continue;
         op = *inner;
       }
@@ -1411,6 +1575,7 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
     // Peeled tiles get constant sizes; canonicalization makes their types static.
     if (failed(canonicalize(func)))
       return signalPassFailure();
+    foldWholeSlices(func);
     SmallVector<linalg::GenericOp> convTiles;
     func.walk([&](linalg::GenericOp op) {
       if (op->hasAttr(kVectorize) && !op.hasDynamicShape() && succeeded(shiftedConvDims(op)))
@@ -1489,6 +1654,9 @@ struct TileAndVectorizePass : nnc::impl::TileAndVectorizeBase<TileAndVectorizePa
       RewritePatternSet patterns(ctx);
       vector::populateVectorMultiReductionLoweringPatterns(
           patterns, vector::VectorMultiReductionLowering::InnerReduction);
+      // Masked edges: the masks move into the transfers themselves.
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+      patterns.add<UnmaskFloatReduction, DimOfCarriedTensor>(ctx);
       (void)applyPatternsGreedily(func, std::move(patterns));
     }
     // Every use of an empty tensor gets its own (CSE merged them): empty-

@@ -325,6 +325,25 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
       dims.push_back(size);
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+    // Positive steps known when compiling (a causal mask cut to the
+    // sequence's length): a view of the input, which its readers read in
+    // place and vectorize, not a copy of its elements one at a time.
+    if (std::optional<SmallVector<int64_t>> constantSteps = nn::getConstantInts(op.getSteps()),
+        constantAxes = nn::getConstantInts(op.getAxes());
+        constantSteps && constantAxes &&
+        llvm::all_of(*constantSteps, [](int64_t s) { return s > 0; }) &&
+        llvm::all_of(*constantAxes, [&](int64_t a) { return a >= -rank && a < rank; })) {
+      SmallVector<OpFoldResult> offsets, extents, strides(rank, b.getIndexAttr(1));
+      for (auto [axis, stride] : llvm::zip(*constantAxes, *constantSteps))
+        strides[axis < 0 ? axis + rank : axis] = b.getIndexAttr(stride);
+      for (int64_t d = 0; d < rank; ++d) {
+        offsets.push_back(first[d]);
+        extents.push_back(type.isDynamicDim(d) ? OpFoldResult(dims[d])
+                                               : b.getIndexAttr(type.getDimSize(d)));
+      }
+      b.replaceOp(op, tensor::ExtractSliceOp::create(b, loc, type, input, offsets, extents, strides));
+      return success();
+    }
     // A slice of a static input is never larger: its buffer is the input's
     // size, so the workspace is known when the bounds are computed in the
     // run (axes given at run time, RuntimeParameters.cpp).

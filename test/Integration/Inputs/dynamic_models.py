@@ -8,6 +8,7 @@ writes DIR/<model>/model.onnx and DIR/<model>/<set>/{input_*,output_*}.pb.
 """
 
 import argparse
+import math
 import os
 
 import numpy as np
@@ -148,7 +149,7 @@ def main():
            os.path.join(args.out, "mlp", "model.onnx"))
     reference = MLP().double().eval()
     reference.load_state_dict({k: v.double() for k, v in mlp.state_dict().items()})
-    for batch in (0, 1, 3, 32, 70, 127):
+    for batch in (0, 1, 3, 21, 32, 45, 70, 127):
         x = torch.randn(batch, 16)
         with torch.no_grad():
             y = reference(x.double())
@@ -361,6 +362,64 @@ def main():
             with torch.no_grad():
                 y = module(x.double())
             write_set(os.path.join(args.out, name, "_".join(map(str, shape))), [x], [y])
+
+    # Rows of a dynamic length (docs/dynamic-shapes.md): reductions along them
+    # keep vector accumulators and end in a masked step, elementwise ops end
+    # in one; lengths around the vector widths (8 and 16 lanes, four-vector
+    # steps of 32 and 64), against float64 NumPy. Elementwise ops on i64 and
+    # f16 rows take masked steps too.
+    row_nodes = [
+        helper.make_node("Softmax", ["x"], ["softmax"], axis=-1),
+        helper.make_node("LogSoftmax", ["x"], ["log_softmax"], axis=-1),
+        helper.make_node("ReduceMax", ["x"], ["max"], axes=[-1], keepdims=1),
+        helper.make_node("ReduceMin", ["x"], ["min"], axes=[-1], keepdims=0),
+        helper.make_node("ReduceSum", ["x", "axes"], ["sum"], keepdims=1),
+        helper.make_node("ReduceMean", ["x"], ["mean"], axes=[-1], keepdims=0),
+        helper.make_node("ReduceL2", ["x"], ["l2"], axes=[-1], keepdims=0),
+        helper.make_node("Erf", ["x"], ["erf"]),
+        helper.make_node("Add", ["x", "bias"], ["biased"]),
+        helper.make_node("Cast", ["x"], ["as_i64"], to=TensorProto.INT64),
+        helper.make_node("Mul", ["as_i64", "as_i64"], ["squares_i64"]),
+        helper.make_node("Cast", ["x"], ["as_f16"], to=TensorProto.FLOAT16),
+        helper.make_node("Neg", ["as_f16"], ["neg_f16"]),
+    ]
+    row_outputs = [("softmax", TensorProto.FLOAT, ["n", "t"]),
+                   ("log_softmax", TensorProto.FLOAT, ["n", "t"]),
+                   ("max", TensorProto.FLOAT, ["n", 1]), ("min", TensorProto.FLOAT, ["n"]),
+                   ("sum", TensorProto.FLOAT, ["n", 1]), ("mean", TensorProto.FLOAT, ["n"]),
+                   ("l2", TensorProto.FLOAT, ["n"]), ("erf", TensorProto.FLOAT, ["n", "t"]),
+                   ("biased", TensorProto.FLOAT, ["n", "t"]),
+                   ("squares_i64", TensorProto.INT64, ["n", "t"]),
+                   ("neg_f16", TensorProto.FLOAT16, ["n", "t"])]
+    rows = helper.make_model(
+        helper.make_graph(row_nodes, "rows",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "t"])],
+                          [helper.make_tensor_value_info(*o) for o in row_outputs],
+                          [numpy_helper.from_array(np.array([-1], np.int64), "axes"),
+                           numpy_helper.from_array(np.array([[0.5]], np.float32), "bias")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "rows"), exist_ok=True)
+    onnx.save(rows, os.path.join(args.out, "rows", "model.onnx"))
+    rng = np.random.default_rng(5)
+    for n, t in ((3, 1), (2, 7), (3, 8), (2, 31), (2, 32), (3, 33), (1, 63), (2, 64), (2, 65),
+                 (3, 300), (2, 0)):
+        x = (rng.standard_normal((n, t)) * 4).astype(np.float32)
+        d = x.astype(np.float64)
+        e = np.exp(d - d.max(-1, keepdims=True)) if t else d
+        lse = np.log(e.sum(-1, keepdims=True)) + d.max(-1, keepdims=True) if t else d
+        ys = [e / e.sum(-1, keepdims=True) if t else d, d - lse if t else d,
+              d.max(-1, keepdims=True) if t else np.full((n, 1), -np.inf),
+              d.min(-1) if t else np.full(n, np.inf), d.sum(-1, keepdims=True),
+              d.mean(-1) if t else np.full(n, np.nan), np.sqrt((d * d).sum(-1)),
+              np.vectorize(math.erf)(d) if t else d, d + 0.5,
+              np.trunc(x).astype(np.int64) ** 2, -x.astype(np.float16)]
+        directory = os.path.join(args.out, "rows", f"{n}x{t}")
+        os.makedirs(directory, exist_ok=True)
+        for kind, arrays in (("input", [x]), ("output", ys)):
+            for i, a in enumerate(arrays):
+                a = a if a.dtype in (np.int64, np.float16) else a.astype(np.float32)
+                with open(os.path.join(directory, f"{kind}_{i}.pb"), "wb") as f:
+                    f.write(numpy_helper.from_array(a).SerializeToString())
 
     # An integer mean over a dynamic dim: over none of its elements it is 0,
     # not a division by zero.
