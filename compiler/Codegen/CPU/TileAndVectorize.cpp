@@ -1227,6 +1227,26 @@ bool spansWhole(OffsetSizeAndStrideOpInterface slice, Value whole) {
   return true;
 }
 
+/// Replaces each slice of `SliceOp` that spans a whole tensor of dynamic
+/// size (the extracted one, or the one inserted into) by the slice's source.
+template <typename SliceOp> void foldWhole(func::FuncOp func) {
+  SmallVector<SliceOp> whole;
+  func.walk([&](SliceOp slice) {
+    Value tensor;
+    if constexpr (std::is_same_v<SliceOp, tensor::ExtractSliceOp>)
+      tensor = slice.getSource();
+    else
+      tensor = slice.getDest();
+    if (slice.getResult().getType() == slice.getSource().getType() &&
+        !cast<RankedTensorType>(tensor.getType()).hasStaticShape() && spansWhole(slice, tensor))
+      whole.push_back(slice);
+  });
+  for (SliceOp slice : whole) {
+    slice.getResult().replaceAllUsesWith(slice.getSource());
+    slice.erase();
+  }
+}
+
 /// Slices of whole tensors of dynamic size (a peeled edge tile's
 /// accumulator, sliced by the k loop's tiling) as the tensors themselves,
 /// which canonicalization folds only for static sizes: the register k loop's
@@ -1235,26 +1255,8 @@ bool spansWhole(OffsetSizeAndStrideOpInterface slice, Value whole) {
 /// what the loop yields, which is an insertion into the tensor itself until
 /// that insertion folds.
 void foldWholeSlices(func::FuncOp func) {
-  SmallVector<tensor::ExtractSliceOp> extractions;
-  func.walk([&](tensor::ExtractSliceOp slice) {
-    if (slice.getType() == slice.getSourceType() && !slice.getType().hasStaticShape() &&
-        spansWhole(slice, slice.getSource()))
-      extractions.push_back(slice);
-  });
-  for (tensor::ExtractSliceOp slice : extractions) {
-    slice.getResult().replaceAllUsesWith(slice.getSource());
-    slice.erase();
-  }
-  SmallVector<tensor::InsertSliceOp> insertions;
-  func.walk([&](tensor::InsertSliceOp slice) {
-    if (slice.getSourceType() == slice.getDestType() && !slice.getDestType().hasStaticShape() &&
-        spansWhole(slice, slice.getDest()))
-      insertions.push_back(slice);
-  });
-  for (tensor::InsertSliceOp slice : insertions) {
-    slice.getResult().replaceAllUsesWith(slice.getSource());
-    slice.erase();
-  }
+  foldWhole<tensor::ExtractSliceOp>(func);
+  foldWhole<tensor::InsertSliceOp>(func);
 }
 
 /// A dim of a tensor a loop carries, whose iterations only write vectors
