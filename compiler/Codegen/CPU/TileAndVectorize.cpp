@@ -662,6 +662,7 @@ LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                                     const RegisterShapes &shapes) {
   unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
   int64_t loops = op.getNumLoops();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> batchOrder(dims.batch.begin(), dims.batch.end());
   if (!dims.batch.empty()) {
     SmallVector<int64_t> split(loops, 0);
@@ -690,11 +691,20 @@ LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   inner->loops.front()->setAttr(kRegisterK, rewriter.getUnitAttr());
   Operation *tileOp = inner->tiledOps.front();
   tileOp->setAttr(kVectorizeIfPossible, rewriter.getUnitAttr());
-  // The edges' tiles (copies of this one, peeled) take masks.
-  SmallVector<int64_t> vectorSizes(loops, 1);
-  vectorSizes[m] = shapes.m;
-  vectorSizes[n] = shapes.n;
-  tileOp->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+  // The edges' tiles (copies of this one, peeled) take masks, where the
+  // masks depend on the run only: lanes past a static extent (an 8-wide
+  // edge of a 16-lane tile) would be masked off by constants, which LLVM
+  // turns into plain loads of the masked-off half, past the end of the
+  // buffer on the last row. Such an edge stays scalar.
+  auto maskable = [&](unsigned d, int64_t tile) {
+    return ShapedType::isDynamic(ranges[d]) || ranges[d] % tile == 0;
+  };
+  if (maskable(m, shapes.m) && maskable(n, shapes.n)) {
+    SmallVector<int64_t> vectorSizes(loops, 1);
+    vectorSizes[m] = shapes.m;
+    vectorSizes[n] = shapes.n;
+    tileOp->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+  }
   return success();
 }
 
