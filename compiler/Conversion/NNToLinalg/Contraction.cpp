@@ -45,9 +45,9 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynami
   return filledTensor(b, loc, type, scalarConstant(b, loc, type.getElementType(), 0), dynamicSizes);
 }
 
-/// Rows of a chunk of a matrix product whose row count is dynamic: the
-/// static schedule's cache tile of rows (kCacheM), which B's panels are
-/// streamed once for anyway.
+/// Rows of a chunk of a matrix product whose row count is dynamic (the CPU
+/// target's only: CUDA refuses dynamic dims): the CPU schedule's cache tile
+/// of rows, which B's panels are streamed once for anyway.
 constexpr int64_t kRowChunk = 32;
 
 /// The static row counts the rest of a dynamic row count is padded to: powers
