@@ -10,7 +10,10 @@
 #include "frontends/ONNX/Importer.h"
 #include "frontends/ONNX/NodeImporter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -1049,7 +1052,8 @@ std::string nnc::onnx_frontend::nodeName(const onnx::NodeProto &node, int index)
 OwningOpRef<ModuleOp> nnc::onnx_frontend::importModel(MLIRContext &context, onnx::ModelProto &model,
                                                       const std::string &modelPath,
                                                       const ImportOptions &options) {
-  context.loadDialect<nn::NNDialect, func::FuncDialect>();
+  context.loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect, scf::SCFDialect,
+                      tensor::TensorDialect>();
   if (failed(upgradeOpset(context, model, modelPath, options)))
     return nullptr;
   return GraphImporter(context, model, modelPath, options).run();

@@ -1,11 +1,13 @@
 //===- RecurrentOps.cpp - RNN, GRU and LSTM, unrolled over the sequence ---===//
 //
-// A recurrent op is imported as its recurrence written out step by step in nn
-// ops: the input projection of all steps is one matmul, then each step is a
-// matmul of the hidden state with R and the cell's gates. Unrolling needs a
-// static sequence length (pin a symbolic one with --dim) and grows the graph
-// with it, but every step is an ordinary matmul and elementwise chain that the
-// existing schedules tile and fuse, and no loop construct enters the dialect.
+// A recurrent op is imported as its recurrence in nn ops: the input
+// projection of all steps is one matmul, then each step is a matmul of the
+// hidden state with R and the cell's gates. A static sequence length is
+// written out step by step: the graph grows with it, but every step is an
+// ordinary matmul and elementwise chain that the existing schedules (the CUDA
+// target's too) tile and fuse. A dynamic one becomes an scf.for over the steps
+// whose body is one step on static shapes (stepLoop); the batch and the sizes
+// must be static.
 //
 // The formulas are ONNX's (RNN, GRU and LSTM operator specifications): gate
 // order z, r, h for GRU and i, o, f, c for LSTM; W's and R's bias halves; clip
@@ -16,6 +18,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontends/ONNX/NodeImporter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -182,6 +188,93 @@ public:
   std::optional<float> clip;
 };
 
+/// The steps of direction `direction` of a recurrence whose sequence length
+/// is known only at run time, as an scf.for over them. The loop carries the
+/// hidden (and cell) state in two slots [2, batch, hidden], step s reading
+/// slot s mod 2 and writing the other, and the outputs of all directions
+/// [steps, directions, batch, hidden], each step inserting its row: every
+/// update is an insertion into a loop-carried tensor, which bufferizes in
+/// place. Its body holds static ops of one step, which the schedules treat
+/// like the ops of a sample in a loop over a dynamic batch
+/// ("nnc.batch_loop"). On return `h` and `c` are the final states and `*y`
+/// the outputs with this direction's written.
+template <typename CellStep, typename Mask>
+LogicalResult stepLoop(NodeImporter &n, Value projected, int64_t direction, bool reverse,
+                       int64_t batch, int64_t hidden, int64_t gates, Type lensElement,
+                       CellStep &cellStep, Mask &mask, Value &h, Value &c, Value *y) {
+  OpBuilder &b = n.builder;
+  Location loc = n.loc;
+  Type element = NodeImporter::type(projected).getElementType();
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  // Row `at` of a [rows, batch, width] tensor, and `value` [batch, width] put there.
+  auto row = [&](Value from, Value at, int64_t width) -> Value {
+    auto type = RankedTensorType::get({batch, width}, element);
+    return tensor::ExtractSliceOp::create(
+        b, loc, type, from, ArrayRef<OpFoldResult>{at, b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(batch), b.getIndexAttr(width)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
+  };
+  auto putRow = [&](Value value, Value into, ArrayRef<OpFoldResult> at) -> Value {
+    SmallVector<OpFoldResult> offsets(at), sizes(at.size(), b.getIndexAttr(1)),
+        strides(at.size() + 2, b.getIndexAttr(1));
+    offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
+    sizes.append({b.getIndexAttr(batch), b.getIndexAttr(hidden)});
+    return tensor::InsertSliceOp::create(b, loc, value, into, offsets, sizes, strides);
+  };
+  Value zero = index(0), one = index(1), two = index(2);
+  Value steps = tensor::DimOp::create(b, loc, projected, 0);
+  auto slots = [&](Value first) {
+    Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{2, batch, hidden}, element);
+    return putRow(first, empty, {zero});
+  };
+  SmallVector<Value> inits{slots(h)};
+  if (c)
+    inits.push_back(slots(c));
+  if (y)
+    inits.push_back(*y);
+  auto loop = scf::ForOp::create(b, loc, zero, steps, one, inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value s = loop.getInductionVar();
+    Value t = reverse ? arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, steps, one), s)
+                            .getResult()
+                      : s;
+    Value current = arith::RemUIOp::create(b, loc, s, two);
+    Value next = arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, s, one), two);
+    ValueRange carried = loop.getRegionIterArgs();
+    Value stepH = row(carried[0], current, hidden);
+    Value stepC = c ? row(carried[1], current, hidden) : Value();
+    auto [newH, newC] = cellStep(row(projected, t, gates * hidden), stepH, stepC);
+    Value step;
+    if (lensElement) {
+      Value t64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), t);
+      step = tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()),
+                                            ValueRange{t64});
+      if (lensElement != b.getI64Type())
+        step = n.create<nn::CastOp>(step, TypeAttr::get(lensElement));
+    }
+    Value output;
+    mask(step, output, stepH, stepC, newH, newC);
+    if (n.rejected())
+      return failure();
+    SmallVector<Value> updated{putRow(stepH, carried[0], {next})};
+    if (c)
+      updated.push_back(putRow(stepC, carried[1], {next}));
+    if (y)
+      updated.push_back(putRow(output, carried.back(), {t, b.getIndexAttr(direction)}));
+    scf::YieldOp::create(b, loc, updated);
+  }
+  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  Value last = arith::RemUIOp::create(b, loc, steps, two);
+  h = row(loop.getResult(0), last, hidden);
+  if (c)
+    c = row(loop.getResult(1), last, hidden);
+  if (y)
+    *y = loop.getResults().back();
+  return success();
+}
+
 template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
   constexpr int64_t gates = cell == Cell::RNN ? 1 : cell == Cell::GRU ? 3 : 4;
   Value x = n.input(0), w = n.input(1), r = n.input(2), bias = n.input(3);
@@ -211,14 +304,18 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
       c0 = u.transpose(c0, {1, 0, 2});
   }
   RankedTensorType xType = NodeImporter::type(x), rType = NodeImporter::type(r);
-  if (!xType.hasStaticShape() || !NodeImporter::type(w).hasStaticShape() ||
-      !rType.hasStaticShape())
-    return n.fail("X, W and R need static shapes: the recurrence is unrolled over the sequence "
-                  "(pin symbolic dims with --dim)");
+  // A sequence length known only at run time makes the recurrence a loop
+  // over the steps; every other dim must be static.
+  if (xType.isDynamicDim(1) || xType.isDynamicDim(2) ||
+      !NodeImporter::type(w).hasStaticShape() || !rType.hasStaticShape())
+    return n.fail("X's batch and input dims, W and R need static shapes (pin symbolic dims "
+                  "with --dim; only the sequence length may be dynamic)");
+  bool dynamicSteps = xType.isDynamicDim(0);
   int64_t steps = xType.getDimSize(0), batch = xType.getDimSize(1), inputSize = xType.getDimSize(2);
   int64_t hidden = rType.getDimSize(2);
-  if (steps == 0 || batch == 0 || inputSize == 0 || hidden == 0)
-    return n.fail("X and R must have no zero-sized dims (got sequence " + Twine(steps) + ", batch " +
+  if ((steps == 0 && !dynamicSteps) || batch == 0 || inputSize == 0 || hidden == 0)
+    return n.fail("X and R must have no zero-sized dims (got sequence " +
+                  (dynamicSteps ? Twine("?") : Twine(steps)) + ", batch " +
                   Twine(batch) + ", input " + Twine(inputSize) + ", hidden " + Twine(hidden) + ")");
   if (n.attr("hidden_size") && n.attrInt("hidden_size", 0) != hidden)
     return n.fail("hidden_size " + Twine(n.attrInt("hidden_size", 0)) +
@@ -265,7 +362,7 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
 
   // A step t updates batch entry b only while t < sequence_lens[b]; lengths
   // that are constants covering every step need no mask.
-  if (lens) {
+  if (lens && !dynamicSteps) {
     if (std::optional<SmallVector<int64_t>> known = n.constInts(4);
         known && llvm::all_of(*known, [&](int64_t len) { return len >= steps; }))
       lens = nullptr;
@@ -273,10 +370,17 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
   Type lensElement = lens ? NodeImporter::type(lens).getElementType() : Type();
 
   // All steps' input projections at once: [steps * batch, input] x W^T.
-  Value flatShape = n.constI64({steps * batch, inputSize});
+  Value flatShape = n.constI64({dynamicSteps ? -1 : steps * batch, inputSize});
   Value flatX = n.create<nn::ReshapeOp>(x, flatShape, n.builder.getBoolAttr(false));
 
   SmallVector<Value> ys, lastH, lastC;
+  // With a dynamic sequence length each direction's loop writes its outputs
+  // into this [steps, directions, batch, hidden] tensor.
+  Value dynamicY;
+  if (dynamicSteps && n.hasOutput(0))
+    dynamicY = tensor::EmptyOp::create(
+        n.builder, n.loc, ArrayRef<int64_t>{ShapedType::kDynamic, directions, batch, hidden},
+        xType.getElementType(), ValueRange{tensor::DimOp::create(n.builder, n.loc, x, 0)});
   for (int64_t d = 0; d < directions; ++d) {
     bool reverse = direction == "reverse" || d == 1;
     ArrayRef<Activation> act = ArrayRef<Activation>(*acts).slice(d * defaults.size(), defaults.size());
@@ -293,7 +397,7 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
       }
       projected = u.add(projected, u.add(wb, rb));
     }
-    Value projShape = n.constI64({steps, batch, gates * hidden});
+    Value projShape = n.constI64({dynamicSteps ? -1 : steps, batch, gates * hidden});
     projected = n.create<nn::ReshapeOp>(projected, projShape, n.builder.getBoolAttr(false));
 
     // R^T; GRU's h gate multiplies (r * H) or adds its bias first, so it is apart.
@@ -314,12 +418,9 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
 
     Value h = h0 ? u.take(h0, 0, d) : u.zeros({batch, hidden});
     Value c = cell == Cell::LSTM ? (c0 ? u.take(c0, 0, d) : u.zeros({batch, hidden})) : Value();
-    SmallVector<Value> outputs(steps);
-    for (int64_t s = 0; s < steps; ++s) {
-      if (n.rejected()) // reported; the remaining steps would repeat it
-        return failure();
-      int64_t t = reverse ? steps - 1 - s : s;
-      Value xt = u.take(projected, 0, t); // [batch, gates * hidden]
+    // One step: the new hidden and cell states from the step's projected
+    // input xt [batch, gates * hidden] and the states before it.
+    auto cellStep = [&](Value xt, Value h, Value c) -> std::pair<Value, Value> {
       Value newH, newC;
       if (cell == Cell::RNN) {
         newH = u.apply(act[0], u.clipped(u.add(xt, u.matmul(h, rT))));
@@ -357,17 +458,42 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
         Value o = u.apply(act[0], u.clipped(go));
         newH = u.mul(o, u.apply(act[2], newC));
       }
-      if (lens) {
-        Value step = n.create<nn::ConstantOp>(cast<ElementsAttr>(n.scalarAttr(lensElement, (double)t)));
-        Value live = u.unsqueeze(n.create<nn::LessOp>(step, lens), 1); // [batch, 1]
-        outputs[t] = n.create<nn::WhereOp>(live, newH, u.scalar(0));
-        h = n.create<nn::WhereOp>(live, newH, h);
-        if (newC)
-          c = n.create<nn::WhereOp>(live, newC, c);
-      } else {
-        outputs[t] = h = newH;
+      return {newH, newC};
+    };
+    // A batch entry past its sequence_lens keeps its states and outputs
+    // zeros: `step` is the step's index t, a 0-D tensor of lens' type.
+    auto mask = [&](Value step, Value &output, Value &h, Value &c, Value newH, Value newC) {
+      if (!lens) {
+        output = h = newH;
         c = newC;
+        return;
       }
+      Value live = u.unsqueeze(n.create<nn::LessOp>(step, lens), 1); // [batch, 1]
+      output = n.create<nn::WhereOp>(live, newH, u.scalar(0));
+      h = n.create<nn::WhereOp>(live, newH, h);
+      if (newC)
+        c = n.create<nn::WhereOp>(live, newC, c);
+    };
+    if (dynamicSteps) {
+      if (failed(stepLoop(n, projected, d, reverse, batch, hidden, gates, lensElement, cellStep,
+                          mask, h, c, n.hasOutput(0) ? &dynamicY : nullptr)))
+        return failure();
+      lastH.push_back(u.unsqueeze(h, 0));
+      if (c)
+        lastC.push_back(u.unsqueeze(c, 0));
+      continue;
+    }
+    SmallVector<Value> outputs(steps);
+    for (int64_t s = 0; s < steps; ++s) {
+      if (n.rejected()) // reported; the remaining steps would repeat it
+        return failure();
+      int64_t t = reverse ? steps - 1 - s : s;
+      Value xt = u.take(projected, 0, t); // [batch, gates * hidden]
+      auto [newH, newC] = cellStep(xt, h, c);
+      Value step = lens ? n.create<nn::ConstantOp>(
+                              cast<ElementsAttr>(n.scalarAttr(lensElement, (double)t)))
+                        : Value();
+      mask(step, outputs[t], h, c, newH, newC);
     }
     if (n.hasOutput(0)) {
       SmallVector<Value> stacked;
@@ -382,7 +508,7 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
 
   SmallVector<Value> results(3);
   if (n.hasOutput(0)) {
-    results[0] = u.concat(ys, 1); // [steps, directions, batch, hidden]
+    results[0] = dynamicSteps ? dynamicY : u.concat(ys, 1); // [steps, directions, batch, hidden]
     if (layout == 1)
       results[0] = u.transpose(results[0], {2, 0, 1, 3});
   }

@@ -102,6 +102,18 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
       return std::nullopt;
     return refuse("the split axis must be static");
   }
+  // Unit dims added or dropped: a reshape that keeps the dynamic dims
+  // (reshapeTo). A dropped dim must be a static 1.
+  if (isa<nn::UnsqueezeOp>(op))
+    return std::nullopt;
+  if (auto squeeze = dyn_cast<nn::SqueezeOp>(op)) {
+    auto from = cast<RankedTensorType>(squeeze.getInput().getType());
+    auto to = cast<RankedTensorType>(squeeze.getResult().getType());
+    if (llvm::count(from.getShape(), ShapedType::kDynamic) ==
+        llvm::count(to.getShape(), ShapedType::kDynamic))
+      return std::nullopt;
+    return refuse("a squeezed dim must be static");
+  }
   // Constants, the dims of a tensor as values, and checks passing a tensor on.
   if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp, nn::CheckOp>(op))
     return std::nullopt;

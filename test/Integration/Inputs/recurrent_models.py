@@ -1,0 +1,156 @@
+"""Recurrent models with a symbolic sequence length for
+dynamic-recurrent.test, and test data sets at several lengths.
+
+    recurrent_models.py --out DIR
+
+writes DIR/<model>/model.onnx and DIR/<model>/t<length>/{input_*,output_*}.pb:
+- PyTorch's LSTM (two layers, bidirectional, batch first), GRU (two layers)
+  and RNN (ReLU), exported with the sequence length symbolic; references from
+  the same modules in float64;
+- single LSTM, GRU and RNN nodes with what PyTorch does not export
+  (sequence_lens as a run-time input, initial states, peepholes, clip, the
+  reverse direction, layout 1, another activation), down to length 0;
+  references from the ONNX specification's formulas in float64
+  (numpy_reference.py).
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Frontend", "ONNX", "Inputs"))
+from numpy_reference import recurrent  # noqa: E402
+
+
+def write_set(directory, inputs, outputs):
+    os.makedirs(directory, exist_ok=True)
+    for kind, arrays in (("input", inputs), ("output", outputs)):
+        for i, a in enumerate(arrays):
+            a = a.detach().numpy() if isinstance(a, torch.Tensor) else a
+            dtype = np.int32 if a.dtype.kind in "iu" else np.float32
+            with open(os.path.join(directory, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a.astype(dtype)).SerializeToString())
+
+
+class Stacked(torch.nn.Module):
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x):
+        out = self.rnn(x)
+        y, state = out[0], out[1]
+        if isinstance(state, tuple):
+            return (y,) + state
+        return y, state
+
+
+def pytorch_models(out):
+    batch, features = 3, 10
+    for name, rnn, outputs in (
+            ("lstm", torch.nn.LSTM(features, 16, num_layers=2, bidirectional=True,
+                                   batch_first=True), ("y", "h", "c")),
+            ("gru", torch.nn.GRU(features, 12, num_layers=2), ("y", "h")),
+            ("rnn", torch.nn.RNN(features, 8, nonlinearity="relu"), ("y", "h"))):
+        module = Stacked(rnn).eval()
+        seq_axis = 1 if rnn.batch_first else 0
+        example = torch.randn(batch, 5, features) if rnn.batch_first else torch.randn(5, batch, features)
+        path = os.path.join(out, name, "model.onnx")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        torch.onnx.export(module, (example,), path, input_names=["x"], output_names=list(outputs),
+                          dynamic_axes={"x": {seq_axis: "seq"}, "y": {seq_axis: "seq"}},
+                          opset_version=17)
+        reference = Stacked(rnn).double()
+        for length in (1, 7, 64, 300):
+            shape = [batch, features]
+            shape.insert(seq_axis, length)
+            x = torch.randn(*shape)
+            with torch.no_grad():
+                ys = reference(x.double())
+            write_set(os.path.join(out, name, f"t{length}"), [x], list(ys))
+
+
+def onnx_models(out, rng):
+    batch, features, hidden = 3, 6, 5
+    for name, op, attrs, gates in (
+            ("lstm_node", "LSTM", dict(direction="bidirectional", clip=3.0), 4),
+            ("gru_node", "GRU", dict(direction="reverse", linear_before_reset=1), 3),
+            ("rnn_node", "RNN", dict(layout=1, activations=["LeakyRelu"], activation_alpha=[0.2]), 1)):
+        dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+        layout = attrs.get("layout", 0)
+        x_shape = ["batch_fixed", "seq"] if layout else ["seq", "batch_fixed"]
+        x_shape = [batch if d == "batch_fixed" else d for d in x_shape] + [features]
+        state_shape = [batch, dirs, hidden] if layout else [dirs, batch, hidden]
+        w = rng.standard_normal((dirs, gates * hidden, features)).astype(np.float32) * 0.5
+        r = rng.standard_normal((dirs, gates * hidden, hidden)).astype(np.float32) * 0.5
+        b = rng.standard_normal((dirs, 2 * gates * hidden)).astype(np.float32) * 0.5
+        inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R"),
+                 numpy_helper.from_array(b, "B")]
+        names = ["X", "W", "R", "B", "lens", "h0"]
+        inputs = [helper.make_tensor_value_info("X", TensorProto.FLOAT, x_shape),
+                  helper.make_tensor_value_info("lens", TensorProto.INT32, [batch]),
+                  helper.make_tensor_value_info("h0", TensorProto.FLOAT, state_shape)]
+        outputs = ["Y", "Y_h"]
+        y_shape = ([batch, "seq", dirs, hidden] if layout else ["seq", dirs, batch, hidden])
+        out_infos = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, y_shape),
+                     helper.make_tensor_value_info("Y_h", TensorProto.FLOAT, state_shape)]
+        if op == "LSTM":
+            names += ["c0", "P"]
+            inputs.append(helper.make_tensor_value_info("c0", TensorProto.FLOAT, state_shape))
+            p = rng.standard_normal((dirs, 3 * hidden)).astype(np.float32) * 0.5
+            inits.append(numpy_helper.from_array(p, "P"))
+            outputs.append("Y_c")
+            out_infos.append(helper.make_tensor_value_info("Y_c", TensorProto.FLOAT, state_shape))
+        node = helper.make_node(op, names, outputs, hidden_size=hidden, **attrs)
+        model = helper.make_model(helper.make_graph([node], name, inputs, out_infos, inits),
+                                  opset_imports=[helper.make_opsetid("", 17)])
+        os.makedirs(os.path.join(out, name), exist_ok=True)
+        with open(os.path.join(out, name, "model.onnx"), "wb") as f:
+            f.write(model.SerializeToString())
+        for length in (0, 1, 5, 40):
+            x = rng.standard_normal([length if d == "seq" else d for d in x_shape]).astype(np.float32)
+            # Every step, about half of them, and at most one.
+            lens = np.array([length, length // 2, min(length, 1)], np.int32)
+            h0 = rng.standard_normal(state_shape).astype(np.float32)
+            args = [x, w, r, b, lens, h0]
+            feeds = [x, lens, h0]
+            if op == "LSTM":
+                c0 = rng.standard_normal(state_shape).astype(np.float32)
+                args += [c0, p]
+                feeds.append(c0)
+            results = recurrent(op, args, attrs)
+            write_set(os.path.join(out, name, f"t{length}"), feeds, results[:len(outputs)])
+
+
+def dynamic_batch_model(out, rng):
+    """An LSTM whose batch is symbolic too: refused, naming the node."""
+    w = rng.standard_normal((1, 8, 3)).astype(np.float32)
+    r = rng.standard_normal((1, 8, 2)).astype(np.float32)
+    node = helper.make_node("LSTM", ["X", "W", "R"], ["Y"], name="encoder_lstm", hidden_size=2)
+    graph = helper.make_graph(
+        [node], "dynamic_batch",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["seq", "batch", 3])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["seq", 1, "batch", 2])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(out, "lstm_dynamic_batch"), exist_ok=True)
+    with open(os.path.join(out, "lstm_dynamic_batch", "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    pytorch_models(args.out)
+    onnx_models(args.out, np.random.default_rng(0))
+    dynamic_batch_model(args.out, np.random.default_rng(1))
+
+
+if __name__ == "__main__":
+    main()
