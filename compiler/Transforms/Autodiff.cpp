@@ -144,6 +144,20 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
       if (!cast<RankedTensorType>(type).hasStaticShape())
         return main.emitError("training needs static shapes (got ")
                << type << "); pin dynamic dims with --input-shape or --dim";
+    // Dims that become dynamic inside (a Slice to a run-time length feeding
+    // a recurrence, imported as a loop over its steps): the reverse sweep
+    // differentiates a straight line of static ops, and would not see the
+    // parameters a loop's body reads.
+    for (Operation &op : main.getBody().front()) {
+      if (op.getNumRegions() != 0)
+        return op.emitError("training cannot differentiate a loop (a recurrent op or Loop of a "
+                            "length known only at run time); pin the dims that decide it with "
+                            "--input-shape or --dim, or make them constants");
+      for (Type type : op.getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(type); tensor && !tensor.hasStaticShape())
+          return op.emitError("training needs static shapes (a value of type ")
+                 << type << " inside the model); pin dynamic dims with --input-shape or --dim";
+    }
     for (DropoutOp dropout : main.getBody().getOps<DropoutOp>()) {
       std::optional<double> ratio;
       if (std::optional<APFloat> attr = dropout.getRatio())

@@ -1,20 +1,27 @@
-//===- ControlFlowOps.cpp - Loop and Scan, unrolled -----------------------===//
+//===- ControlFlowOps.cpp - Loop and Scan ---------------------------------===//
 //
-// Loop and Scan run a body graph once per iteration. nnc imports the body
-// once per iteration, in order, each copy reading the values the one before
-// computed: the iterations become a straight line of nn ops, which the graph
-// stage folds and the schedules tile like any other (RNN, GRU and LSTM are
-// unrolled the same way, RecurrentOps.cpp). That needs the number of
-// iterations when compiling: Scan's sequence length from its inputs' static
-// shapes; Loop's trip count and condition as constants, or folded to
-// constants from them. A count known only at run time is refused, naming the
-// node, as is one above kMaxIterations (the graph grows with each).
+// Loop and Scan run a body graph once per iteration. When the number of
+// iterations is known when compiling, nnc imports the body once per
+// iteration, in order, each copy reading the values the one before computed:
+// the iterations become a straight line of nn ops, which the graph stage
+// folds and the schedules tile like any other (RNN, GRU and LSTM of a static
+// length are unrolled the same way, RecurrentOps.cpp): Scan's sequence length
+// from its inputs' static shapes; Loop's trip count and condition as
+// constants, or folded to constants from them. A count above kMaxIterations
+// is refused (the graph grows with each). A Loop whose trip count or initial
+// condition is known only at run time becomes an scf.for with the body
+// imported once (importRuntimeLoop), when it is a for loop: the body passes
+// its condition on.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace nnc;
@@ -244,24 +251,174 @@ LogicalResult importScan8(NodeImporter &n) {
   return success();
 }
 
+/// The one element of a 0-D or one-element tensor, as a scalar.
+Value element(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(type.getRank(), zero));
+}
+
+/// A Loop whose trip count or initial condition is known only at run time,
+/// as an scf.for over `trip count` iterations (none when the condition is
+/// false), the body imported once into it. The body must pass its condition
+/// through unchanged (a for loop, as exporters write one): a condition
+/// computed per iteration would need an early exit. Loop-carried values keep
+/// one static shape; each lives in two slots [2, ...], iteration i reading
+/// slot i mod 2 and writing the other, and each scan output is a tensor
+/// [iterations, ...] the iterations insert their rows into: every update is
+/// an insertion into a loop-carried tensor, which bufferizes in place. The
+/// loop is marked like a loop over a dynamic batch, whose body the schedules
+/// and the memory plan treat like a function's.
+LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value condition,
+                                ArrayRef<Value> carried) {
+  OpBuilder &b = n.builder;
+  Location loc = n.loc;
+  if (!tripCount)
+    return n.fail("its condition is known only at run time and it has no trip count: nnc runs a "
+                  "Loop of a run-time length only as a for loop");
+  for (Value v : {tripCount, condition})
+    if (v && NodeImporter::type(v).getNumElements() != 1)
+      return n.fail("its trip count and condition must be single elements");
+  for (auto [k, v] : llvm::enumerate(carried))
+    if (!NodeImporter::type(v).hasStaticShape())
+      return n.fail("its loop-carried value " + Twine(k) +
+                    " has dynamic dims; a Loop of a run-time length needs static ones");
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value zero = index(0), one = index(1), two = index(2);
+  // Iterations: the trip count (none if negative), or none when the initial
+  // condition is false.
+  Value count = arith::IndexCastOp::create(b, loc, b.getIndexType(), element(b, loc, tripCount));
+  count = arith::MaxSIOp::create(b, loc, count, zero);
+  if (condition) {
+    Value go = element(b, loc, condition);
+    if (!go.getType().isInteger(1))
+      go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, go,
+                                 arith::ConstantOp::create(b, loc, b.getZeroAttr(go.getType())));
+    count = arith::SelectOp::create(b, loc, go, count, zero);
+  }
+  // Slot `at` of a [2, ...] or [iterations, ...] tensor, and `value` put there.
+  auto sizesOf = [&](RankedTensorType type) {
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
+    for (int64_t d : type.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    return sizes;
+  };
+  auto offsetsAt = [&](Value at, int64_t rank) {
+    SmallVector<OpFoldResult> offsets{at};
+    offsets.append(rank, b.getIndexAttr(0));
+    return offsets;
+  };
+  auto slot = [&](Value from, Value at, RankedTensorType type) -> Value {
+    return tensor::ExtractSliceOp::create(b, loc, type, from, offsetsAt(at, type.getRank()),
+                                          sizesOf(type),
+                                          SmallVector<OpFoldResult>(type.getRank() + 1, b.getIndexAttr(1)));
+  };
+  auto put = [&](OpBuilder &at, Value value, Value into, Value where) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(at.getInsertionBlock(), at.getInsertionPoint());
+    return tensor::InsertSliceOp::create(b, loc, value, into, offsetsAt(where, type.getRank()),
+                                         sizesOf(type),
+                                         SmallVector<OpFoldResult>(type.getRank() + 1, b.getIndexAttr(1)));
+  };
+  auto withLeading = [](RankedTensorType type, int64_t d) {
+    SmallVector<int64_t> shape{d};
+    shape.append(type.getShape().begin(), type.getShape().end());
+    return type.clone(shape);
+  };
+  SmallVector<Value> inits;
+  for (Value v : carried) {
+    auto type = withLeading(NodeImporter::type(v), 2);
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+    inits.push_back(put(b, v, empty, zero));
+  }
+  auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
+  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  SmallVector<Value> scans;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value current = arith::RemUIOp::create(b, loc, i, two);
+    Value next = arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, i, one), two);
+    Value iteration = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, b.getI64Type()),
+        ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), i)});
+    Value conditionIn = n.scalar(b.getI1Type(), 1);
+    SmallVector<Value> inputs{iteration, conditionIn};
+    for (auto [v, slots] : llvm::zip(carried, loop.getRegionIterArgs()))
+      inputs.push_back(slot(slots, current, NodeImporter::type(v)));
+    FailureOr<SmallVector<Value>> outputs = n.importSubgraph("body", inputs);
+    if (failed(outputs))
+      return failure();
+    if (outputs->size() < 1 + carried.size())
+      return n.fail("its body has " + Twine(outputs->size()) + " outputs for the condition and " +
+                    Twine(carried.size()) + " loop-carried values");
+    std::optional<int64_t> kept = constantScalar(outputs->front());
+    if (outputs->front() != conditionIn && (!kept || *kept == 0))
+      return n.fail("its body computes the condition; nnc runs a Loop of a run-time length only "
+                    "as a for loop, whose body passes its condition on");
+    SmallVector<Value> yields;
+    for (auto [k, pair] : llvm::enumerate(llvm::zip(carried, loop.getRegionIterArgs()))) {
+      auto [v, slots] = pair;
+      Value updated = (*outputs)[1 + k];
+      if (updated.getType() != v.getType()) {
+        std::string before, after;
+        llvm::raw_string_ostream(before) << v.getType();
+        llvm::raw_string_ostream(after) << updated.getType();
+        return n.fail("its loop-carried value " + Twine(k) + " is " + before +
+                      " but the body makes it " + after +
+                      "; a Loop of a run-time length needs one static type");
+      }
+      yields.push_back(put(b, updated, slots, next));
+    }
+    scf::YieldOp::create(b, loc, yields);
+    scans.assign(outputs->begin() + 1 + carried.size(), outputs->end());
+  }
+  for (auto [k, v] : llvm::enumerate(scans))
+    if (!NodeImporter::type(v).hasStaticShape())
+      return n.fail("its scan output " + Twine(k) +
+                    " has dynamic dims; a Loop of a run-time length needs static ones");
+  // The scan outputs, known once the body is imported, join the loop.
+  SmallVector<Value> scanInits;
+  b.setInsertionPoint(loop);
+  for (Value v : scans) {
+    auto type = withLeading(NodeImporter::type(v), ShapedType::kDynamic);
+    scanInits.push_back(
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), ValueRange{count}));
+  }
+  IRRewriter rewriter(b);
+  rewriter.setInsertionPoint(loop);
+  FailureOr<LoopLikeOpInterface> grown = cast<LoopLikeOpInterface>(*loop).replaceWithAdditionalYields(
+      rewriter, scanInits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &at, Location, ArrayRef<BlockArgument> rows) {
+        SmallVector<Value> updated;
+        for (auto [v, rowsArg] : llvm::zip(scans, rows))
+          updated.push_back(put(at, v, rowsArg, loop.getInductionVar()));
+        return updated;
+      });
+  if (failed(grown))
+    return n.fail("could not build its loop");
+  auto built = cast<scf::ForOp>(grown->getOperation());
+  b.setInsertionPointAfter(built);
+  Value last = arith::RemUIOp::create(b, loc, count, two);
+  SmallVector<Value> results;
+  for (auto [v, slots] : llvm::zip(carried, built.getResults().take_front(carried.size())))
+    results.push_back(slot(slots, last, NodeImporter::type(v)));
+  for (Value rows : built.getResults().drop_front(carried.size()))
+    results.push_back(rows);
+  n.setOutputs(results);
+  return success();
+}
+
 /// Loop: a trip count and a condition (either may be absent), then the
 /// loop-carried values. The body maps (iteration, condition, carried...) to
 /// (condition, carried..., scan outputs...); scan outputs are stacked along
-/// a new leading dim.
+/// a new leading dim. Unrolled when the number of iterations is known when
+/// compiling; otherwise a loop (importRuntimeLoop).
 LogicalResult importLoop(NodeImporter &n) {
   OpBuilder &b = n.builder;
   Value tripCount = n.input(0), condition = n.input(1);
-  std::optional<int64_t> trips;
-  if (tripCount) {
-    trips = constantScalar(tripCount);
-    if (!trips)
-      return n.fail("its trip count is known only at run time; nnc unrolls Loop, which needs the "
-                    "number of iterations when compiling");
-  }
-  std::optional<int64_t> go = condition ? constantScalar(condition) : std::optional<int64_t>(1);
-  if (!go)
-    return n.fail("its initial condition is known only at run time; nnc unrolls Loop, which needs "
-                  "the number of iterations when compiling");
   SmallVector<Value> carried;
   for (size_t i = 2; i < n.numInputs(); ++i) {
     Value v = n.input(i);
@@ -269,6 +426,15 @@ LogicalResult importLoop(NodeImporter &n) {
       return n.fail("loop-carried input " + Twine(i) + " is missing");
     carried.push_back(v);
   }
+  std::optional<int64_t> trips;
+  if (tripCount) {
+    trips = constantScalar(tripCount);
+    if (!trips)
+      return importRuntimeLoop(n, tripCount, condition, carried);
+  }
+  std::optional<int64_t> go = condition ? constantScalar(condition) : std::optional<int64_t>(1);
+  if (!go)
+    return importRuntimeLoop(n, tripCount, condition, carried);
   Value conditionIn = n.scalar(b.getI1Type(), 1);
   SmallVector<SmallVector<Value>> scanned;
   int64_t t = 0;

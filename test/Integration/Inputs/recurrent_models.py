@@ -1,5 +1,6 @@
-"""Recurrent models with a symbolic sequence length for
-dynamic-recurrent.test, and test data sets at several lengths.
+"""Recurrent models with a symbolic sequence length, and Loops with a
+run-time trip count, for dynamic-recurrent.test, and test data sets at
+several lengths.
 
     recurrent_models.py --out DIR
 
@@ -126,6 +127,83 @@ def onnx_models(out, rng):
             write_set(os.path.join(out, name, f"t{length}"), feeds, results[:len(outputs)])
 
 
+def loop_models(out, rng):
+    """ONNX Loops whose trip count is a run-time input: a for loop carrying a
+    state through tanh(h W + x[i]) and scanning 2h, and one whose body
+    computes its condition (refused)."""
+    n = 4
+    w = (rng.standard_normal((n, n)) * 0.5).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Gather", ["xs", "i"], ["x_i"], axis=0),
+         helper.make_node("MatMul", ["h_in", "W"], ["hw"]),
+         helper.make_node("Add", ["hw", "x_i"], ["pre"]),
+         helper.make_node("Tanh", ["pre"], ["h_out"]),
+         helper.make_node("Add", ["h_out", "h_out"], ["scan"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("scan", TensorProto.FLOAT, [n])])
+    loop = helper.make_node("Loop", ["M", "cond", "h0"], ["h", "scans"], name="steps", body=body)
+    graph = helper.make_graph(
+        [loop], "loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, [40, n])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("scans", TensorProto.FLOAT, ["iterations", n])],
+        [numpy_helper.from_array(w, "W")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(out, "loop"), exist_ok=True)
+    with open(os.path.join(out, "loop", "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+    for trips, go in ((0, True), (1, True), (5, True), (40, True), (7, False), (-3, True)):
+        h0 = rng.standard_normal(n).astype(np.float32)
+        xs = rng.standard_normal((40, n)).astype(np.float32)
+        h = h0.astype(np.float64)
+        scans = []
+        for i in range(max(trips, 0) if go else 0):
+            h = np.tanh(h @ w.astype(np.float64) + xs[i])
+            scans.append(2 * h)
+        scans = np.array(scans).reshape(-1, n)
+        directory = os.path.join(out, "loop", f"m{trips}_{'go' if go else 'stop'}")
+        os.makedirs(directory, exist_ok=True)
+        for i, (name, a) in enumerate((("M", np.array(trips, np.int64)), ("cond", np.array(go)),
+                                       ("h0", h0), ("xs", xs))):
+            with open(os.path.join(directory, f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, name).SerializeToString())
+        for i, a in enumerate((h, scans)):
+            with open(os.path.join(directory, f"output_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a.astype(np.float32)).SerializeToString())
+
+    # The body computes its condition: a while loop, refused.
+    body = helper.make_graph(
+        [helper.make_node("Neg", ["h_in"], ["h_out"]),
+         helper.make_node("ReduceSum", ["h_out"], ["s"], keepdims=0),
+         helper.make_node("Greater", ["s", "zero"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n])],
+        [numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    loop = helper.make_node("Loop", ["M", "", "h0"], ["h"], name="until_negative", body=body)
+    graph = helper.make_graph(
+        [loop], "while",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(out, "while"), exist_ok=True)
+    with open(os.path.join(out, "while", "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
 def dynamic_batch_model(out, rng):
     """An LSTM whose batch is symbolic too: refused, naming the node."""
     w = rng.standard_normal((1, 8, 3)).astype(np.float32)
@@ -142,6 +220,30 @@ def dynamic_batch_model(out, rng):
         f.write(model.SerializeToString())
 
 
+def train_slice_model(out, rng):
+    """Static inputs and outputs, a sequence cut to a run-time length inside
+    (a Slice to an input's value) feeding an LSTM: training refuses it."""
+    w = rng.standard_normal((1, 16, 3)).astype(np.float32)
+    r = rng.standard_normal((1, 16, 4)).astype(np.float32)
+    head = rng.standard_normal((4, 2)).astype(np.float32)
+    nodes = [helper.make_node("Slice", ["x", "start", "end"], ["cut"], name="cut"),
+             helper.make_node("LSTM", ["cut", "W", "R"], ["", "h"], name="lstm", hidden_size=4),
+             helper.make_node("Squeeze", ["h", "axis"], ["h2"]),
+             helper.make_node("MatMul", ["h2", "head"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "train_slice",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10, 2, 3]),
+         helper.make_tensor_value_info("end", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R"),
+         numpy_helper.from_array(head, "head"), numpy_helper.from_array(np.array([0], np.int64), "start"),
+         numpy_helper.from_array(np.array([0], np.int64), "axis")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(out, "train_slice"), exist_ok=True)
+    with open(os.path.join(out, "train_slice", "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -150,6 +252,8 @@ def main():
     pytorch_models(args.out)
     onnx_models(args.out, np.random.default_rng(0))
     dynamic_batch_model(args.out, np.random.default_rng(1))
+    loop_models(args.out, np.random.default_rng(2))
+    train_slice_model(args.out, np.random.default_rng(3))
 
 
 if __name__ == "__main__":
