@@ -151,8 +151,8 @@ struct AutodiffPass : nnc::nn::impl::NNAutodiffBase<AutodiffPass> {
     for (Operation &op : main.getBody().front()) {
       if (op.getNumRegions() != 0)
         return op.emitError("training cannot differentiate a loop (a recurrent op or Loop of a "
-                            "length known only at run time); pin the dims that decide it with "
-                            "--input-shape or --dim, or make them constants");
+                            "length known only at run time): pin a sequence length with --dim or "
+                            "--input-shape, or make a Loop's trip count a constant");
       for (Type type : op.getResultTypes())
         if (auto tensor = dyn_cast<RankedTensorType>(type); tensor && !tensor.hasStaticShape())
           return op.emitError("training needs static shapes (a value of type ")

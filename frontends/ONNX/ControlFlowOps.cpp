@@ -276,6 +276,9 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
   if (!tripCount)
     return n.fail("its condition is known only at run time and it has no trip count: nnc runs a "
                   "Loop of a run-time length only as a for loop");
+  if (isa<scf::ForOp>(b.getInsertionBlock()->getParentOp()))
+    return n.fail("it runs a run-time number of iterations inside another loop of a run-time "
+                  "length, which is not supported yet");
   for (Value v : {tripCount, condition})
     if (v && NodeImporter::type(v).getNumElements() != 1)
       return n.fail("its trip count and condition must be single elements");

@@ -625,8 +625,16 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (!alloc)
         continue;
       MemRefType type = alloc.getType();
-      if ((!allowDynamic && !type.hasStaticShape()) || !type.getLayout().isIdentity() ||
-          !type.getElementType().isIntOrFloat()) {
+      if (!allowDynamic && !type.hasStaticShape()) {
+        // The function has no shape function to size it: its inputs and
+        // outputs are static (ShapeFunctions.cpp).
+        alloc.emitError("an intermediate buffer of type ")
+            << type << " has dims known only at run time in a function of static inputs and "
+                       "outputs (a Loop's scan output of a run-time length used inside the "
+                       "model): not supported yet";
+        return failure();
+      }
+      if (!type.getLayout().isIdentity() || !type.getElementType().isIntOrFloat()) {
         alloc.emitError("cannot plan a dynamic or strided buffer");
         return failure();
       }

@@ -60,6 +60,20 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
           << "), which the CUDA target does not support yet; the CPU target does";
       return signalPassFailure();
     }
+    // Loops over a count only the run knows (a Loop's trip count given at
+    // run time, a recurrence over a dynamic sequence: the importer's
+    // nnc.batch_loop) stay host loops on the CPU target.
+    WalkResult loops = func.walk([](scf::ForOp loop) {
+      return loop->hasAttr("nnc.batch_loop") ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (loops.wasInterrupted()) {
+      func.emitError("function '")
+          << func.getSymName()
+          << "' loops over a count known only at run time (a Loop whose trip count is an input, "
+             "or a recurrence over a dynamic sequence), which the CUDA target does not support "
+             "yet; the CPU target does";
+      return signalPassFailure();
+    }
     if (!func.getBody().hasOneBlock()) {
       func.emitOpError("expected a function body of one block");
       return signalPassFailure();

@@ -204,6 +204,54 @@ def loop_models(out, rng):
         f.write(model.SerializeToString())
 
 
+def loop_refusals(out):
+    """Loops of run-time lengths nnc refuses yet, by name: a scan output used
+    only inside the model (a buffer of a run-time size in a function of
+    static inputs and outputs), a run-time Loop in another's body, and on the
+    CUDA target a loop that only carries a value."""
+    def body(nodes, outputs, inits=()):
+        return helper.make_graph(
+            nodes, "body",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [])],
+            outputs, list(inits))
+    def save(name, nodes, inputs, outputs):
+        graph = helper.make_graph(nodes, name, inputs, outputs)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        os.makedirs(os.path.join(out, name), exist_ok=True)
+        with open(os.path.join(out, name, "model.onnx"), "wb") as f:
+            f.write(model.SerializeToString())
+    carry = body([helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                  helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+                  helper.make_node("Add", ["h_in", "fi"], ["h_out"])],
+                 [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                  helper.make_tensor_value_info("h_out", TensorProto.FLOAT, []),
+                  helper.make_tensor_value_info("fi", TensorProto.FLOAT, [])])
+    scalar_in = [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("h0", TensorProto.FLOAT, [])]
+    # The scan output only summed.
+    save("loop_internal",
+         [helper.make_node("Loop", ["M", "", "h0"], ["h", "scan"], name="sum_steps", body=carry),
+          helper.make_node("ReduceSum", ["scan"], ["total"], keepdims=0)],
+         scalar_in, [helper.make_tensor_value_info("total", TensorProto.FLOAT, [])])
+    # Only the carried value: static outputs (CUDA refuses the loop itself).
+    carry_only = body([helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                       helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+                       helper.make_node("Add", ["h_in", "fi"], ["h_out"])],
+                      [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                       helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [])])
+    save("loop_carry", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="count", body=carry_only)],
+         scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
+    # A run-time Loop in the body of another.
+    inner = helper.make_node("Loop", ["M", "", "h_in"], ["h_out"], name="inner", body=carry_only)
+    outer = body([helper.make_node("Identity", ["cond_in"], ["cond_out"]), inner],
+                 [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                  helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [])])
+    save("loop_nested", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="outer", body=outer)],
+         scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
+
+
 def dynamic_batch_model(out, rng):
     """An LSTM whose batch is symbolic too: refused, naming the node."""
     w = rng.standard_normal((1, 8, 3)).astype(np.float32)
@@ -254,6 +302,7 @@ def main():
     dynamic_batch_model(args.out, np.random.default_rng(1))
     loop_models(args.out, np.random.default_rng(2))
     train_slice_model(args.out, np.random.default_rng(3))
+    loop_refusals(args.out)
 
 
 if __name__ == "__main__":
