@@ -251,6 +251,19 @@ LogicalResult importScan8(NodeImporter &n) {
   return success();
 }
 
+/// A Loop's body imported at the builder's place from (iteration,
+/// condition, carried...): its condition, carried values and scan outputs.
+FailureOr<SmallVector<Value>> importLoopBody(NodeImporter &n, ArrayRef<Value> inputs,
+                                             size_t numCarried) {
+  FailureOr<SmallVector<Value>> outputs = n.importSubgraph("body", inputs);
+  if (failed(outputs))
+    return failure();
+  if (outputs->size() < 1 + numCarried)
+    return n.fail("its body has " + Twine(outputs->size()) + " outputs for the condition and " +
+                  Twine(numCarried) + " loop-carried values");
+  return outputs;
+}
+
 /// The one element of a 0-D or one-element tensor, as a scalar.
 Value element(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
@@ -351,12 +364,9 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     SmallVector<Value> inputs{iteration, conditionIn};
     for (auto [v, slots] : llvm::zip(carried, loop.getRegionIterArgs()))
       inputs.push_back(slot(slots, current, NodeImporter::type(v)));
-    FailureOr<SmallVector<Value>> outputs = n.importSubgraph("body", inputs);
+    FailureOr<SmallVector<Value>> outputs = importLoopBody(n, inputs, carried.size());
     if (failed(outputs))
       return failure();
-    if (outputs->size() < 1 + carried.size())
-      return n.fail("its body has " + Twine(outputs->size()) + " outputs for the condition and " +
-                    Twine(carried.size()) + " loop-carried values");
     std::optional<int64_t> kept = constantScalar(outputs->front());
     if (outputs->front() != conditionIn && (!kept || *kept == 0))
       return n.fail("its body computes the condition; nnc runs a Loop of a run-time length only "
@@ -449,12 +459,9 @@ LogicalResult importLoop(NodeImporter &n) {
                                 " iterations, the most nnc unrolls");
     SmallVector<Value> inputs{n.scalar(b.getI64Type(), t), conditionIn};
     inputs.append(carried);
-    FailureOr<SmallVector<Value>> outputs = n.importSubgraph("body", inputs);
+    FailureOr<SmallVector<Value>> outputs = importLoopBody(n, inputs, carried.size());
     if (failed(outputs))
       return failure();
-    if (outputs->size() < 1 + carried.size())
-      return n.fail("its body has " + Twine(outputs->size()) + " outputs for the condition and " +
-                    Twine(carried.size()) + " loop-carried values");
     go = constantScalar(outputs->front());
     if (!go)
       return n.fail("its body computes the condition at run time; nnc unrolls Loop, which needs "
