@@ -312,42 +312,9 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
                                  arith::ConstantOp::create(b, loc, b.getZeroAttr(go.getType())));
     count = arith::SelectOp::create(b, loc, go, count, zero);
   }
-  // Slot `at` of a [2, ...] or [iterations, ...] tensor, and `value` put there.
-  auto sizesOf = [&](RankedTensorType type) {
-    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
-    for (int64_t d : type.getShape())
-      sizes.push_back(b.getIndexAttr(d));
-    return sizes;
-  };
-  auto offsetsAt = [&](Value at, int64_t rank) {
-    SmallVector<OpFoldResult> offsets{at};
-    offsets.append(rank, b.getIndexAttr(0));
-    return offsets;
-  };
-  auto slot = [&](Value from, Value at, RankedTensorType type) -> Value {
-    return tensor::ExtractSliceOp::create(b, loc, type, from, offsetsAt(at, type.getRank()),
-                                          sizesOf(type),
-                                          SmallVector<OpFoldResult>(type.getRank() + 1, b.getIndexAttr(1)));
-  };
-  auto put = [&](OpBuilder &at, Value value, Value into, Value where) -> Value {
-    auto type = cast<RankedTensorType>(value.getType());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(at.getInsertionBlock(), at.getInsertionPoint());
-    return tensor::InsertSliceOp::create(b, loc, value, into, offsetsAt(where, type.getRank()),
-                                         sizesOf(type),
-                                         SmallVector<OpFoldResult>(type.getRank() + 1, b.getIndexAttr(1)));
-  };
-  auto withLeading = [](RankedTensorType type, int64_t d) {
-    SmallVector<int64_t> shape{d};
-    shape.append(type.getShape().begin(), type.getShape().end());
-    return type.clone(shape);
-  };
   SmallVector<Value> inits;
-  for (Value v : carried) {
-    auto type = withLeading(NodeImporter::type(v), 2);
-    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-    inits.push_back(put(b, v, empty, zero));
-  }
+  for (Value v : carried)
+    inits.push_back(n.stateSlots(v));
   auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
   SmallVector<Value> scans;
@@ -363,7 +330,7 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     Value conditionIn = n.scalar(b.getI1Type(), 1);
     SmallVector<Value> inputs{iteration, conditionIn};
     for (auto [v, slots] : llvm::zip(carried, loop.getRegionIterArgs()))
-      inputs.push_back(slot(slots, current, NodeImporter::type(v)));
+      inputs.push_back(n.extractAt(slots, {current}, NodeImporter::type(v)));
     FailureOr<SmallVector<Value>> outputs = importLoopBody(n, inputs, carried.size());
     if (failed(outputs))
       return failure();
@@ -383,7 +350,7 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
                       " but the body makes it " + after +
                       "; a Loop of a run-time length needs one static type");
       }
-      yields.push_back(put(b, updated, slots, next));
+      yields.push_back(n.insertAt(updated, slots, {next}));
     }
     scf::YieldOp::create(b, loc, yields);
     scans.assign(outputs->begin() + 1 + carried.size(), outputs->end());
@@ -396,18 +363,22 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
   SmallVector<Value> scanInits;
   b.setInsertionPoint(loop);
   for (Value v : scans) {
-    auto type = withLeading(NodeImporter::type(v), ShapedType::kDynamic);
+    RankedTensorType type = NodeImporter::type(v);
+    SmallVector<int64_t> shape{ShapedType::kDynamic};
+    shape.append(type.getShape().begin(), type.getShape().end());
     scanInits.push_back(
-        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), ValueRange{count}));
+        tensor::EmptyOp::create(b, loc, shape, type.getElementType(), ValueRange{count}));
   }
   IRRewriter rewriter(b);
   rewriter.setInsertionPoint(loop);
   FailureOr<LoopLikeOpInterface> grown = cast<LoopLikeOpInterface>(*loop).replaceWithAdditionalYields(
       rewriter, scanInits, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &at, Location, ArrayRef<BlockArgument> rows) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(at.getInsertionBlock(), at.getInsertionPoint());
         SmallVector<Value> updated;
         for (auto [v, rowsArg] : llvm::zip(scans, rows))
-          updated.push_back(put(at, v, rowsArg, loop.getInductionVar()));
+          updated.push_back(n.insertAt(v, rowsArg, {loop.getInductionVar()}));
         return updated;
       });
   if (failed(grown))
@@ -417,7 +388,7 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
   Value last = arith::RemUIOp::create(b, loc, count, two);
   SmallVector<Value> results;
   for (auto [v, slots] : llvm::zip(carried, built.getResults().take_front(carried.size())))
-    results.push_back(slot(slots, last, NodeImporter::type(v)));
+    results.push_back(n.extractAt(slots, {last}, NodeImporter::type(v)));
   for (Value rows : built.getResults().drop_front(carried.size()))
     results.push_back(rows);
   n.setOutputs(results);

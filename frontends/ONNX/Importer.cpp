@@ -201,6 +201,34 @@ Value NodeImporter::constI64(ArrayRef<int64_t> values) {
   return create<nn::ConstantOp>(DenseElementsAttr::get(type, values));
 }
 
+/// Offsets, sizes and strides of a slice of `type` at leading indices `at`.
+static std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+sliceAt(OpBuilder &b, ArrayRef<OpFoldResult> at, RankedTensorType type) {
+  SmallVector<OpFoldResult> offsets(at), sizes(at.size(), b.getIndexAttr(1));
+  offsets.append(type.getRank(), b.getIndexAttr(0));
+  for (int64_t d : type.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  return {offsets, sizes, SmallVector<OpFoldResult>(offsets.size(), b.getIndexAttr(1))};
+}
+
+Value NodeImporter::insertAt(Value value, Value into, ArrayRef<OpFoldResult> at) {
+  auto [offsets, sizes, strides] = sliceAt(builder, at, type(value));
+  return tensor::InsertSliceOp::create(builder, loc, value, into, offsets, sizes, strides);
+}
+
+Value NodeImporter::extractAt(Value from, ArrayRef<OpFoldResult> at, RankedTensorType type) {
+  auto [offsets, sizes, strides] = sliceAt(builder, at, type);
+  return tensor::ExtractSliceOp::create(builder, loc, type, from, offsets, sizes, strides);
+}
+
+Value NodeImporter::stateSlots(Value first) {
+  RankedTensorType t = type(first);
+  SmallVector<int64_t> shape{2};
+  shape.append(t.getShape().begin(), t.getShape().end());
+  Value empty = tensor::EmptyOp::create(builder, loc, shape, t.getElementType());
+  return insertAt(first, empty, {builder.getIndexAttr(0)});
+}
+
 Value NodeImporter::join(ArrayRef<Value> values, int64_t axis, bool newAxis) {
   SmallVector<Value> parts;
   for (Value v : values)

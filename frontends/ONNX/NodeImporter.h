@@ -221,6 +221,18 @@ public:
   /// when `squeeze`.
   llvm::SmallVector<mlir::Value> cut(mlir::Value x, int64_t axis, llvm::ArrayRef<int64_t> sizes,
                                      bool squeeze);
+  // Loops over a run-time count (RecurrentOps.cpp, ControlFlowOps.cpp)
+  // carry tensors updated by insertion only, which bufferize in place.
+
+  /// `value` inserted into `into` at the leading indices `at` (one per
+  /// leading dim `into` has beyond `value`'s).
+  mlir::Value insertAt(mlir::Value value, mlir::Value into, llvm::ArrayRef<mlir::OpFoldResult> at);
+  /// The slice of `from` at the leading indices `at`, of `type`.
+  mlir::Value extractAt(mlir::Value from, llvm::ArrayRef<mlir::OpFoldResult> at,
+                        mlir::RankedTensorType type);
+  /// Two slots [2, ...] of a loop-carried state, `first` in slot 0:
+  /// iteration i reads slot i mod 2 and writes the other.
+  mlir::Value stateSlots(mlir::Value first);
   /// A 0-D constant of `element` type holding `value`.
   mlir::Value scalar(mlir::Type element, double value);
   /// A splat of `value` as an attribute of `element` type and `shape`.

@@ -209,30 +209,15 @@ LogicalResult stepLoop(NodeImporter &n, Value projected, int64_t direction, bool
                   "length, which is not supported yet");
   Type element = NodeImporter::type(projected).getElementType();
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-  // Row `at` of a [rows, batch, width] tensor, and `value` [batch, width] put there.
+  // Row `at` of a [rows, batch, width] tensor.
   auto row = [&](Value from, Value at, int64_t width) -> Value {
-    auto type = RankedTensorType::get({batch, width}, element);
-    return tensor::ExtractSliceOp::create(
-        b, loc, type, from, ArrayRef<OpFoldResult>{at, b.getIndexAttr(0), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(batch), b.getIndexAttr(width)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
-  };
-  auto putRow = [&](Value value, Value into, ArrayRef<OpFoldResult> at) -> Value {
-    SmallVector<OpFoldResult> offsets(at), sizes(at.size(), b.getIndexAttr(1)),
-        strides(at.size() + 2, b.getIndexAttr(1));
-    offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
-    sizes.append({b.getIndexAttr(batch), b.getIndexAttr(hidden)});
-    return tensor::InsertSliceOp::create(b, loc, value, into, offsets, sizes, strides);
+    return n.extractAt(from, {at}, RankedTensorType::get({batch, width}, element));
   };
   Value zero = index(0), one = index(1), two = index(2);
   Value steps = tensor::DimOp::create(b, loc, projected, 0);
-  auto slots = [&](Value first) {
-    Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{2, batch, hidden}, element);
-    return putRow(first, empty, {zero});
-  };
-  SmallVector<Value> inits{slots(h)};
+  SmallVector<Value> inits{n.stateSlots(h)};
   if (c)
-    inits.push_back(slots(c));
+    inits.push_back(n.stateSlots(c));
   if (y)
     inits.push_back(*y);
   auto loop = scf::ForOp::create(b, loc, zero, steps, one, inits);
@@ -261,11 +246,11 @@ LogicalResult stepLoop(NodeImporter &n, Value projected, int64_t direction, bool
     mask(step, output, stepH, stepC, newH, newC);
     if (n.rejected())
       return failure();
-    SmallVector<Value> updated{putRow(stepH, carried[0], {next})};
+    SmallVector<Value> updated{n.insertAt(stepH, carried[0], {next})};
     if (c)
-      updated.push_back(putRow(stepC, carried[1], {next}));
+      updated.push_back(n.insertAt(stepC, carried[1], {next}));
     if (y)
-      updated.push_back(putRow(output, carried.back(), {t, b.getIndexAttr(direction)}));
+      updated.push_back(n.insertAt(output, carried.back(), {t, b.getIndexAttr(direction)}));
     scf::YieldOp::create(b, loc, updated);
   }
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());

@@ -64,7 +64,7 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
     // run time, a recurrence over a dynamic sequence: the importer's
     // nnc.batch_loop) stay host loops on the CPU target.
     WalkResult loops = func.walk([](scf::ForOp loop) {
-      return loop->hasAttr("nnc.batch_loop") ? WalkResult::interrupt() : WalkResult::advance();
+      return loop->hasAttr(nnc::kBatchLoopAttr) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (loops.wasInterrupted()) {
       func.emitError("function '")
