@@ -1400,8 +1400,13 @@ LogicalResult vectorizeMarked(RewriterBase &rewriter, func::FuncOp func) {
       ArrayRef<int64_t> sizes;
       if (op.hasDynamicShape())
         sizes = vectorSizes.asArrayRef();
-      vectorized = linalg::vectorize(rewriter, op, sizes,
-                                     /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+      // One flag per size, none scalable: given sizes and no flags, MLIR 22's
+      // vectorizer reads flags past the end of its empty list for the masks'
+      // types (garbage that made a mask's type differ from the one the
+      // verifier infers, on some machines only).
+      SmallVector<bool> scalable(sizes.size(), false);
+      vectorized = linalg::vectorize(rewriter, op, sizes, scalable,
+                                     /*vectorizeNDExtract=*/false,
                                      /*flatten1DDepthwiseConv=*/false,
                                      /*assumeDynamicDimsMatchVecSizes=*/false,
                                      /*createNamedContraction=*/true);

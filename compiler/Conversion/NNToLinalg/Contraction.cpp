@@ -1431,14 +1431,14 @@ Value buildTapPool(OpBuilder &b, Location loc, Value x, bool isMax, ArrayRef<int
   for (int64_t i = 0; i < kernel[0]; ++i)
     for (int64_t j = 0; j < kernel[1]; ++j)
       windows.push_back(tapWindow(b, loc, x, i, j, strides, dilations, resultType));
-  // Taps combined pairwise: a chain of nine NaN-propagating maxima (six
+  // Taps combined pairwise: a chain of nine NaN-propagating maxima (three
   // instructions each on AVX-512) is a long dependency chain.
   auto combine = [&](OpBuilder &nb, Location nl, ValueRange taps) -> Value {
     SmallVector<Value> level(taps);
     while (level.size() > 1) {
       SmallVector<Value> next;
       for (size_t i = 0; i + 1 < level.size(); i += 2)
-        next.push_back(isMax ? Value(arith::MaximumFOp::create(nb, nl, level[i], level[i + 1]))
+        next.push_back(isMax ? poolMax(nb, nl, level[i], level[i + 1])
                              : Value(arith::AddFOp::create(nb, nl, level[i], level[i + 1])));
       if (level.size() % 2)
         next.push_back(level.back());
@@ -1479,7 +1479,7 @@ Value buildWindowLoops(OpBuilder &b, Location loc, Value x, bool isMax, bool isU
         Value v = args[0], acc = args[2], r;
         bool isFloat = isa<FloatType>(v.getType());
         if (isMax)
-          r = isFloat ? Value(arith::MaximumFOp::create(nb, nl, acc, v))
+          r = isFloat ? poolMax(nb, nl, acc, v)
                       : isUnsigned ? Value(arith::MaxUIOp::create(nb, nl, acc, v))
                                    : Value(arith::MaxSIOp::create(nb, nl, acc, v));
         else

@@ -106,6 +106,14 @@ Value lowering::scalarConstant(OpBuilder &b, Location loc, Type type, double val
                                            /*isSigned=*/true, /*implicitTrunc=*/true)));
 }
 
+Value lowering::poolMax(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MaximumFOp::create(b, loc, x, y, arith::FastMathFlags::nsz);
+}
+
+Value lowering::poolMin(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MinimumFOp::create(b, loc, x, y, arith::FastMathFlags::nsz);
+}
+
 Value lowering::lowestValue(OpBuilder &b, Location loc, Type type, bool isUnsigned) {
   if (auto f = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(

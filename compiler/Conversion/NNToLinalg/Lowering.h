@@ -91,6 +91,13 @@ mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type ty
 /// The most negative (or most positive) value of `type`, for max (min) reductions.
 mlir::Value lowestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, bool isUnsigned);
 mlir::Value highestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, bool isUnsigned);
+/// The larger (smaller) of two floats for pools and max (min) reductions: a
+/// NaN propagates, as in ONNX's reference and PyTorch, but which of -0 and +0
+/// (equal values) wins is left open. Ordering them costs half of each
+/// maximum on x86 (six AVX-512 instructions instead of three): 3x3 max pools
+/// ran 1.4-2x faster without.
+mlir::Value poolMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
+mlir::Value poolMin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
 
 /// The indexing map reading an operand of `shape` broadcast NumPy-style into
 /// an iteration space of `rank` dims (size-1 dims read index 0).

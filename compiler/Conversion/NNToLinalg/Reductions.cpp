@@ -175,7 +175,7 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
       Value init = isMax ? lowestValue(b, loc, element, isUnsigned) : highestValue(b, loc, element, isUnsigned);
       r = reduceKeepDims(b, loc, x, axes, init, [&](OpBuilder &nb, Location nl, Value acc, Value e) -> Value {
         if (isFloat)
-          return isMax ? Value(arith::MaximumFOp::create(nb, nl, acc, e)) : Value(arith::MinimumFOp::create(nb, nl, acc, e));
+          return isMax ? poolMax(nb, nl, acc, e) : poolMin(nb, nl, acc, e);
         if (isUnsigned)
           return isMax ? Value(arith::MaxUIOp::create(nb, nl, acc, e)) : Value(arith::MinUIOp::create(nb, nl, acc, e));
         return isMax ? Value(arith::MaxSIOp::create(nb, nl, acc, e)) : Value(arith::MinSIOp::create(nb, nl, acc, e));
@@ -214,7 +214,7 @@ template <typename Op, Kind kind> struct ReducePattern : OpConversionPattern<Op>
     case Kind::LogSumExp: {
       Value m = reduceKeepDims(b, loc, x, axes, lowestValue(b, loc, element, false),
                                [](OpBuilder &nb, Location nl, Value acc, Value e) {
-                                 return arith::MaximumFOp::create(nb, nl, acc, e);
+                                 return poolMax(nb, nl, acc, e);
                                });
       // An all -inf slice would give (-inf) - (-inf) = NaN: shift by 0 there.
       Value shift = map1(b, loc, m, [](OpBuilder &nb, Location nl, Value v) -> Value {
@@ -323,7 +323,7 @@ template <typename Op, bool isLog> struct SoftmaxPattern : OpConversionPattern<O
     int64_t axis = op.getAxis();
     Value m = reduceKeepDims(b, loc, x, {axis}, lowestValue(b, loc, element, false),
                              [](OpBuilder &nb, Location nl, Value acc, Value e) {
-                               return arith::MaximumFOp::create(nb, nl, acc, e);
+                               return poolMax(nb, nl, acc, e);
                              });
     Value shifted = map2(b, loc, x, m, [](OpBuilder &nb, Location nl, Value v, Value mx) {
       return arith::SubFOp::create(nb, nl, v, mx);

@@ -282,13 +282,13 @@ private:
         })
         .Case([&](nn::ReduceMaxOp) {
           if (isFloat)
-            return Value(arith::MaximumFOp::create(b, loc, acc, x));
+            return poolMax(b, loc, acc, x);
           return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, acc, x))
                             : Value(arith::MaxSIOp::create(b, loc, acc, x));
         })
         .Case([&](nn::ReduceMinOp) {
           if (isFloat)
-            return Value(arith::MinimumFOp::create(b, loc, acc, x));
+            return poolMin(b, loc, acc, x);
           return isUnsigned ? Value(arith::MinUIOp::create(b, loc, acc, x))
                             : Value(arith::MinSIOp::create(b, loc, acc, x));
         })

@@ -35,16 +35,17 @@ func.func @reduce_mean_i32(%x: tensor<2x4xi32>) -> tensor<2x1xi32> {
 
 // -----
 
-// Float max / min start from -inf / +inf.
+// Float max / min start from -inf / +inf; which of -0 and +0 they keep is
+// left open (nsz), NaN propagates.
 // CHECK-LABEL: func.func @reduce_max_min_f32
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: linalg.fill ins(%[[NINF]] : f32)
 // CHECK: ^bb0(%[[V:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: arith.maximumf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT: arith.maximumf %[[ACC]], %[[V]] fastmath<nsz> : f32
 // CHECK: %[[PINF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK: linalg.fill ins(%[[PINF]] : f32)
 // CHECK: ^bb0(%[[V2:.*]]: f32, %[[ACC2:.*]]: f32):
-// CHECK-NEXT: arith.minimumf %[[ACC2]], %[[V2]] : f32
+// CHECK-NEXT: arith.minimumf %[[ACC2]], %[[V2]] fastmath<nsz> : f32
 func.func @reduce_max_min_f32(%x: tensor<2x4xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %0 = nn.reduce_max %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xf32>) -> tensor<2xf32>
   %1 = nn.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xf32>) -> tensor<2xf32>

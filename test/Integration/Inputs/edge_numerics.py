@@ -168,6 +168,33 @@ def cases():
                  argmax, argmin, np.where(np.isnan(a), a, np.maximum(a, 0)),
                  np.where(np.isnan(a), a, np.clip(a, -1, 1))])
 
+    # MaxPool propagates a NaN in any tap of a window (PyTorch's max_pool2d
+    # does), for odd and even tap counts, strides 1 and 2, and rows wider
+    # than a vector (a ragged edge).
+    rng = np.random.default_rng(7)
+    p = rng.standard_normal((1, 3, 9, 37)).astype(np.float32)
+    p.flat[rng.choice(p.size, 12, replace=False)] = NAN
+    p.flat[rng.choice(p.size, 4, replace=False)] = INF
+    p.flat[rng.choice(p.size, 4, replace=False)] = -INF
+
+    def max_pool64(x, k, s, pad):
+        x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)),
+                   constant_values=-INF)
+        oh, ow = (x.shape[2] - k) // s + 1, (x.shape[3] - k) // s + 1
+        y = np.empty(x.shape[:2] + (oh, ow))
+        for i in range(oh):
+            for j in range(ow):
+                y[:, :, i, j] = np.max(x[:, :, i * s:i * s + k, j * s:j * s + k], axis=(2, 3))
+        return y.astype(np.float32)
+
+    pools = [("pool3s1", 3, 1, 1), ("pool3s2", 3, 2, 1), ("pool2s2", 2, 2, 0)]
+    out["nan_max_pool"] = (
+        model([helper.make_node("MaxPool", ["p"], [name], kernel_shape=[k, k], strides=[s, s],
+                                pads=[pad] * 4) for name, k, s, pad in pools],
+              [("p", p)],
+              [(name, F32, max_pool64(p, k, s, pad)) for name, k, s, pad in pools]),
+        [p], [max_pool64(p, k, s, pad) for name, k, s, pad in pools])
+
     # Math that has to be exact or double precision on every target (CUDA
     # kernels expand it without libdevice): fmod (Mod with fmod=1) over
     # magnitudes far apart, signs, zeros, infinities and denormals, exactly;
