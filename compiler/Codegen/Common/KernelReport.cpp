@@ -139,6 +139,16 @@ double countFlops(Operation *op, bool &exact) {
   if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::RemFOp,
           arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp>(op))
     return elementsOf(op->getResult(0).getType());
+  // A maximum or minimum written as a compare and select of the compared
+  // values (a max pool's) counts once, at its compare.
+  if (auto compare = dyn_cast<arith::CmpFOp>(op);
+      compare && llvm::any_of(compare->getUsers(), [&](Operation *user) {
+        auto select = dyn_cast<arith::SelectOp>(user);
+        return select && select.getCondition() == compare.getResult() &&
+               ValueRange{select.getTrueValue(), select.getFalseValue()} ==
+                   ValueRange{compare.getLhs(), compare.getRhs()};
+      }))
+    return elementsOf(op->getResult(0).getType());
   // Transcendentals, roots and roundings: one each per element, by convention.
   if (isa<math::MathDialect>(op->getDialect()) && op->getNumResults() == 1 &&
       isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
