@@ -32,12 +32,20 @@ namespace nnc {
 /// function.
 inline constexpr char kBatchLoopAttr[] = "nnc.batch_loop";
 
+/// Whether `op` is a loop whose body the schedules and the memory plan treat
+/// like a function's: a batch loop, or an scf.while. Only a Loop that
+/// computes its condition makes one on the CPU target (ControlFlowOps.cpp),
+/// and canonicalization rebuilds a while loop without its attributes.
+inline bool isBatchLoop(mlir::Operation *op) {
+  return op->hasAttr(kBatchLoopAttr) || mlir::isa<mlir::scf::WhileOp>(op);
+}
+
 /// Whether `op` is at the top of its function, or of a region of a batch
 /// loop there: where a kernel starts.
 inline bool isKernelLevel(mlir::Operation *op) {
   for (mlir::Operation *parent = op->getParentOp(); !mlir::isa<mlir::func::FuncOp>(parent);
        parent = parent->getParentOp())
-    if (!parent->hasAttr(kBatchLoopAttr))
+    if (!isBatchLoop(parent))
       return false;
   return true;
 }
@@ -48,7 +56,7 @@ inline llvm::SmallVector<mlir::Block *> kernelLevelBlocks(mlir::func::FuncOp fun
   llvm::SmallVector<mlir::Block *> blocks{&func.getBody().front()};
   for (size_t i = 0; i < blocks.size(); ++i)
     for (mlir::Operation &op : *blocks[i])
-      if (op.hasAttr(kBatchLoopAttr))
+      if (isBatchLoop(&op))
         for (mlir::Region &region : op.getRegions())
           for (mlir::Block &block : region)
             blocks.push_back(&block);

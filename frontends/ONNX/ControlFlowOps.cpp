@@ -10,8 +10,9 @@
 // constants, or folded to constants from them. A count above kMaxIterations
 // is refused (the graph grows with each). A Loop whose trip count or initial
 // condition is known only at run time becomes an scf.for with the body
-// imported once (importRuntimeLoop), when it is a for loop: the body passes
-// its condition on.
+// imported once (importRuntimeLoop); one whose body computes its condition
+// from the data, an scf.while. A Scan over a sequence length known only at
+// run time becomes an scf.for over the steps (importRuntimeScan).
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,9 +125,11 @@ FailureOr<SmallVector<Value>> scanIterations(NodeImporter &n, SmallVector<Value>
 }
 
 /// The static length of every scan input along its axis (normalized in
-/// place), or an error naming the problem.
+/// place), kDynamic when one is known only at run time, or an error naming
+/// the problem.
 FailureOr<int64_t> sequenceLength(NodeImporter &n, ArrayRef<Value> scans, SmallVector<int64_t> &axes) {
   std::optional<int64_t> length;
+  bool dynamic = false;
   for (auto [x, axis] : llvm::zip(scans, axes)) {
     auto type = NodeImporter::type(x);
     int64_t rank = type.getRank();
@@ -135,19 +138,183 @@ FailureOr<int64_t> sequenceLength(NodeImporter &n, ArrayRef<Value> scans, SmallV
     if (axis < 0)
       axis += rank;
     if (type.isDynamicDim(axis))
-      return n.fail("its sequence length is known only at run time; nnc unrolls Scan over the "
-                    "sequence, which needs it when compiling (pin it with --dim)");
-    if (length && *length != type.getDimSize(axis))
+      dynamic = true;
+    else if (length && *length != type.getDimSize(axis))
       return n.fail("its scan inputs have sequence lengths " + Twine(*length) + " and " +
                     Twine(type.getDimSize(axis)));
-    length = type.getDimSize(axis);
+    else
+      length = type.getDimSize(axis);
   }
+  if (dynamic)
+    return ShapedType::kDynamic;
   if (!length || *length == 0)
     return n.fail("a Scan needs at least one scan input of nonzero length");
   if (*length > kMaxIterations)
     return n.fail("its sequence of " + Twine(*length) + " is longer than the " +
                   Twine(kMaxIterations) + " iterations nnc unrolls");
   return *length;
+}
+
+/// The slice of `x` (static but along `axis`) at `at` along `axis`, that dim
+/// dropped.
+Value elementAt(OpBuilder &b, Location loc, Value x, int64_t axis, OpFoldResult at) {
+  RankedTensorType type = NodeImporter::type(x);
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+      strides(rank, b.getIndexAttr(1));
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(b.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
+  offsets[axis] = at;
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + axis);
+  return tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                        x, offsets, sizes, strides);
+}
+
+/// `element` inserted into `into` at `at` along `axis` (a dim `element` lacks).
+Value insertAlong(OpBuilder &b, Location loc, Value element, Value into, int64_t axis,
+                  OpFoldResult at) {
+  RankedTensorType type = NodeImporter::type(element);
+  int64_t rank = type.getRank() + 1;
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+      strides(rank, b.getIndexAttr(1));
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + axis, 1);
+  for (int64_t d : shape)
+    sizes.push_back(b.getIndexAttr(d));
+  offsets[axis] = at;
+  return tensor::InsertSliceOp::create(b, loc, element, into, offsets, sizes, strides);
+}
+
+/// A Scan whose sequence length is known only at run time, as an scf.for
+/// over the steps with the body imported once, built like a Loop's of a
+/// run-time trip count (importRuntimeLoop): each state in two slots, each
+/// scan input's element read at the step (counted from the end where its
+/// direction is 1), each scan output's element inserted along its axis. The
+/// scan inputs' lengths must agree: checked before the run.
+LogicalResult importRuntimeScan(NodeImporter &n, ArrayRef<Value> states, SmallVector<Value> scans,
+                                ArrayRef<int64_t> axes, ArrayRef<int64_t> directions,
+                                std::optional<SmallVector<int64_t>> outAxes,
+                                std::optional<SmallVector<int64_t>> outDirections) {
+  OpBuilder &b = n.builder;
+  Location loc = n.loc;
+  if (isa<scf::ForOp, scf::WhileOp>(b.getInsertionBlock()->getParentOp()))
+    return n.fail("its sequence length is known only at run time, inside another loop of a "
+                  "run-time length, which is not supported yet");
+  for (auto [k, v] : llvm::enumerate(states))
+    if (!NodeImporter::type(v).hasStaticShape())
+      return n.fail("its state " + Twine(k) +
+                    " has dynamic dims; a Scan of a run-time length needs static ones");
+  for (auto [k, v] : llvm::enumerate(scans)) {
+    RankedTensorType type = NodeImporter::type(v);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axes[k] && type.isDynamicDim(d))
+        return n.fail("its scan input " + Twine(k) + " has dynamic dims besides the sequence; a "
+                      "Scan of a run-time length needs static ones");
+  }
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value zero = index(0), one = index(1), two = index(2);
+  Value length = tensor::DimOp::create(b, loc, scans[0], axes[0]);
+  for (size_t k = 1; k < scans.size(); ++k) {
+    Value other = tensor::DimOp::create(b, loc, scans[k], axes[k]);
+    Value same = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, b.getI1Type()),
+        ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, length, other)});
+    scans[k] = n.create<nn::CheckOp>(scans[k], same,
+                                     b.getStringAttr("its scan inputs' sequence lengths differ"));
+  }
+  Value last = arith::SubIOp::create(b, loc, length, one);
+  SmallVector<Value> inits;
+  for (Value v : states)
+    inits.push_back(n.stateSlots(v));
+  auto loop = scf::ForOp::create(b, loc, zero, length, one, inits);
+  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  SmallVector<Value> elements; // the body's scan outputs
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVar();
+    Value backwards = arith::SubIOp::create(b, loc, last, t);
+    Value current = arith::RemUIOp::create(b, loc, t, two);
+    Value next = arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, t, one), two);
+    SmallVector<Value> inputs;
+    for (auto [v, slots] : llvm::zip(states, loop.getRegionIterArgs()))
+      inputs.push_back(n.extractAt(slots, {current}, NodeImporter::type(v)));
+    for (auto [x, axis, direction] : llvm::zip(scans, axes, directions))
+      inputs.push_back(elementAt(b, loc, x, axis, direction ? backwards : t));
+    FailureOr<SmallVector<Value>> outputs = n.importSubgraph("body", inputs);
+    if (failed(outputs))
+      return failure();
+    if (outputs->size() < states.size())
+      return n.fail("its body has " + Twine(outputs->size()) + " outputs for " +
+                    Twine(states.size()) + " state variables");
+    SmallVector<Value> yields;
+    for (auto [k, pair] : llvm::enumerate(llvm::zip(states, loop.getRegionIterArgs()))) {
+      auto [v, slots] = pair;
+      Value updated = (*outputs)[k];
+      if (updated.getType() != v.getType()) {
+        std::string before, after;
+        llvm::raw_string_ostream(before) << v.getType();
+        llvm::raw_string_ostream(after) << updated.getType();
+        return n.fail("its state " + Twine(k) + " is " + before + " but the body makes it " +
+                      after + "; a Scan of a run-time length needs one static type");
+      }
+      yields.push_back(n.insertAt(updated, slots, {next}));
+    }
+    scf::YieldOp::create(b, loc, yields);
+    elements.assign(outputs->begin() + states.size(), outputs->end());
+  }
+  size_t numScanOutputs = elements.size();
+  if (!outAxes)
+    outAxes = SmallVector<int64_t>(numScanOutputs, 0);
+  if (!outDirections)
+    outDirections = SmallVector<int64_t>(numScanOutputs, 0);
+  if (outAxes->size() != numScanOutputs || outDirections->size() != numScanOutputs)
+    return n.fail("scan_output_axes and scan_output_directions need one entry per scan output (" +
+                  Twine(numScanOutputs) + ")");
+  SmallVector<Value> scanInits;
+  b.setInsertionPoint(loop);
+  for (auto [k, pair] : llvm::enumerate(llvm::zip(elements, *outAxes))) {
+    auto &[v, axis] = pair;
+    RankedTensorType type = NodeImporter::type(v);
+    if (!type.hasStaticShape())
+      return n.fail("its scan output " + Twine(k) +
+                    " has dynamic dims; a Scan of a run-time length needs static ones");
+    int64_t rank = type.getRank() + 1;
+    if (axis < -rank || axis >= rank)
+      return n.fail("scan output axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
+    if (axis < 0)
+      axis += rank;
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + axis, ShapedType::kDynamic);
+    scanInits.push_back(
+        tensor::EmptyOp::create(b, loc, shape, type.getElementType(), ValueRange{length}));
+  }
+  IRRewriter rewriter(b);
+  rewriter.setInsertionPoint(loop);
+  FailureOr<LoopLikeOpInterface> grown = cast<LoopLikeOpInterface>(*loop).replaceWithAdditionalYields(
+      rewriter, scanInits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &at, Location, ArrayRef<BlockArgument> rows) {
+        Value t = loop.getInductionVar();
+        Value backwards = arith::SubIOp::create(at, loc, last, t);
+        SmallVector<Value> updated;
+        for (auto [v, rowsArg, axis, direction] :
+             llvm::zip(elements, rows, *outAxes, *outDirections))
+          updated.push_back(insertAlong(at, loc, v, rowsArg, axis, direction ? backwards : t));
+        return updated;
+      });
+  if (failed(grown))
+    return n.fail("could not build its loop");
+  auto built = cast<scf::ForOp>(grown->getOperation());
+  b.setInsertionPointAfter(built);
+  Value final = arith::RemUIOp::create(b, loc, length, two);
+  SmallVector<Value> results;
+  for (auto [v, slots] : llvm::zip(states, built.getResults().take_front(states.size())))
+    results.push_back(n.extractAt(slots, {final}, NodeImporter::type(v)));
+  for (Value rows : built.getResults().drop_front(states.size()))
+    results.push_back(rows);
+  n.setOutputs(results);
+  return success();
 }
 
 /// Scan from opset 9: states, then scan inputs, each cut along its axis.
@@ -170,6 +337,9 @@ LogicalResult importScan(NodeImporter &n) {
   FailureOr<int64_t> length = sequenceLength(n, scans, *axes);
   if (failed(length))
     return failure();
+  if (ShapedType::isDynamic(*length))
+    return importRuntimeScan(n, states, scans, *axes, *directions, n.attrInts("scan_output_axes"),
+                             n.attrInts("scan_output_directions"));
   FailureOr<SmallVector<Value>> results =
       scanIterations(n, states, scans, *length, *axes, *directions, n.attrInts("scan_output_axes"),
                      n.attrInts("scan_output_directions"));
@@ -214,6 +384,10 @@ LogicalResult importScan8(NodeImporter &n) {
   FailureOr<int64_t> length = sequenceLength(n, scans, seqAxes);
   if (failed(length))
     return failure();
+  if (ShapedType::isDynamic(*length))
+    return n.fail("its sequence length is known only at run time; nnc unrolls opset 8's Scan "
+                  "over the batch and the sequence, which needs both when compiling (pin them "
+                  "with --dim)");
   if (Value lens = n.input(0)) {
     std::optional<SmallVector<int64_t>> given = n.constInts(0);
     if (!given || llvm::any_of(*given, [&](int64_t l) { return l != *length; }))
@@ -271,25 +445,77 @@ Value element(OpBuilder &b, Location loc, Value tensor) {
   return tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(type.getRank(), zero));
 }
 
+/// The one element of a 0-D or one-element tensor as an i1: whether it is
+/// nonzero.
+Value truth(OpBuilder &b, Location loc, Value tensor) {
+  Value v = element(b, loc, tensor);
+  if (v.getType().isInteger(1))
+    return v;
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                               arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType())));
+}
+
+/// `loop` (from 0, step 1, its body computing `goOn`) as an scf.while that
+/// also stops after an iteration whose `goOn` is false: the same body in the
+/// after region, the iteration number carried before the loop's own values
+/// and `goOn` after them (last, so that the tensors keep their positions in
+/// the condition's operands when canonicalization drops it there, as
+/// bufferization needs). Its results: the iterations run, the loop's
+/// results, the last `goOn`.
+scf::WhileOp untilFalse(OpBuilder &b, scf::ForOp loop, Value goOn) {
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  SmallVector<Value> inits{loop.getLowerBound()};
+  inits.append(loop.getInitArgs().begin(), loop.getInitArgs().end());
+  inits.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  Value upper = loop.getUpperBound();
+  auto whileOp = scf::WhileOp::create(
+      b, loc, ValueRange(inits).getTypes(), inits,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        Value more = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, args[0], upper);
+        scf::ConditionOp::create(bb, l, arith::AndIOp::create(bb, l, more, args.back()), args);
+      },
+      [](OpBuilder &, Location, ValueRange) {});
+  whileOp->setAttrs(loop->getDiscardableAttrDictionary());
+  Block *after = whileOp.getAfterBody();
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  b.setInsertionPoint(yield);
+  SmallVector<Value> next{arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep())};
+  next.append(yield.getOperands().begin(), yield.getOperands().end());
+  next.push_back(goOn);
+  scf::YieldOp::create(b, loc, next);
+  yield.erase();
+  loop.getInductionVar().replaceAllUsesWith(after->getArgument(0));
+  for (auto [arg, replacement] : llvm::zip(loop.getRegionIterArgs(), after->getArguments().slice(1, loop.getNumRegionIterArgs())))
+    arg.replaceAllUsesWith(replacement);
+  after->getOperations().splice(after->end(), body->getOperations());
+  loop.replaceAllUsesWith(whileOp.getResults().slice(1, loop.getNumResults()));
+  loop.erase();
+  return whileOp;
+}
+
 /// A Loop whose trip count or initial condition is known only at run time,
-/// as an scf.for over `trip count` iterations (none when the condition is
-/// false), the body imported once into it. The body must pass its condition
-/// through unchanged (a for loop, as exporters write one): a condition
-/// computed per iteration would need an early exit. Loop-carried values keep
-/// one static shape; each lives in two slots [2, ...], iteration i reading
-/// slot i mod 2 and writing the other, and each scan output is a tensor
-/// [iterations, ...] the iterations insert their rows into: every update is
-/// an insertion into a loop-carried tensor, which bufferizes in place. The
-/// loop is marked like a loop over a dynamic batch, whose body the schedules
-/// and the memory plan treat like a function's.
+/// or whose body computes its condition, with the body imported once. When
+/// the body passes its condition on (a for loop, as exporters write one), an
+/// scf.for over `trip count` iterations (none when the condition is false);
+/// when it computes it (a while loop), an scf.while that also stops after
+/// the first iteration whose condition is false (untilFalse). Loop-carried
+/// values keep one static shape; each lives in two slots [2, ...],
+/// iteration i reading slot i mod 2 and writing the other, and each scan
+/// output is a tensor [iterations, ...] the iterations insert their rows
+/// into: every update is an insertion into a loop-carried tensor, which
+/// bufferizes in place. A while loop's scan outputs are sized for the trip
+/// count, and only the run knows how many rows it wrote (a bounded extent,
+/// like NonZero's count). The loop is marked like a loop over a dynamic
+/// batch, whose body the schedules and the memory plan treat like a
+/// function's.
 LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value condition,
                                 ArrayRef<Value> carried) {
   OpBuilder &b = n.builder;
   Location loc = n.loc;
-  if (!tripCount)
-    return n.fail("its condition is known only at run time and it has no trip count: nnc runs a "
-                  "Loop of a run-time length only as a for loop");
-  if (isa<scf::ForOp>(b.getInsertionBlock()->getParentOp()))
+  if (isa<scf::ForOp, scf::WhileOp>(b.getInsertionBlock()->getParentOp()))
     return n.fail("it runs a run-time number of iterations inside another loop of a run-time "
                   "length, which is not supported yet");
   for (Value v : {tripCount, condition})
@@ -301,23 +527,21 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
                     " has dynamic dims; a Loop of a run-time length needs static ones");
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value zero = index(0), one = index(1), two = index(2);
-  // Iterations: the trip count (none if negative), or none when the initial
-  // condition is false.
-  Value count = arith::IndexCastOp::create(b, loc, b.getIndexType(), element(b, loc, tripCount));
+  // Iterations at most: the trip count (none if negative; unbounded without
+  // one), or none when the initial condition is false.
+  Value count = tripCount ? arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                       element(b, loc, tripCount)).getResult()
+                          : index(std::numeric_limits<int64_t>::max());
   count = arith::MaxSIOp::create(b, loc, count, zero);
-  if (condition) {
-    Value go = element(b, loc, condition);
-    if (!go.getType().isInteger(1))
-      go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, go,
-                                 arith::ConstantOp::create(b, loc, b.getZeroAttr(go.getType())));
-    count = arith::SelectOp::create(b, loc, go, count, zero);
-  }
+  if (condition)
+    count = arith::SelectOp::create(b, loc, truth(b, loc, condition), count, zero);
   SmallVector<Value> inits;
   for (Value v : carried)
     inits.push_back(n.stateSlots(v));
   auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
   SmallVector<Value> scans;
+  Value goOn; // the body's condition, when it computes one
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -335,9 +559,11 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     if (failed(outputs))
       return failure();
     std::optional<int64_t> kept = constantScalar(outputs->front());
-    if (outputs->front() != conditionIn && (!kept || *kept == 0))
-      return n.fail("its body computes the condition; nnc runs a Loop of a run-time length only "
-                    "as a for loop, whose body passes its condition on");
+    if (outputs->front() != conditionIn && (!kept || *kept == 0)) {
+      if (NodeImporter::type(outputs->front()).getNumElements() != 1)
+        return n.fail("its body's condition must be a single element");
+      goOn = truth(b, loc, outputs->front());
+    }
     SmallVector<Value> yields;
     for (auto [k, pair] : llvm::enumerate(llvm::zip(carried, loop.getRegionIterArgs()))) {
       auto [v, slots] = pair;
@@ -355,6 +581,12 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     scf::YieldOp::create(b, loc, yields);
     scans.assign(outputs->begin() + 1 + carried.size(), outputs->end());
   }
+  if (!tripCount && !goOn)
+    return n.fail("it has no trip count and its body passes its condition on: it would never end "
+                  "unless its condition starts false");
+  if (!tripCount && !scans.empty())
+    return n.fail("its body computes its condition and it has no trip count: nothing bounds its "
+                  "scan outputs' lengths, which nnc needs to size them before the run");
   for (auto [k, v] : llvm::enumerate(scans))
     if (!NodeImporter::type(v).hasStaticShape())
       return n.fail("its scan output " + Twine(k) +
@@ -384,13 +616,35 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
   if (failed(grown))
     return n.fail("could not build its loop");
   auto built = cast<scf::ForOp>(grown->getOperation());
-  b.setInsertionPointAfter(built);
-  Value last = arith::RemUIOp::create(b, loc, count, two);
+  ValueRange loopResults = built.getResults();
+  Value iterations = count;
+  if (goOn) {
+    unsigned numResults = built.getNumResults();
+    scf::WhileOp whileOp = untilFalse(b, built, goOn);
+    iterations = whileOp.getResult(0);
+    loopResults = whileOp.getResults().slice(1, numResults);
+    b.setInsertionPointAfter(whileOp);
+  } else {
+    b.setInsertionPointAfter(built);
+  }
+  Value last = arith::RemUIOp::create(b, loc, iterations, two);
   SmallVector<Value> results;
-  for (auto [v, slots] : llvm::zip(carried, built.getResults().take_front(carried.size())))
+  for (auto [v, slots] : llvm::zip(carried, loopResults.take_front(carried.size())))
     results.push_back(n.extractAt(slots, {last}, NodeImporter::type(v)));
-  for (Value rows : built.getResults().drop_front(carried.size()))
-    results.push_back(rows);
+  // A while loop's rows: the first `iterations` of the trip count's.
+  Value rowsRun = goOn ? nn::BoundedExtentOp::create(b, loc, iterations, count).getResult() : Value();
+  for (Value rows : loopResults.drop_front(carried.size())) {
+    if (!rowsRun) {
+      results.push_back(rows);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(rows.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes{rowsRun},
+        strides(type.getRank(), b.getIndexAttr(1));
+    for (int64_t d : type.getShape().drop_front())
+      sizes.push_back(b.getIndexAttr(d));
+    results.push_back(tensor::ExtractSliceOp::create(b, loc, type, rows, offsets, sizes, strides));
+  }
   n.setOutputs(results);
   return success();
 }
@@ -419,6 +673,12 @@ LogicalResult importLoop(NodeImporter &n) {
   std::optional<int64_t> go = condition ? constantScalar(condition) : std::optional<int64_t>(1);
   if (!go)
     return importRuntimeLoop(n, tripCount, condition, carried);
+  // Where the unrolled iterations begin, to take them back when the body
+  // turns out to compute its condition at run time.
+  SmallVector<Value> initial(carried);
+  Block *block = b.getInsertionBlock();
+  Block::iterator end = b.getInsertionPoint();
+  Operation *before = end == block->begin() ? nullptr : &*std::prev(end);
   Value conditionIn = n.scalar(b.getI1Type(), 1);
   SmallVector<SmallVector<Value>> scanned;
   int64_t t = 0;
@@ -434,9 +694,16 @@ LogicalResult importLoop(NodeImporter &n) {
     if (failed(outputs))
       return failure();
     go = constantScalar(outputs->front());
-    if (!go)
-      return n.fail("its body computes the condition at run time; nnc unrolls Loop, which needs "
-                    "the number of iterations when compiling");
+    if (!go) {
+      // A while loop: the iterations unrolled so far go, and the loop runs.
+      Block::iterator first = before ? std::next(before->getIterator()) : block->begin();
+      SmallVector<Operation *> unrolled;
+      for (Operation &op : llvm::make_range(first, b.getInsertionPoint()))
+        unrolled.push_back(&op);
+      for (Operation *op : llvm::reverse(unrolled))
+        op->erase();
+      return importRuntimeLoop(n, tripCount, condition, initial);
+    }
     conditionIn = outputs->front();
     carried.assign(outputs->begin() + 1, outputs->begin() + 1 + carried.size());
     scanned.resize(outputs->size() - 1 - carried.size());

@@ -79,14 +79,14 @@ struct OutlineLoops : nnc::impl::OutlineLoopsBase<OutlineLoops> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    SmallVector<scf::ForOp> batchLoops;
-    module.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-      if (!loop->hasAttr(nnc::kBatchLoopAttr))
+    SmallVector<Operation *> batchLoops;
+    module.walk<WalkOrder::PreOrder>([&](Operation *loop) {
+      if (!isa<scf::ForOp, scf::WhileOp>(loop) || !nnc::isBatchLoop(loop))
         return WalkResult::advance();
       batchLoops.push_back(loop);
       return WalkResult::skip();
     });
-    for (scf::ForOp loop : batchLoops)
+    for (Operation *loop : batchLoops)
       if (failed(outlineBody(loop, symbols)))
         return signalPassFailure();
     // Then the loop nests of every function, sample bodies included.
@@ -95,7 +95,7 @@ struct OutlineLoops : nnc::impl::OutlineLoopsBase<OutlineLoops> {
       if (func.isExternal())
         continue;
       for (Operation &op : func.getBody().front())
-        if (op.getNumRegions() && !op.hasAttr(nnc::kBatchLoopAttr) && hasDynamicLoop(&op))
+        if (op.getNumRegions() && !nnc::isBatchLoop(&op) && hasDynamicLoop(&op))
           nests.push_back(&op);
     }
     for (Operation *nest : nests)
@@ -103,31 +103,46 @@ struct OutlineLoops : nnc::impl::OutlineLoopsBase<OutlineLoops> {
   }
 
   /// A batch loop's body as `@<func>_sample<N>(<the values it uses>...,
-  /// index)`; the loop keeps only the call.
-  LogicalResult outlineBody(scf::ForOp loop, SymbolTable &symbols) {
+  /// index)`; the loop keeps only the call. A while loop's body returns what
+  /// it computes for the next iteration (its condition, the next index).
+  LogicalResult outlineBody(Operation *loop, SymbolTable &symbols) {
+    auto forOp = dyn_cast<scf::ForOp>(loop);
     // Buffers: the body writes its sample's results in place.
-    if (loop.getNumResults() != 0)
-      return loop.emitOpError("expected a bufferized batch loop without results");
+    if (forOp && forOp.getNumResults() != 0)
+      return loop->emitOpError("expected a bufferized batch loop without results");
+    Region &region = forOp ? forOp.getRegion() : cast<scf::WhileOp>(loop).getAfter();
+    Block *block = &region.front();
+    auto yield = cast<scf::YieldOp>(block->getTerminator());
+    SmallVector<Value> computed; // what the yield takes from the body's ops
+    for (Value v : yield.getOperands())
+      if (v.getDefiningOp() && block->findAncestorOpInBlock(*v.getDefiningOp()) &&
+          !llvm::is_contained(computed, v))
+        computed.push_back(v);
     auto func = loop->getParentOfType<func::FuncOp>();
-    Location loc = loop.getLoc();
+    Location loc = loop->getLoc();
     SmallVector<Value> arguments;
     SmallVector<Operation *> constants;
-    usedFromOutside(loop.getRegion(), {}, arguments, constants);
-    arguments.push_back(loop.getInductionVar());
+    usedFromOutside(region, {}, arguments, constants);
+    arguments.append(block->getArguments().begin(), block->getArguments().end());
     IRMapping map;
     func::FuncOp body;
-    OpBuilder b =
-        startFunction(func, "sample", arguments, constants, {}, loc, symbols, map, body);
-    for (Operation &op : loop.getBody()->without_terminator())
+    OpBuilder b = startFunction(func, "sample", arguments, constants,
+                                ValueRange(computed).getTypes(), loc, symbols, map, body);
+    for (Operation &op : block->without_terminator())
       b.clone(op, map);
-    func::ReturnOp::create(b, loc);
+    SmallVector<Value> returned;
+    for (Value v : computed)
+      returned.push_back(map.lookup(v));
+    func::ReturnOp::create(b, loc, returned);
+    b.setInsertionPointToStart(block);
+    auto call = func::CallOp::create(b, loc, body, arguments);
+    for (auto [v, result] : llvm::zip(computed, call.getResults()))
+      v.replaceUsesWithIf(result, [&](OpOperand &use) { return use.getOwner() == yield; });
     SmallVector<Operation *> moved;
-    for (Operation &op : loop.getBody()->without_terminator())
+    for (Operation &op : llvm::make_range(std::next(call->getIterator()), yield->getIterator()))
       moved.push_back(&op);
     for (Operation *op : llvm::reverse(moved))
       op->erase();
-    b.setInsertionPointToStart(loop.getBody());
-    func::CallOp::create(b, loc, body, arguments);
     return success();
   }
 

@@ -519,10 +519,13 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
   /// five times the memory of code pinned to batch 1 (MobileNetV2: 50 MB
   /// against 10), out of cache.
   LogicalResult planLoopBodies(Block &body) {
-    for (auto loop : body.getOps<scf::ForOp>()) {
-      if (!loop->hasAttr(nnc::kBatchLoopAttr))
+    for (Operation &loop : body) {
+      if (!nnc::isBatchLoop(&loop))
         continue;
-      Block &inner = *loop.getBody();
+      auto whileOp = dyn_cast<scf::WhileOp>(loop);
+      if (!whileOp && !isa<scf::ForOp>(loop))
+        continue;
+      Block &inner = whileOp ? *whileOp.getAfterBody() : *cast<scf::ForOp>(loop).getBody();
       DenseMap<Operation *, int64_t> position;
       for (auto [i, op] : llvm::enumerate(inner))
         position[&op] = i;
@@ -546,7 +549,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       FailureOr<int64_t> total = firstFit(buffers);
       if (failed(total))
         return failure();
-      OpBuilder b(loop);
+      OpBuilder b(&loop);
       Value shared = memref::AllocOp::create(
           b, loop.getLoc(), MemRefType::get({*total}, IntegerType::get(loop.getContext(), 8)));
       for (Buffer &buffer : buffers) {
@@ -583,7 +586,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         for (Block &block : region) {
           blocks.push_back({top, &block});
           for (Operation &nested : block)
-            if (nested.hasAttr(nnc::kBatchLoopAttr) || isa<scf::IfOp, scf::IndexSwitchOp>(nested))
+            if (nnc::isBatchLoop(&nested) || isa<scf::IfOp, scf::IndexSwitchOp>(nested))
               collectRegions(top, nested);
         }
     };
@@ -594,7 +597,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
         for (Operation &nested : *loop.getBody())
           if (isa<scf::IfOp, scf::IndexSwitchOp>(nested))
             collectRegions(loop, nested);
-      } else if (op.hasAttr(nnc::kBatchLoopAttr) || isa<scf::IfOp, scf::IndexSwitchOp>(op)) {
+      } else if (nnc::isBatchLoop(&op) || isa<scf::IfOp, scf::IndexSwitchOp>(op)) {
         collectRegions(&op, op);
       }
     }

@@ -61,17 +61,19 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
       return signalPassFailure();
     }
     // Loops over a count only the run knows (a Loop's trip count given at
-    // run time, a recurrence over a dynamic sequence: the importer's
-    // nnc.batch_loop) stay host loops on the CPU target.
-    WalkResult loops = func.walk([](scf::ForOp loop) {
-      return loop->hasAttr(nnc::kBatchLoopAttr) ? WalkResult::interrupt() : WalkResult::advance();
+    // run time or its condition computed, a recurrence over a dynamic
+    // sequence: the importer's nnc.batch_loop, or an scf.while) stay host
+    // loops on the CPU target.
+    WalkResult loops = func.walk([](Operation *loop) {
+      return isa<scf::ForOp, scf::WhileOp>(loop) && nnc::isBatchLoop(loop) ? WalkResult::interrupt()
+                                                                          : WalkResult::advance();
     });
     if (loops.wasInterrupted()) {
       func.emitError("function '")
           << func.getSymName()
-          << "' loops over a count known only at run time (a Loop whose trip count is an input, "
-             "or a recurrence over a dynamic sequence), which the CUDA target does not support "
-             "yet; the CPU target does";
+          << "' loops over a count known only at run time (a Loop whose trip count is an input or "
+             "whose body computes its condition, or a recurrence over a dynamic sequence), which "
+             "the CUDA target does not support yet; the CPU target does";
       return signalPassFailure();
     }
     if (!func.getBody().hasOneBlock()) {

@@ -129,8 +129,7 @@ def onnx_models(out, rng):
 
 def loop_models(out, rng):
     """ONNX Loops whose trip count is a run-time input: a for loop carrying a
-    state through tanh(h W + x[i]) and scanning 2h, and one whose body
-    computes its condition (refused)."""
+    state through tanh(h W + x[i]) and scanning 2h."""
     n = 4
     w = (rng.standard_normal((n, n)) * 0.5).astype(np.float32)
     body = helper.make_graph(
@@ -180,28 +179,180 @@ def loop_models(out, rng):
             with open(os.path.join(directory, f"output_{i}.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(a.astype(np.float32)).SerializeToString())
 
-    # The body computes its condition: a while loop, refused.
+
+def save_model(out, name, graph):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    with open(os.path.join(out, name, "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def save_set(directory, inputs, outputs):
+    """Named inputs (name, array) and outputs, each keeping its dtype."""
+    os.makedirs(directory, exist_ok=True)
+    for i, (name, a) in enumerate(inputs):
+        with open(os.path.join(directory, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a, name).SerializeToString())
+    for i, a in enumerate(outputs):
+        with open(os.path.join(directory, f"output_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a).SerializeToString())
+
+
+def while_models(out, rng):
+    """ONNX Loops whose body computes the condition (while loops):
+    - "while": a trip count M given at run time, h <- tanh(h W) halving until
+      its absolute sum drops below 0.5, each h scanned: the scan output has
+      as many rows as iterations ran, which only the run knows;
+    - "while_nocount": no trip count, an initial condition given at run time,
+      a float halved and an int64 counter until the float is at most 1;
+    - "while_const": the trip count a constant INT64_MAX and the condition a
+      constant true, as PyTorch exports a scripted while loop;
+    - "while_unbounded": no trip count and a scan output (refused)."""
+    n = 4
+    w = (rng.standard_normal((n, n)) * 0.8).astype(np.float32)
     body = helper.make_graph(
-        [helper.make_node("Neg", ["h_in"], ["h_out"]),
-         helper.make_node("ReduceSum", ["h_out"], ["s"], keepdims=0),
-         helper.make_node("Greater", ["s", "zero"], ["cond_out"])],
+        [helper.make_node("MatMul", ["h_in", "W"], ["hw"]),
+         helper.make_node("Tanh", ["hw"], ["t"]),
+         helper.make_node("Mul", ["t", "half"], ["h_out"]),
+         helper.make_node("Abs", ["h_out"], ["a"]),
+         helper.make_node("ReduceSum", ["a"], ["s"], keepdims=0),
+         helper.make_node("Greater", ["s", "limit"], ["cond_out"]),
+         helper.make_node("Identity", ["h_out"], ["h_scan"])],
         "body",
         [helper.make_tensor_value_info("i", TensorProto.INT64, []),
          helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
          helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [n])],
         [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n])],
-        [numpy_helper.from_array(np.array(0, np.float32), "zero")])
-    loop = helper.make_node("Loop", ["M", "", "h0"], ["h"], name="until_negative", body=body)
-    graph = helper.make_graph(
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("h_scan", TensorProto.FLOAT, [n])],
+        [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+         numpy_helper.from_array(np.array(0.5, np.float32), "limit")])
+    loop = helper.make_node("Loop", ["M", "", "h0"], ["h", "hs"], name="until_small", body=body)
+    save_model(out, "while", helper.make_graph(
         [loop], "while",
         [helper.make_tensor_value_info("M", TensorProto.INT64, []),
          helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n])],
-        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    os.makedirs(os.path.join(out, "while"), exist_ok=True)
-    with open(os.path.join(out, "while", "model.onnx"), "wb") as f:
-        f.write(model.SerializeToString())
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("hs", TensorProto.FLOAT, ["iterations", n])],
+        [numpy_helper.from_array(w, "W")]))
+    for name, trips, scale in (("stop1", 100, 0.1), ("stop_late", 100, 40.0), ("count2", 2, 40.0),
+                               ("count0", 0, 40.0)):
+        h0 = (rng.standard_normal(n) * scale).astype(np.float32)
+        h = h0.astype(np.float64)
+        hs = []
+        for _ in range(trips):
+            h = np.tanh(h @ w.astype(np.float64)) * 0.5
+            hs.append(h)
+            if np.abs(h).sum() <= 0.5:
+                break
+        save_set(os.path.join(out, "while", name), (("M", np.array(trips, np.int64)), ("h0", h0)),
+                 (h.astype(np.float32), np.array(hs, np.float32).reshape(-1, n)))
+
+    def halving(trip_count, condition, scan=False):
+        body = helper.make_graph(
+            [helper.make_node("Mul", ["x_in", "half"], ["x_out"]),
+             helper.make_node("Add", ["k_in", "one"], ["k_out"]),
+             helper.make_node("Greater", ["x_out", "one_f"], ["cond_out"])],
+            "body",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("x_in", TensorProto.FLOAT, []),
+             helper.make_tensor_value_info("k_in", TensorProto.INT64, [])],
+            [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("x_out", TensorProto.FLOAT, []),
+             helper.make_tensor_value_info("k_out", TensorProto.INT64, [])] +
+            ([helper.make_tensor_value_info("x_out", TensorProto.FLOAT, [])] if scan else []),
+            [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+             numpy_helper.from_array(np.array(1, np.int64), "one"),
+             numpy_helper.from_array(np.array(1, np.float32), "one_f")])
+        return helper.make_node("Loop", [trip_count, condition, "x0", "k0"],
+                                ["x", "k"] + (["xs"] if scan else []), name="halve", body=body)
+
+    x_k = [helper.make_tensor_value_info("x", TensorProto.FLOAT, []),
+           helper.make_tensor_value_info("k", TensorProto.INT64, [])]
+    save_model(out, "while_nocount", helper.make_graph(
+        [halving("", "go")], "while_nocount",
+        [helper.make_tensor_value_info("go", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x0", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("k0", TensorProto.INT64, [])], x_k))
+    save_model(out, "while_const", helper.make_graph(
+        [halving("M", "go")], "while_const",
+        [helper.make_tensor_value_info("x0", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("k0", TensorProto.INT64, [])], x_k,
+        [numpy_helper.from_array(np.array(np.iinfo(np.int64).max, np.int64), "M"),
+         numpy_helper.from_array(np.array(True), "go")]))
+    save_model(out, "while_unbounded", helper.make_graph(
+        [halving("", "go", scan=True)], "while_unbounded",
+        [helper.make_tensor_value_info("go", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x0", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("k0", TensorProto.INT64, [])],
+        x_k + [helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["iterations"])]))
+    for name, go, x0 in (("x1000", True, 1000.0), ("x3", True, 3.0), ("x0_5", True, 0.5),
+                         ("stopped", False, 1000.0)):
+        x, k = np.float32(x0), 7
+        if go:
+            while True:
+                x, k = np.float32(x * 0.5), k + 1
+                if not x > 1:
+                    break
+        outputs = (np.array(x, np.float32), np.array(k, np.int64))
+        save_set(os.path.join(out, "while_nocount", name),
+                 (("go", np.array(go)), ("x0", np.array(x0, np.float32)), ("k0", np.array(7, np.int64))),
+                 outputs)
+        if go:
+            save_set(os.path.join(out, "while_const", name),
+                     (("x0", np.array(x0, np.float32)), ("k0", np.array(7, np.int64))), outputs)
+
+
+def scan_models(out, rng):
+    """A Scan over a symbolic sequence length: two scan inputs, the second
+    read backwards along axis 1, a state through tanh(h W + x_t + y_t V), and
+    two scan outputs, the second written backwards along axis 1."""
+    n = 3
+    w = (rng.standard_normal((n, n)) * 0.5).astype(np.float32)
+    v = (rng.standard_normal((2, n)) * 0.5).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["h_in", "W"], ["hw"]),
+         helper.make_node("MatMul", ["y_t", "V"], ["yv"]),
+         helper.make_node("Add", ["hw", "x_t"], ["a"]),
+         helper.make_node("Add", ["a", "yv"], ["pre"]),
+         helper.make_node("Tanh", ["pre"], ["h_out"]),
+         helper.make_node("Identity", ["h_out"], ["first"]),
+         helper.make_node("Add", ["h_out", "h_out"], ["second"])],
+        "body",
+        [helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("x_t", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("y_t", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("first", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("second", TensorProto.FLOAT, [n])])
+    scan = helper.make_node("Scan", ["h0", "xs", "ys"], ["h", "firsts", "seconds"], name="scan",
+                            body=body, num_scan_inputs=2, scan_input_axes=[0, 1],
+                            scan_input_directions=[0, 1], scan_output_axes=[0, 1],
+                            scan_output_directions=[0, 1])
+    save_model(out, "scan", helper.make_graph(
+        [scan], "scan",
+        [helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["seq", n]),
+         helper.make_tensor_value_info("ys", TensorProto.FLOAT, [2, "seq"])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("firsts", TensorProto.FLOAT, ["seq", n]),
+         helper.make_tensor_value_info("seconds", TensorProto.FLOAT, [n, "seq"])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(v, "V")]))
+    for length, other in ((0, 0), (1, 1), (7, 7), (300, 300), (5, 4)):
+        h0 = rng.standard_normal(n).astype(np.float32)
+        xs = rng.standard_normal((length, n)).astype(np.float32)
+        ys = rng.standard_normal((2, other)).astype(np.float32)
+        h = h0.astype(np.float64)
+        firsts = np.zeros((length, n))
+        seconds = np.zeros((n, length))
+        for t in range(min(length, other)):
+            h = np.tanh(h @ w.astype(np.float64) + xs[t] + ys[:, other - 1 - t] @ v.astype(np.float64))
+            firsts[t] = h
+            seconds[:, length - 1 - t] = 2 * h
+        name = f"t{length}" if length == other else f"t{length}_{other}"
+        save_set(os.path.join(out, "scan", name), (("h0", h0), ("xs", xs), ("ys", ys)),
+                 (h.astype(np.float32), firsts.astype(np.float32), seconds.astype(np.float32)))
 
 
 def loop_refusals(out):
@@ -301,6 +452,8 @@ def main():
     onnx_models(args.out, np.random.default_rng(0))
     dynamic_batch_model(args.out, np.random.default_rng(1))
     loop_models(args.out, np.random.default_rng(2))
+    while_models(args.out, np.random.default_rng(4))
+    scan_models(args.out, np.random.default_rng(5))
     train_slice_model(args.out, np.random.default_rng(3))
     loop_refusals(args.out)
 

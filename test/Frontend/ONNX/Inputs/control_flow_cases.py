@@ -142,8 +142,10 @@ path = model("scan8_batch",
              [info("s", F, [2, 3]), info("running", F, [2, 4, 3])], opset=8)
 check("scan8_batch", path, [("s0", s0), ("x", x)], [("s", running[:, -1]), ("running", running)])
 
-# Refused: a condition computed from data, a sequence of run-time length. (A
-# trip count given at run time makes a loop: dynamic-recurrent.test.)
+# Run-time loops (more in dynamic-recurrent.test): a condition computed from
+# the data, with the trip count absent and the condition a constant (the
+# unrolled iterations give way to a while loop), and a Scan over a sequence
+# length known only at run time.
 body = helper.make_graph(
     [helper.make_node("ReduceSum", ["y"], ["total"], keepdims=0),
      const("limit", np.float32(10)),
@@ -151,15 +153,25 @@ body = helper.make_graph(
      helper.make_node("Add", ["y", "y"], ["y_out"])],
     "body", [info("i", I64, []), info("cond", B, []), info("y", F, [2])],
     [info("cond_out", B, []), info("y_out", F, [2])])
-refused("loop_runtime_condition", model(
-    "loop_runtime_condition", [helper.make_node("Loop", ["", "go", "y0"], ["y"], body=body, name="doubling")],
-    [info("y0", F, [2])], [info("y", F, [2])], opset=13, initializers=[("go", np.array(True))]))
+path = model("loop_runtime_condition", [helper.make_node("Loop", ["", "go", "y0"], ["y"], body=body, name="doubling")],
+             [info("y0", F, [2])], [info("y", F, [2])], opset=13, initializers=[("go", np.array(True))])
+y0 = np.array([0.3, 0.4], np.float32)
+y = y0.astype(np.float64)
+while True:
+    going = y.sum() < 10
+    y = 2 * y
+    if not going:
+        break
+check("loop_runtime_condition", path, [("y0", y0)], [("y", y)])
 body = helper.make_graph(
     [helper.make_node("Add", ["s", "x_t"], ["s_out"])],
     "body", [info("s", F, [3]), info("x_t", F, [3])], [info("s_out", F, [3])])
-refused("scan_runtime_length", model(
-    "scan_runtime_length", [helper.make_node("Scan", ["s0", "x"], ["s"], body=body, num_scan_inputs=1, name="sum")],
-    [info("s0", F, [3]), info("x", F, ["T", 3])], [info("s", F, [3])]))
+path = model("scan_runtime_length", [helper.make_node("Scan", ["s0", "x"], ["s"], body=body, num_scan_inputs=1, name="sum")],
+             [info("s0", F, [3]), info("x", F, ["T", 3])], [info("s", F, [3])])
+s0 = rng.uniform(-1, 1, 3).astype(np.float32)
+x = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
+check("scan_runtime_length", path, [("s0", s0), ("x", x)],
+      [("s", s0.astype(np.float64) + x.astype(np.float64).sum(axis=0))])
 
 # A body node is named after its node and graph; a body's scan output whose
 # shape changes between iterations cannot be stacked; opset 8's batch dims
