@@ -138,6 +138,28 @@ struct DimOfInsertingLoop : OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// The inputs of `func` whose values size an intermediate (a Loop's scan
+/// output over a trip count given at run time, used inside the model): the
+/// memory plan computes those sizes in the shape function, which then reads
+/// these inputs too, whether or not an output's dims need them.
+llvm::SmallSetVector<unsigned, 4> inputsSizingIntermediates(func::FuncOp func) {
+  llvm::SmallSetVector<unsigned, 4> inputs;
+  func.walk([&](tensor::EmptyOp empty) {
+    for (Value size : empty.getDynamicSizes()) {
+      SetVector<Operation *> slice;
+      BackwardSliceOptions options;
+      options.omitUsesFromAbove = false;
+      (void)getBackwardSlice(size, &slice, options);
+      for (Operation *op : slice)
+        if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+          if (auto arg = dyn_cast<BlockArgument>(extract.getTensor());
+              arg && arg.getOwner()->getParentOp() == func)
+            inputs.insert(arg.getArgNumber());
+    }
+  });
+  return inputs;
+}
+
 struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -154,7 +176,8 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
            }) ||
            // Sizes only the run computes, which buffers take the bounds of.
            func.walk([](nnc::nn::BoundedExtentOp) { return WalkResult::interrupt(); })
-               .wasInterrupted()))
+               .wasInterrupted() ||
+           !inputsSizingIntermediates(func).empty()))
         dynamic.push_back(func);
     for (func::FuncOp func : dynamic)
       if (failed(derive(func)))
@@ -313,11 +336,13 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     (void)runRegionDCE(rewriter, shapes.getBody());
 
     // An input still used is read for its values (a Reshape's shape given
-    // at run time): it follows %status, and the runtime passes its data.
+    // at run time), or one that sizes an intermediate: it follows %status,
+    // and the runtime passes its data.
+    llvm::SmallSetVector<unsigned, 4> sizing = inputsSizingIntermediates(func);
     SmallVector<int64_t> valueInputs;
     for (unsigned a = 0; a < numArgs; ++a) {
       BlockArgument arg = body.getArgument(a);
-      if (arg.use_empty())
+      if (arg.use_empty() && !sizing.contains(a))
         continue;
       unsigned at = shapes.getNumArguments();
       if (failed(shapes.insertArgument(at, arg.getType(), {}, loc)))

@@ -235,6 +235,13 @@ def while_models(out, rng):
         [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n]),
          helper.make_tensor_value_info("hs", TensorProto.FLOAT, ["iterations", n])],
         [numpy_helper.from_array(w, "W")]))
+    # The same loop, its scan output only summed inside the model.
+    save_model(out, "while_internal", helper.make_graph(
+        [loop, helper.make_node("ReduceSum", ["hs", "axis0"], ["total"], keepdims=0)], "while_internal",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("total", TensorProto.FLOAT, [n])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(np.array([0], np.int64), "axis0")]))
     for name, trips, scale in (("stop1", 100, 0.1), ("stop_late", 100, 40.0), ("count2", 2, 40.0),
                                ("count0", 0, 40.0)):
         h0 = (rng.standard_normal(n) * scale).astype(np.float32)
@@ -245,8 +252,11 @@ def while_models(out, rng):
             hs.append(h)
             if np.abs(h).sum() <= 0.5:
                 break
+        hs = np.array(hs).reshape(-1, n)
         save_set(os.path.join(out, "while", name), (("M", np.array(trips, np.int64)), ("h0", h0)),
-                 (h.astype(np.float32), np.array(hs, np.float32).reshape(-1, n)))
+                 (h.astype(np.float32), hs.astype(np.float32)))
+        save_set(os.path.join(out, "while_internal", name),
+                 (("M", np.array(trips, np.int64)), ("h0", h0)), (hs.sum(axis=0).astype(np.float32),))
 
     def halving(trip_count, condition, scan=False):
         body = helper.make_graph(
@@ -356,9 +366,10 @@ def scan_models(out, rng):
 
 
 def loop_refusals(out):
-    """Loops of run-time lengths nnc refuses yet, by name: a scan output used
-    only inside the model (a buffer of a run-time size in a function of
-    static inputs and outputs), a run-time Loop in another's body, and on the
+    """A scan output used only inside the model (a buffer of a run-time size
+    in a function of static inputs and outputs: M sizes it before the run),
+    with data sets; then Loops of run-time lengths nnc refuses yet, by name: a
+    run-time Loop in another's body, and on the
     CUDA target a loop that only carries a value."""
     def body(nodes, outputs, inits=()):
         return helper.make_graph(
@@ -386,6 +397,10 @@ def loop_refusals(out):
          [helper.make_node("Loop", ["M", "", "h0"], ["h", "scan"], name="sum_steps", body=carry),
           helper.make_node("ReduceSum", ["scan"], ["total"], keepdims=0)],
          scalar_in, [helper.make_tensor_value_info("total", TensorProto.FLOAT, [])])
+    for trips in (0, 5, 100, -2):
+        save_set(os.path.join(out, "loop_internal", f"m{trips}"),
+                 (("M", np.array(trips, np.int64)), ("h0", np.array(1.5, np.float32))),
+                 (np.array(sum(range(max(trips, 0))), np.float32),))
     # Only the carried value: static outputs (CUDA refuses the loop itself).
     carry_only = body([helper.make_node("Identity", ["cond_in"], ["cond_out"]),
                        helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
