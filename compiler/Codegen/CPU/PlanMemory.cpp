@@ -114,9 +114,13 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       // Nothing may be left to allocate at run time: a buffer the plan did
       // not place would be a malloc on every run, never freed.
       WalkResult unplanned = func.walk([](memref::AllocOp alloc) {
-        alloc.emitError("nnc: a buffer inside a loop or branch of type ")
-            << alloc.getType()
-            << " is not in the workspace plan (it would be allocated on every run)";
+        InFlightDiagnostic error = alloc.emitError("nnc: a buffer inside a loop or branch of type ");
+        error << alloc.getType()
+              << " is not in the workspace plan (it would be allocated on every run)";
+        if (!alloc.getDynamicSizes().empty())
+          error << ": its size may change from one iteration of the loop around it to the next "
+                   "(an inner Loop whose trip count the outer one's iteration gives, say), which "
+                   "is not supported yet";
         return WalkResult::interrupt();
       });
       if (unplanned.wasInterrupted())
@@ -514,7 +518,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
 
   /// A sample's temporaries in a loop over a dynamic batch share one buffer
   /// before the loop, laid out like a function's (first fit over the body's
-  /// ops). Moved before the loop one by one, each would be alive for the
+  /// ops; a nested loop's inside out). Moved before the loop one by one, each would be alive for the
   /// whole loop: no two would share memory, and a sample's ops would touch
   /// five times the memory of code pinned to batch 1 (MobileNetV2: 50 MB
   /// against 10), out of cache.
@@ -526,6 +530,10 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       if (!whileOp && !isa<scf::ForOp>(loop))
         continue;
       Block &inner = whileOp ? *whileOp.getAfterBody() : *cast<scf::ForOp>(loop).getBody();
+      // A loop nested in this one first: its shared buffer, placed in this
+      // body, is then planned with this body's.
+      if (failed(planLoopBodies(inner)))
+        return failure();
       DenseMap<Operation *, int64_t> position;
       for (auto [i, op] : llvm::enumerate(inner))
         position[&op] = i;

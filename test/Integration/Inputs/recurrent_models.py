@@ -365,12 +365,87 @@ def scan_models(out, rng):
                  (h.astype(np.float32), firsts.astype(np.float32), seconds.astype(np.float32)))
 
 
+def nested_models(out, rng):
+    """Loops of run-time lengths in the body of another: "nested_while", an
+    outer for loop of M iterations whose body runs a while loop (h <- tanh(h
+    W) halving, at most K times, until its absolute sum is at most 0.5),
+    sums that loop's scan output inside the body and scans the result; and
+    "nested_resized", the inner trip count the outer iteration number
+    (refused)."""
+    n = 4
+    w = (rng.standard_normal((n, n)) * 0.8).astype(np.float32)
+    inner = helper.make_graph(
+        [helper.make_node("MatMul", ["g_in", "W"], ["gw"]),
+         helper.make_node("Tanh", ["gw"], ["t"]),
+         helper.make_node("Mul", ["t", "half"], ["g_out"]),
+         helper.make_node("Abs", ["g_out"], ["a"]),
+         helper.make_node("ReduceSum", ["a"], ["s"], keepdims=0),
+         helper.make_node("Greater", ["s", "half"], ["c_out"]),
+         helper.make_node("Identity", ["g_out"], ["g_scan"])],
+        "inner_body",
+        [helper.make_tensor_value_info("j", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("g_in", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("g_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("g_scan", TensorProto.FLOAT, [n])])
+    outer = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Mul", ["h_in", "four"], ["g0"]),
+         helper.make_node("Loop", ["K", "", "g0"], ["g", "gs"], name="settle", body=inner),
+         helper.make_node("ReduceSum", ["gs", "axis0"], ["total"], keepdims=0),
+         helper.make_node("Add", ["g", "total"], ["h_out"]),
+         helper.make_node("Identity", ["total"], ["scan"])],
+        "outer_body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("scan", TensorProto.FLOAT, [n])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "h0"], ["h", "totals"], name="outer", body=outer)],
+        "nested_while",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("K", TensorProto.INT64, []),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("totals", TensorProto.FLOAT, ["M", n])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+         numpy_helper.from_array(np.array(4, np.float32), "four"),
+         numpy_helper.from_array(np.array([0], np.int64), "axis0")])
+    save_model(out, "nested_while", graph)
+    # The inner trip count the outer iteration number: its scan output's
+    # buffer changes size between the outer iterations (refused).
+    body_graph = graph.node[0].attribute[0].g  # the copy the outer Loop holds
+    next(node for node in body_graph.node if node.op_type == "Loop").input[0] = "i"
+    save_model(out, "nested_resized", graph)
+    for trips, limit in ((0, 10), (1, 10), (6, 10), (6, 2), (20, 0)):
+        h0 = rng.standard_normal(n).astype(np.float32)
+        h = h0.astype(np.float64)
+        totals = []
+        for _ in range(trips):
+            g = 4 * h
+            gs = []
+            for _ in range(limit):
+                g = np.tanh(g @ w.astype(np.float64)) * 0.5
+                gs.append(g)
+                if np.abs(g).sum() <= 0.5:
+                    break
+            total = np.array(gs).reshape(-1, n).sum(axis=0)
+            h = g + total
+            totals.append(total)
+        save_set(os.path.join(out, "nested_while", f"m{trips}_k{limit}"),
+                 (("M", np.array(trips, np.int64)), ("K", np.array(limit, np.int64)), ("h0", h0)),
+                 (h.astype(np.float32), np.array(totals, np.float32).reshape(-1, n)))
+
+
 def loop_refusals(out):
-    """A scan output used only inside the model (a buffer of a run-time size
-    in a function of static inputs and outputs: M sizes it before the run),
-    with data sets; then Loops of run-time lengths nnc refuses yet, by name: a
-    run-time Loop in another's body, and on the
-    CUDA target a loop that only carries a value."""
+    """Loops whose trip count M is an input, with data sets: a scan output
+    used only inside the model (a buffer of a run-time size in a function of
+    static inputs and outputs: M sizes it before the run), and a Loop in
+    another's body; and on the CUDA target a loop that only carries a value,
+    refused."""
     def body(nodes, outputs, inits=()):
         return helper.make_graph(
             nodes, "body",
@@ -416,6 +491,11 @@ def loop_refusals(out):
                   helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [])])
     save("loop_nested", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="outer", body=outer)],
          scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
+    for trips in (0, 1, 5, 30, -1):
+        m = max(trips, 0)
+        save_set(os.path.join(out, "loop_nested", f"m{trips}"),
+                 (("M", np.array(trips, np.int64)), ("h0", np.array(1.5, np.float32))),
+                 (np.array(1.5 + m * sum(range(m)), np.float32),))
 
 
 def dynamic_batch_model(out, rng):
@@ -469,6 +549,7 @@ def main():
     loop_models(args.out, np.random.default_rng(2))
     while_models(args.out, np.random.default_rng(4))
     scan_models(args.out, np.random.default_rng(5))
+    nested_models(args.out, np.random.default_rng(6))
     train_slice_model(args.out, np.random.default_rng(3))
     loop_refusals(args.out)
 
