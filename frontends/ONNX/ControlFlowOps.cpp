@@ -198,9 +198,6 @@ LogicalResult importRuntimeScan(NodeImporter &n, ArrayRef<Value> states, SmallVe
                                 std::optional<SmallVector<int64_t>> outDirections) {
   OpBuilder &b = n.builder;
   Location loc = n.loc;
-  if (isa<scf::ForOp, scf::WhileOp>(b.getInsertionBlock()->getParentOp()))
-    return n.fail("its sequence length is known only at run time, inside another loop of a "
-                  "run-time length, which is not supported yet");
   for (auto [k, v] : llvm::enumerate(states))
     if (!NodeImporter::type(v).hasStaticShape())
       return n.fail("its state " + Twine(k) +

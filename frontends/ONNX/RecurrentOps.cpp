@@ -204,9 +204,6 @@ LogicalResult stepLoop(NodeImporter &n, Value projected, int64_t direction, bool
                        CellStep &cellStep, Mask &mask, Value &h, Value &c, Value *y) {
   OpBuilder &b = n.builder;
   Location loc = n.loc;
-  if (isa<scf::ForOp, scf::WhileOp>(b.getInsertionBlock()->getParentOp()))
-    return n.fail("its sequence length is known only at run time inside a loop of a run-time "
-                  "length, which is not supported yet");
   Type element = NodeImporter::type(projected).getElementType();
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   // Row `at` of a [rows, batch, width] tensor.

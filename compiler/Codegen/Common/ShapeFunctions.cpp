@@ -160,6 +160,75 @@ llvm::SmallSetVector<unsigned, 4> inputsSizingIntermediates(func::FuncOp func) {
   return inputs;
 }
 
+/// Resolves dims of results to those of their operands, folds, and drops
+/// what nothing uses: what is left of a shape function is the dims'
+/// arithmetic.
+LogicalResult simplifyDims(func::FuncOp shapes) {
+  MLIRContext *context = shapes.getContext();
+  RewritePatternSet patterns(context);
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  memref::populateResolveShapedTypeResultDimsPatterns(patterns);
+  patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches, DimOfInsertingLoop>(context);
+  // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
+  scf::populateSCFForLoopCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+  return applyPatternsGreedily(shapes, std::move(patterns));
+}
+
+/// Moves each check inside a loop (a recurrent op's reshapes in the body of
+/// a Loop of a run-time length) before the loop, with what it computes its
+/// condition from, when that is the same in every iteration: pure ops on
+/// values from outside the loop. The shape function evaluates checks once,
+/// at the top of its body; one that varies between iterations is an error.
+LogicalResult hoistInvariantChecks(func::FuncOp shapes) {
+  Block &body = shapes.getBody().front();
+  SmallVector<cf::AssertOp> nested;
+  shapes.walk([&](cf::AssertOp check) {
+    if (check->getBlock() != &body)
+      nested.push_back(check);
+  });
+  if (nested.empty())
+    return success();
+  // Their conditions on dims first, rather than on the tensors computed in
+  // the loop (a dim of a product's result is its operand's).
+  if (failed(simplifyDims(shapes)))
+    return shapes.emitError("shape function did not converge");
+  nested.clear();
+  shapes.walk([&](cf::AssertOp check) {
+    if (check->getBlock() != &body)
+      nested.push_back(check);
+  });
+  for (cf::AssertOp check : nested) {
+    Operation *top = body.findAncestorOpInBlock(*check);
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.omitUsesFromAbove = false;
+    options.inclusive = true;
+    options.filter = [&](Operation *op) { return top->isAncestor(op); };
+    (void)getBackwardSlice(check.getArg(), &slice, options);
+    auto fromOutside = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def ? !top->isAncestor(def) || slice.contains(def)
+                 : !top->isAncestor(cast<BlockArgument>(v).getOwner()->getParentOp());
+    };
+    bool invariant = fromOutside(check.getArg());
+    for (Operation *op : slice)
+      invariant &= op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+                   llvm::all_of(op->getOperands(), fromOutside);
+    if (!invariant)
+      return check.emitError("nnc: a check on dynamic dims that may change from one iteration of "
+                             "a loop to the next is not supported");
+    OpBuilder b(top);
+    IRMapping map;
+    for (Operation *op : slice)
+      b.clone(*op, map);
+    b.clone(*check, map);
+    check.erase();
+  }
+  return success();
+}
+
 struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -233,6 +302,8 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     func::ReturnOp::create(b, loc);
     ret.erase();
 
+    if (failed(hoistInvariantChecks(shapes)))
+      return failure();
     // The checks report instead of aborting; the function keeps none.
     SmallVector<Attribute> messages;
     b.setInsertionPointToStart(&body);
@@ -281,17 +352,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
 
     // What is left is the dims' arithmetic: resolve dims of results to those
     // of their operands, fold, and drop the rest.
-    auto simplify = [&] {
-      RewritePatternSet patterns(context);
-      memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
-      memref::populateResolveShapedTypeResultDimsPatterns(patterns);
-      patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches, DimOfInsertingLoop>(context);
-      // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
-      scf::populateSCFForLoopCanonicalizationPatterns(patterns);
-      for (RegisteredOperationName op : context->getRegisteredOperations())
-        op.getCanonicalizationPatterns(patterns, context);
-      return applyPatternsGreedily(shapes, std::move(patterns));
-    };
+    auto simplify = [&] { return simplifyDims(shapes); };
     if (failed(simplify()))
       return shapes.emitError("shape function did not converge");
     // Dims only the run computes (NonZero's count): the outputs they reach

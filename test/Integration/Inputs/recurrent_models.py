@@ -440,6 +440,71 @@ def nested_models(out, rng):
                  (h.astype(np.float32), np.array(totals, np.float32).reshape(-1, n)))
 
 
+def recurrences_in_loops(out, rng):
+    """A Scan and a GRU over a symbolic sequence length inside the body of a
+    Loop whose trip count M is an input: "scan_in_loop" runs a cumulative sum
+    over xs [T, 3] per iteration and adds its trace's sum; "gru_in_loop"
+    feeds each iteration's final GRU state back as the next initial one."""
+    n = 3
+    scan_body = helper.make_graph(
+        [helper.make_node("Add", ["s", "x_t"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["tr"])],
+        "scan_body",
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("x_t", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("tr", TensorProto.FLOAT, [n])])
+    def loop_of(nodes, state_shape, outputs):
+        return helper.make_graph(
+            [helper.make_node("Identity", ["cond_in"], ["cond_out"])] + nodes, "body",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("h_in", TensorProto.FLOAT, state_shape)],
+            [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(outputs, TensorProto.FLOAT, state_shape)])
+    body = loop_of([helper.make_node("Scan", ["h_in", "xs"], ["h_s", "trace"], body=scan_body,
+                                     num_scan_inputs=1, name="inner_scan"),
+                    helper.make_node("ReduceSum", ["trace", "axis0"], ["tot"], keepdims=0),
+                    helper.make_node("Add", ["h_s", "tot"], ["h_out"])], [n], "h_out")
+    save_model(out, "scan_in_loop", helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "h0"], ["h"], body=body, name="outer")], "scan_in_loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["T", n])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axis0")]))
+    for trips, length in ((3, 5), (0, 4), (2, 0), (4, 50)):
+        h0 = rng.standard_normal(n).astype(np.float32)
+        xs = rng.standard_normal((length, n)).astype(np.float32)
+        h = h0.astype(np.float64)
+        for _ in range(trips):
+            trace = h + np.cumsum(xs.astype(np.float64), axis=0)
+            h = (trace[-1] if length else h) + trace.sum(axis=0)
+        save_set(os.path.join(out, "scan_in_loop", f"m{trips}_t{length}"),
+                 (("M", np.array(trips, np.int64)), ("h0", h0), ("xs", xs)), (h.astype(np.float32),))
+
+    batch, inputs, hidden = 2, 3, 4
+    w = (rng.standard_normal((1, 3 * hidden, inputs)) * 0.5).astype(np.float32)
+    r = (rng.standard_normal((1, 3 * hidden, hidden)) * 0.5).astype(np.float32)
+    body = loop_of([helper.make_node("GRU", ["xs", "W", "R", "", "", "h_in"], ["", "h_out"],
+                                     hidden_size=hidden, name="gru")], [1, batch, hidden], "h_out")
+    save_model(out, "gru_in_loop", helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "h0"], ["h"], body=body, name="outer")], "gru_in_loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [1, batch, hidden]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["T", batch, inputs])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, batch, hidden])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R")]))
+    for trips, length in ((3, 5), (0, 4), (2, 17)):
+        h0 = rng.standard_normal((1, batch, hidden)).astype(np.float32)
+        xs = rng.standard_normal((length, batch, inputs)).astype(np.float32)
+        h = h0
+        for _ in range(trips):
+            h = recurrent("GRU", [xs, w, r, None, None, h], {})[1]
+        save_set(os.path.join(out, "gru_in_loop", f"m{trips}_t{length}"),
+                 (("M", np.array(trips, np.int64)), ("h0", h0), ("xs", xs)),
+                 (np.asarray(h, np.float32),))
+
+
 def loop_refusals(out):
     """Loops whose trip count M is an input, with data sets: a scan output
     used only inside the model (a buffer of a run-time size in a function of
@@ -550,6 +615,7 @@ def main():
     while_models(args.out, np.random.default_rng(4))
     scan_models(args.out, np.random.default_rng(5))
     nested_models(args.out, np.random.default_rng(6))
+    recurrences_in_loops(args.out, np.random.default_rng(7))
     train_slice_model(args.out, np.random.default_rng(3))
     loop_refusals(args.out)
 
