@@ -72,6 +72,34 @@ FailureOr<SmallVector<int64_t>> perInput(NodeImporter &n, StringRef name, size_t
   return *given;
 }
 
+/// Scan's output axes and directions for `count` scan outputs: zeros when
+/// absent, an error naming them when their lengths differ.
+LogicalResult scanOutputAttributes(NodeImporter &n, size_t count,
+                                   std::optional<SmallVector<int64_t>> &axes,
+                                   std::optional<SmallVector<int64_t>> &directions) {
+  if (!axes)
+    axes = SmallVector<int64_t>(count, 0);
+  if (!directions)
+    directions = SmallVector<int64_t>(count, 0);
+  if (axes->size() != count || directions->size() != count)
+    return n.fail("scan_output_axes and scan_output_directions need one entry per scan output (" +
+                  Twine(count) + ")");
+  return success();
+}
+
+/// Whether a value carried through a loop of a run-time length (`what`, of
+/// op `op`) keeps its type from `before` to `after`; an error otherwise.
+LogicalResult keepsType(NodeImporter &n, Value before, Value after, const Twine &what,
+                        StringRef op) {
+  if (before.getType() == after.getType())
+    return success();
+  std::string from, to;
+  llvm::raw_string_ostream(from) << before.getType();
+  llvm::raw_string_ostream(to) << after.getType();
+  return n.fail(what + " is " + from + " but the body makes it " + to + "; a " + op +
+                " of a run-time length needs one static type");
+}
+
 /// Scan's iterations over sequences of `length`: `states` threaded through
 /// the body, `scans` cut along `inAxes` (read backwards where `inDirections`
 /// is 1). Returns the final states, then each scan output stacked along its
@@ -101,14 +129,8 @@ FailureOr<SmallVector<Value>> scanIterations(NodeImporter &n, SmallVector<Value>
     for (auto [list, v] : llvm::zip(scanned, llvm::drop_begin(*outputs, numStates)))
       list.push_back(v);
   }
-  size_t numScanOutputs = scanned.size();
-  if (!outAxes)
-    outAxes = SmallVector<int64_t>(numScanOutputs, 0);
-  if (!outDirections)
-    outDirections = SmallVector<int64_t>(numScanOutputs, 0);
-  if (outAxes->size() != numScanOutputs || outDirections->size() != numScanOutputs)
-    return n.fail("scan_output_axes and scan_output_directions need one entry per scan output (" +
-                  Twine(numScanOutputs) + ")");
+  if (failed(scanOutputAttributes(n, scanned.size(), outAxes, outDirections)))
+    return failure();
   SmallVector<Value> results(states);
   for (auto [k, list] : llvm::enumerate(scanned))
     if (failed(sameTypes(n, list, "its scan output " + Twine(k))))
@@ -249,26 +271,15 @@ LogicalResult importRuntimeScan(NodeImporter &n, ArrayRef<Value> states, SmallVe
     for (auto [k, pair] : llvm::enumerate(llvm::zip(states, loop.getRegionIterArgs()))) {
       auto [v, slots] = pair;
       Value updated = (*outputs)[k];
-      if (updated.getType() != v.getType()) {
-        std::string before, after;
-        llvm::raw_string_ostream(before) << v.getType();
-        llvm::raw_string_ostream(after) << updated.getType();
-        return n.fail("its state " + Twine(k) + " is " + before + " but the body makes it " +
-                      after + "; a Scan of a run-time length needs one static type");
-      }
+      if (failed(keepsType(n, v, updated, "its state " + Twine(k), "Scan")))
+        return failure();
       yields.push_back(n.insertAt(updated, slots, {next}));
     }
     scf::YieldOp::create(b, loc, yields);
     elements.assign(outputs->begin() + states.size(), outputs->end());
   }
-  size_t numScanOutputs = elements.size();
-  if (!outAxes)
-    outAxes = SmallVector<int64_t>(numScanOutputs, 0);
-  if (!outDirections)
-    outDirections = SmallVector<int64_t>(numScanOutputs, 0);
-  if (outAxes->size() != numScanOutputs || outDirections->size() != numScanOutputs)
-    return n.fail("scan_output_axes and scan_output_directions need one entry per scan output (" +
-                  Twine(numScanOutputs) + ")");
+  if (failed(scanOutputAttributes(n, elements.size(), outAxes, outDirections)))
+    return failure();
   SmallVector<Value> scanInits;
   b.setInsertionPoint(loop);
   for (auto [k, pair] : llvm::enumerate(llvm::zip(elements, *outAxes))) {
@@ -564,14 +575,8 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     for (auto [k, pair] : llvm::enumerate(llvm::zip(carried, loop.getRegionIterArgs()))) {
       auto [v, slots] = pair;
       Value updated = (*outputs)[1 + k];
-      if (updated.getType() != v.getType()) {
-        std::string before, after;
-        llvm::raw_string_ostream(before) << v.getType();
-        llvm::raw_string_ostream(after) << updated.getType();
-        return n.fail("its loop-carried value " + Twine(k) + " is " + before +
-                      " but the body makes it " + after +
-                      "; a Loop of a run-time length needs one static type");
-      }
+      if (failed(keepsType(n, v, updated, "its loop-carried value " + Twine(k), "Loop")))
+        return failure();
       yields.push_back(n.insertAt(updated, slots, {next}));
     }
     scf::YieldOp::create(b, loc, yields);
