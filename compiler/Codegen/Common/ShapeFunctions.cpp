@@ -212,13 +212,16 @@ LogicalResult hoistInvariantChecks(func::FuncOp shapes) {
       return def ? !top->isAncestor(def) || slice.contains(def)
                  : !top->isAncestor(cast<BlockArgument>(v).getOwner()->getParentOp());
     };
+    // Only out of loops: a branch's check holds only when it is taken.
     bool invariant = fromOutside(check.getArg());
+    for (Operation *parent = check->getParentOp(); parent != shapes; parent = parent->getParentOp())
+      invariant &= isa<scf::ForOp, scf::WhileOp>(parent);
     for (Operation *op : slice)
       invariant &= op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
                    llvm::all_of(op->getOperands(), fromOutside);
     if (!invariant)
-      return check.emitError("nnc: a check on dynamic dims that may change from one iteration of "
-                             "a loop to the next is not supported");
+      return check.emitError("nnc: a check on dynamic dims inside a branch, or one that may "
+                             "change from one iteration of a loop to the next, is not supported");
     OpBuilder b(top);
     IRMapping map;
     for (Operation *op : slice)

@@ -509,8 +509,8 @@ def loop_refusals(out):
     """Loops whose trip count M is an input, with data sets: a scan output
     used only inside the model (a buffer of a run-time size in a function of
     static inputs and outputs: M sizes it before the run), and a Loop in
-    another's body; and on the CUDA target a loop that only carries a value,
-    refused."""
+    another's body; then refused: a check in a loop's body that changes with
+    the iteration, and on the CUDA target a loop that only carries a value."""
     def body(nodes, outputs, inits=()):
         return helper.make_graph(
             nodes, "body",
@@ -555,6 +555,21 @@ def loop_refusals(out):
                  [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
                   helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [])])
     save("loop_nested", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="outer", body=outer)],
+         scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
+    # A check that changes with the iteration: 0..i folded into two rows.
+    varying = body([helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                    helper.make_node("Add", ["i", "one"], ["n"]),
+                    helper.make_node("Range", ["zero", "n", "one"], ["r"], name="steps"),
+                    helper.make_node("Reshape", ["r", "rows"], ["r2"], name="fold"),
+                    helper.make_node("ReduceSum", ["r2"], ["s"], keepdims=0),
+                    helper.make_node("Cast", ["s"], ["sf"], to=TensorProto.FLOAT),
+                    helper.make_node("Add", ["h_in", "sf"], ["h_out"])],
+                   [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                    helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [])],
+                   [numpy_helper.from_array(np.array(1, np.int64), "one"),
+                    numpy_helper.from_array(np.array(0, np.int64), "zero"),
+                    numpy_helper.from_array(np.array([2, -1], np.int64), "rows")])
+    save("loop_varying_check", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="outer", body=varying)],
          scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
     for trips in (0, 1, 5, 30, -1):
         m = max(trips, 0)
