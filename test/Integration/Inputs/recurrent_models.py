@@ -75,6 +75,45 @@ def pytorch_models(out):
             write_set(os.path.join(out, name, f"t{length}"), [x], list(ys))
 
 
+class Settle(torch.nn.Module):
+    """A scripted while loop: h <- 0.8 tanh(h W + b) while fewer than
+    max_steps steps ran and the mean of |h| is above 0.05, summing the
+    states."""
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Linear(16, 16)
+
+    def forward(self, h, max_steps: int):
+        step = 0
+        total = torch.zeros_like(h)
+        while step < max_steps and bool(h.abs().mean() > 0.05):
+            h = torch.tanh(self.w(h)) * 0.8
+            total = total + h
+            step += 1
+        return h, total
+
+
+def scripted_while(out):
+    """PyTorch's export of a scripted while loop (a Loop of trip count
+    INT64_MAX, its initial condition an If, its body computing the next),
+    references from the same module in float64."""
+    module = Settle().eval()
+    path = os.path.join(out, "scripted_while", "model.onnx")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.onnx.export(torch.jit.script(module), (torch.randn(2, 16), 10), path, opset_version=16,
+                      input_names=["h", "max_steps"], output_names=["h_out", "total"])
+    reference = torch.jit.script(Settle().eval())
+    reference.load_state_dict(module.state_dict())
+    reference = reference.double()
+    for steps in (0, 3, 100):
+        h = torch.randn(2, 16)
+        with torch.no_grad():
+            results = reference(h.double(), steps)
+        save_set(os.path.join(out, "scripted_while", f"s{steps}"),
+                 (("h", h.numpy()), ("max_steps", np.array(steps, np.int64))),
+                 [r.numpy().astype(np.float32) for r in results])
+
+
 def onnx_models(out, rng):
     batch, features, hidden = 3, 6, 5
     for name, op, attrs, gates in (
@@ -630,6 +669,7 @@ def main():
     while_models(args.out, np.random.default_rng(4))
     scan_models(args.out, np.random.default_rng(5))
     nested_models(args.out, np.random.default_rng(6))
+    scripted_while(args.out)
     recurrences_in_loops(args.out, np.random.default_rng(7))
     train_slice_model(args.out, np.random.default_rng(3))
     loop_refusals(args.out)
