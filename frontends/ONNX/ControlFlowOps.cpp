@@ -31,6 +31,9 @@ using namespace nnc::onnx_frontend;
 namespace {
 /// The most iterations unrolled: each copies the body into the graph.
 constexpr int64_t kMaxIterations = 4096;
+/// The largest constant trip count that sizes a while loop's scan outputs:
+/// beyond it, the count is a stand-in for "no bound" (INT64_MAX).
+constexpr int64_t kMaxBoundingTrips = std::numeric_limits<int32_t>::max();
 
 /// The value of a one-element integer or boolean constant, if `value` is one.
 std::optional<int64_t> constantScalar(Value value) {
@@ -435,9 +438,12 @@ LogicalResult importScan8(NodeImporter &n) {
 
 /// A Loop's body imported at the builder's place from (iteration,
 /// condition, carried...): its condition, carried values and scan outputs.
-FailureOr<SmallVector<Value>> importLoopBody(NodeImporter &n, ArrayRef<Value> inputs,
-                                             size_t numCarried) {
-  FailureOr<SmallVector<Value>> outputs = n.importSubgraph("body", inputs);
+FailureOr<SmallVector<Value>>
+importLoopBody(NodeImporter &n, ArrayRef<Value> inputs, size_t numCarried,
+               ArrayRef<std::optional<SequenceValue>> sequenceInputs = {},
+               SmallVectorImpl<std::optional<SequenceValue>> *sequenceOutputs = nullptr) {
+  FailureOr<SmallVector<Value>> outputs =
+      n.importSubgraph("body", inputs, sequenceInputs, sequenceOutputs);
   if (failed(outputs))
     return failure();
   if (outputs->size() < 1 + numCarried)
@@ -520,18 +526,29 @@ scf::WhileOp untilFalse(OpBuilder &b, scf::ForOp loop, Value goOn) {
 /// batch, whose body the schedules and the memory plan treat like a
 /// function's.
 LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value condition,
-                                ArrayRef<Value> carried) {
+                                ArrayRef<Value> carried,
+                                ArrayRef<std::optional<SequenceValue>> sequences) {
   OpBuilder &b = n.builder;
   Location loc = n.loc;
-  if (false)
-    return failure();
   for (Value v : {tripCount, condition})
     if (v && NodeImporter::type(v).getNumElements() != 1)
       return n.fail("its trip count and condition must be single elements");
-  for (auto [k, v] : llvm::enumerate(carried))
+  // The loop-carried tensors, each in slots; the sequences, each appended
+  // to, row by row like a scan output.
+  SmallVector<Value> tensors;
+  for (auto [k, v] : llvm::enumerate(carried)) {
+    if (const std::optional<SequenceValue> &sequence = sequences[k]) {
+      if (!sequence->elements.empty() || sequence->stacked || sequence->unknownPrefix)
+        return n.fail("its loop-carried sequence " + Twine(k) +
+                      " is not empty; nnc carries a sequence through a Loop of a run-time length "
+                      "only from empty, appended to");
+      continue;
+    }
     if (!NodeImporter::type(v).hasStaticShape())
       return n.fail("its loop-carried value " + Twine(k) +
                     " has dynamic dims; a Loop of a run-time length needs static ones");
+    tensors.push_back(v);
+  }
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value zero = index(0), one = index(1), two = index(2);
   // Iterations at most: the trip count (none if negative; unbounded without
@@ -540,14 +557,18 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
                                                        element(b, loc, tripCount)).getResult()
                           : index(std::numeric_limits<int64_t>::max());
   count = arith::MaxSIOp::create(b, loc, count, zero);
+  // What a while loop's rows are sized for: the trip count alone (an
+  // initial condition computed from data would make the size data too).
+  Value bound = count;
   if (condition)
     count = arith::SelectOp::create(b, loc, truth(b, loc, condition), count, zero);
   SmallVector<Value> inits;
-  for (Value v : carried)
+  for (Value v : tensors)
     inits.push_back(n.stateSlots(v));
   auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
-  SmallVector<Value> scans;
+  SmallVector<Value> scans; // each sequence's appended element, then the scan outputs
+  size_t numAppended = 0;
   Value goOn; // the body's condition, when it computes one
   {
     OpBuilder::InsertionGuard guard(b);
@@ -560,11 +581,27 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
         ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), i)});
     Value conditionIn = n.scalar(b.getI1Type(), 1);
     SmallVector<Value> inputs{iteration, conditionIn};
-    for (auto [v, slots] : llvm::zip(carried, loop.getRegionIterArgs()))
-      inputs.push_back(n.extractAt(slots, {current}, NodeImporter::type(v)));
-    FailureOr<SmallVector<Value>> outputs = importLoopBody(n, inputs, carried.size());
+    SmallVector<std::optional<SequenceValue>> sequenceInputs(2);
+    auto slots = loop.getRegionIterArgs().begin();
+    for (auto [v, sequence] : llvm::zip(carried, sequences)) {
+      if (sequence) {
+        // What earlier iterations appended is not known here.
+        SequenceValue carriedIn;
+        carriedIn.unknownPrefix = true;
+        inputs.push_back(Value());
+        sequenceInputs.push_back(carriedIn);
+        continue;
+      }
+      inputs.push_back(n.extractAt(*slots++, {current}, NodeImporter::type(v)));
+      sequenceInputs.push_back(std::nullopt);
+    }
+    SmallVector<std::optional<SequenceValue>> sequenceOutputs;
+    FailureOr<SmallVector<Value>> outputs =
+        importLoopBody(n, inputs, carried.size(), sequenceInputs, &sequenceOutputs);
     if (failed(outputs))
       return failure();
+    if (!outputs->front())
+      return n.fail("its body's condition is a sequence");
     std::optional<int64_t> kept = constantScalar(outputs->front());
     if (outputs->front() != conditionIn && (!kept || *kept == 0)) {
       if (NodeImporter::type(outputs->front()).getNumElements() != 1)
@@ -572,25 +609,50 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
       goOn = truth(b, loc, outputs->front());
     }
     SmallVector<Value> yields;
-    for (auto [k, pair] : llvm::enumerate(llvm::zip(carried, loop.getRegionIterArgs()))) {
-      auto [v, slots] = pair;
+    slots = loop.getRegionIterArgs().begin();
+    for (auto [k, v] : llvm::enumerate(carried)) {
       Value updated = (*outputs)[1 + k];
+      const std::optional<SequenceValue> &appended = sequenceOutputs[1 + k];
+      if (sequences[k]) {
+        if (!appended || !appended->unknownPrefix || appended->elements.size() != 1 ||
+            !appended->checks.empty())
+          return n.fail("its body does not append one element to loop-carried sequence " +
+                        Twine(k) + ", which nnc needs of a sequence carried through a Loop of a "
+                        "run-time length");
+        scans.push_back(appended->elements.front());
+        continue;
+      }
+      if (!updated)
+        return n.fail("its body makes loop-carried value " + Twine(k) + " a sequence");
       if (failed(keepsType(n, v, updated, "its loop-carried value " + Twine(k), "Loop")))
         return failure();
-      yields.push_back(n.insertAt(updated, slots, {next}));
+      yields.push_back(n.insertAt(updated, *slots++, {next}));
+    }
+    numAppended = scans.size();
+    for (auto [k, v] : llvm::enumerate(llvm::drop_begin(*outputs, 1 + carried.size()))) {
+      if (!v)
+        return n.fail("its scan output " + Twine(k) + " is a sequence");
+      scans.push_back(v);
     }
     scf::YieldOp::create(b, loc, yields);
-    scans.assign(outputs->begin() + 1 + carried.size(), outputs->end());
   }
   if (!tripCount && !goOn)
     return n.fail("it has no trip count and its body passes its condition on: it would never end "
                   "unless its condition starts false");
   if (!tripCount && !scans.empty())
     return n.fail("its body computes its condition and it has no trip count: nothing bounds its "
-                  "scan outputs' lengths, which nnc needs to size them before the run");
+                  "scan outputs' (or appended sequences') lengths, which nnc needs to size them "
+                  "before the run");
+  if (std::optional<int64_t> trips = tripCount ? constantScalar(tripCount) : std::nullopt;
+      goOn && !scans.empty() && trips && *trips > kMaxBoundingTrips)
+    return n.fail("its body computes its condition and only its trip count of " + Twine(*trips) +
+                  " bounds its scan outputs' (or appended sequences') lengths: too many to size "
+                  "them before the run, as nnc does (PyTorch exports a scripted `while`, or a "
+                  "loop with `break`, so)");
   for (auto [k, v] : llvm::enumerate(scans))
     if (!NodeImporter::type(v).hasStaticShape())
-      return n.fail("its scan output " + Twine(k) +
+      return n.fail((k < numAppended ? "the element its body appends to a sequence"
+                                     : "its scan output " + Twine(k - numAppended)) +
                     " has dynamic dims; a Loop of a run-time length needs static ones");
   // The scan outputs, known once the body is imported, join the loop.
   SmallVector<Value> scanInits;
@@ -600,7 +662,8 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     SmallVector<int64_t> shape{ShapedType::kDynamic};
     shape.append(type.getShape().begin(), type.getShape().end());
     scanInits.push_back(
-        tensor::EmptyOp::create(b, loc, shape, type.getElementType(), ValueRange{count}));
+        tensor::EmptyOp::create(b, loc, shape, type.getElementType(),
+                                ValueRange{goOn ? bound : count}));
   }
   IRRewriter rewriter(b);
   rewriter.setInsertionPoint(loop);
@@ -629,14 +692,12 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     b.setInsertionPointAfter(built);
   }
   Value last = arith::RemUIOp::create(b, loc, iterations, two);
-  SmallVector<Value> results;
-  for (auto [v, slots] : llvm::zip(carried, loopResults.take_front(carried.size())))
-    results.push_back(n.extractAt(slots, {last}, NodeImporter::type(v)));
   // A while loop's rows: the first `iterations` of the trip count's.
-  Value rowsRun = goOn ? nn::BoundedExtentOp::create(b, loc, iterations, count).getResult() : Value();
-  for (Value rows : loopResults.drop_front(carried.size())) {
+  Value rowsRun = goOn ? nn::BoundedExtentOp::create(b, loc, iterations, bound).getResult() : Value();
+  SmallVector<Value> rowsOut;
+  for (Value rows : loopResults.drop_front(tensors.size())) {
     if (!rowsRun) {
-      results.push_back(rows);
+      rowsOut.push_back(rows);
       continue;
     }
     auto type = cast<RankedTensorType>(rows.getType());
@@ -644,8 +705,22 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
         strides(type.getRank(), b.getIndexAttr(1));
     for (int64_t d : type.getShape().drop_front())
       sizes.push_back(b.getIndexAttr(d));
-    results.push_back(tensor::ExtractSliceOp::create(b, loc, type, rows, offsets, sizes, strides));
+    rowsOut.push_back(tensor::ExtractSliceOp::create(b, loc, type, rows, offsets, sizes, strides));
   }
+  SmallVector<Value> results;
+  auto slotResults = loopResults.begin();
+  auto appendedRows = rowsOut.begin();
+  for (auto [k, v] : llvm::enumerate(carried)) {
+    if (sequences[k]) {
+      SequenceValue stack;
+      stack.stacked = *appendedRows++;
+      n.setSequenceOutput(k, stack);
+      results.push_back(Value());
+      continue;
+    }
+    results.push_back(n.extractAt(*slotResults++, {last}, NodeImporter::type(v)));
+  }
+  results.append(appendedRows, rowsOut.end());
   n.setOutputs(results);
   return success();
 }
@@ -658,25 +733,34 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
 LogicalResult importLoop(NodeImporter &n) {
   OpBuilder &b = n.builder;
   Value tripCount = n.input(0), condition = n.input(1);
+  // The loop-carried values: a tensor, or a sequence (its value null).
   SmallVector<Value> carried;
+  SmallVector<std::optional<SequenceValue>> sequences;
   for (size_t i = 2; i < n.numInputs(); ++i) {
+    if (const SequenceValue *sequence = n.sequence(i)) {
+      carried.push_back(Value());
+      sequences.push_back(*sequence);
+      continue;
+    }
     Value v = n.input(i);
     if (!v)
       return n.fail("loop-carried input " + Twine(i) + " is missing");
     carried.push_back(v);
+    sequences.push_back(std::nullopt);
   }
   std::optional<int64_t> trips;
   if (tripCount) {
     trips = constantScalar(tripCount);
     if (!trips)
-      return importRuntimeLoop(n, tripCount, condition, carried);
+      return importRuntimeLoop(n, tripCount, condition, carried, sequences);
   }
   std::optional<int64_t> go = condition ? constantScalar(condition) : std::optional<int64_t>(1);
   if (!go)
-    return importRuntimeLoop(n, tripCount, condition, carried);
+    return importRuntimeLoop(n, tripCount, condition, carried, sequences);
   // Where the unrolled iterations begin, to take them back when the body
   // turns out to compute its condition at run time.
   SmallVector<Value> initial(carried);
+  SmallVector<std::optional<SequenceValue>> initialSequences(sequences);
   Block *block = b.getInsertionBlock();
   Block::iterator end = b.getInsertionPoint();
   Operation *before = end == block->begin() ? nullptr : &*std::prev(end);
@@ -691,9 +775,14 @@ LogicalResult importLoop(NodeImporter &n) {
                                 " iterations, the most nnc unrolls");
     SmallVector<Value> inputs{n.scalar(b.getI64Type(), t), conditionIn};
     inputs.append(carried);
-    FailureOr<SmallVector<Value>> outputs = importLoopBody(n, inputs, carried.size());
+    SmallVector<std::optional<SequenceValue>> sequenceInputs(2), sequenceOutputs;
+    sequenceInputs.append(sequences);
+    FailureOr<SmallVector<Value>> outputs =
+        importLoopBody(n, inputs, carried.size(), sequenceInputs, &sequenceOutputs);
     if (failed(outputs))
       return failure();
+    if (!outputs->front())
+      return n.fail("its body's condition is a sequence");
     go = constantScalar(outputs->front());
     if (!go) {
       // A while loop: the iterations unrolled so far go, and the loop runs.
@@ -703,15 +792,28 @@ LogicalResult importLoop(NodeImporter &n) {
         unrolled.push_back(&op);
       for (Operation *op : llvm::reverse(unrolled))
         op->erase();
-      return importRuntimeLoop(n, tripCount, condition, initial);
+      return importRuntimeLoop(n, tripCount, condition, initial, initialSequences);
     }
     conditionIn = outputs->front();
-    carried.assign(outputs->begin() + 1, outputs->begin() + 1 + carried.size());
+    for (size_t k = 0; k < carried.size(); ++k) {
+      if (sequences[k].has_value() != sequenceOutputs[1 + k].has_value())
+        return n.fail("its body makes loop-carried value " + Twine(k) + " a " +
+                      (sequences[k] ? "tensor" : "sequence") + ", but it starts as a " +
+                      (sequences[k] ? "sequence" : "tensor"));
+      carried[k] = (*outputs)[1 + k];
+      sequences[k] = sequenceOutputs[1 + k];
+    }
     scanned.resize(outputs->size() - 1 - carried.size());
-    for (auto [list, v] : llvm::zip(scanned, llvm::drop_begin(*outputs, 1 + carried.size())))
-      list.push_back(v);
+    for (auto [k, v] : llvm::enumerate(llvm::drop_begin(*outputs, 1 + carried.size()))) {
+      if (!v)
+        return n.fail("its scan output " + Twine(k) + " is a sequence");
+      scanned[k].push_back(v);
+    }
   }
   SmallVector<Value> results(carried);
+  for (auto [k, sequence] : llvm::enumerate(sequences))
+    if (sequence)
+      n.setSequenceOutput(k, *sequence);
   int64_t numScanOutputs = (int64_t)n.numOutputs() - (int64_t)carried.size();
   if (t == 0 && numScanOutputs > 0)
     return n.fail("it runs no iteration, so its scan outputs have no element to take a shape from");

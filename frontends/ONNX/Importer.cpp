@@ -509,8 +509,10 @@ private:
   /// compiling (exporters' conditions on static shapes), else both, joined
   /// by a Where per output.
   LogicalResult importIf(onnx::NodeProto &node, int index, Location loc);
-  FailureOr<SmallVector<Value>> importSubgraph(onnx::GraphProto &graph, ArrayRef<Value> inputs,
-                                               Location loc, std::string graphScope);
+  FailureOr<SmallVector<Value>>
+  importSubgraph(onnx::GraphProto &graph, ArrayRef<Value> inputs, Location loc,
+                 std::string graphScope, ArrayRef<std::optional<SequenceValue>> sequenceInputs = {},
+                 SmallVectorImpl<std::optional<SequenceValue>> *sequenceOutputs = nullptr);
   LogicalResult checkSingleAssignment(const llvm::StringSet<> &initializerNames, Location fileLoc);
   FailureOr<Type> inputType(const onnx::ValueInfoProto &info, llvm::StringSet<> &usedDims);
   LogicalResult checkInputShape(const onnx::ValueInfoProto &info, ArrayRef<int64_t> shape,
@@ -748,7 +750,10 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
       if (in.empty() || values.count(in))
         continue;
       if (sequences.count(in)) {
-        if (isIf(node) || !takesSequences(node.op_type()) || slot != 0) {
+        // A Loop carries sequences (its inputs after the trip count and
+        // condition).
+        bool carried = node.op_type() == "Loop" && isDefaultDomain(node.domain()) && slot >= 2;
+        if (!carried && (isIf(node) || !takesSequences(node.op_type()) || slot != 0)) {
           emitError(loc) << node.op_type() << " reads '" << in
                          << "', a sequence, which nnc supports only as the first input of the sequence ops";
           ok = false;
@@ -782,11 +787,15 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
       auto it = sequences.find(name);
       return it == sequences.end() ? nullptr : &it->second;
     };
-    importer.importSubgraph = [this, &node, index, loc](
-                                  StringRef name, ArrayRef<Value> inputs) -> FailureOr<SmallVector<Value>> {
+    importer.importGraph = [this, &node, index, loc](
+                               StringRef name, ArrayRef<Value> inputs,
+                               ArrayRef<std::optional<SequenceValue>> sequenceInputs,
+                               SmallVectorImpl<std::optional<SequenceValue>> *sequenceOutputs)
+        -> FailureOr<SmallVector<Value>> {
       for (onnx::AttributeProto &a : *node.mutable_attribute())
         if (a.name() == name && a.has_g())
-          return importSubgraph(*a.mutable_g(), inputs, loc, subgraphScope(node, index, name));
+          return importSubgraph(*a.mutable_g(), inputs, loc, subgraphScope(node, index, name),
+                                sequenceInputs, sequenceOutputs);
       return emitError(loc) << node.op_type() << " has no graph attribute '" << name << "'";
     };
     if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
@@ -933,9 +942,11 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
 /// `graph` (a node's subgraph) in a scope of its own: the values around it
 /// visible, its initializers, its inputs (bound to `inputs`) and its nodes'
 /// outputs gone afterwards. Its outputs in order.
-FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &graph,
-                                                            ArrayRef<Value> inputs, Location loc,
-                                                            std::string graphScope) {
+FailureOr<SmallVector<Value>>
+GraphImporter::importSubgraph(onnx::GraphProto &graph, ArrayRef<Value> inputs, Location loc,
+                              std::string graphScope,
+                              ArrayRef<std::optional<SequenceValue>> sequenceInputs,
+                              SmallVectorImpl<std::optional<SequenceValue>> *sequenceOutputs) {
   if (graph.input_size() != (int)inputs.size())
     return emitError(loc) << "subgraph '" << graph.name() << "' has " << graph.input_size()
                           << " inputs, but the node gives it " << inputs.size();
@@ -953,16 +964,27 @@ FailureOr<SmallVector<Value>> GraphImporter::importSubgraph(onnx::GraphProto &gr
       return failure();
     values[t.name()] = nn::ConstantOp::create(builder, loc, *attr).getResult();
   }
-  for (auto [info, value] : llvm::zip(graph.input(), inputs))
-    values[info.name()] = value;
+  for (auto [i, info] : llvm::enumerate(graph.input())) {
+    if (i < sequenceInputs.size() && sequenceInputs[i])
+      sequences[info.name()] = *sequenceInputs[i];
+    else
+      values[info.name()] = inputs[i];
+  }
   if (!importNodes(graph))
     return failure();
   SmallVector<Value> results;
-  for (const onnx::ValueInfoProto &info : graph.output()) {
+  if (sequenceOutputs)
+    sequenceOutputs->assign(graph.output_size(), std::nullopt);
+  for (auto [i, info] : llvm::enumerate(graph.output())) {
     Value v = values.lookup(info.name());
-    if (!v && sequences.count(info.name()))
-      return emitError(loc) << "subgraph '" << graph.name() << "': output '" << info.name()
-                            << "' is a sequence, which nnc supports only within a graph";
+    if (!v && sequences.count(info.name())) {
+      if (!sequenceOutputs)
+        return emitError(loc) << "subgraph '" << graph.name() << "': output '" << info.name()
+                              << "' is a sequence, which nnc supports only within a graph";
+      (*sequenceOutputs)[i] = sequences.lookup(info.name());
+      results.push_back(Value());
+      continue;
+    }
     if (!v)
       return emitError(loc) << "subgraph '" << graph.name() << "': output '" << info.name()
                             << "' is never computed";

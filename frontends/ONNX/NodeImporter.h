@@ -35,6 +35,14 @@ struct SequenceCheck {
 struct SequenceValue {
   llvm::SmallVector<mlir::Value> elements;
   llvm::SmallVector<SequenceCheck> checks;
+  /// A sequence a Loop of a run-time length built by appending one element
+  /// per iteration: the rows of this [iterations, ...] tensor (elements
+  /// empty). ConcatFromSequence reads it; other ops refuse it.
+  mlir::Value stacked;
+  /// Inside such a Loop's body, the sequence it carries: what earlier
+  /// iterations appended is unknown there, `elements` are this iteration's
+  /// appends. Only appending to it is supported.
+  bool unknownPrefix = false;
 };
 
 using Handler = std::function<llvm::LogicalResult(NodeImporter &)>;
@@ -157,11 +165,20 @@ public:
   mlir::FailureOr<int64_t> checked(CheckedInt value, const llvm::Twine &what) const;
 
   /// Imports the node's graph attribute `name` once, its inputs bound to
-  /// `inputs`, in a scope of its own; returns its outputs (set by the graph
-  /// importer; Loop and Scan call it once per iteration).
-  std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(llvm::StringRef name,
-                                                                mlir::ArrayRef<mlir::Value> inputs)>
-      importSubgraph;
+  /// `inputs` (input i to sequenceInputs[i] instead where that is set), in a
+  /// scope of its own; returns its outputs, a sequence output as a null
+  /// value and its sequence in (*sequenceOutputs)[i] (Loop and Scan call it
+  /// once per iteration).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  importSubgraph(llvm::StringRef name, mlir::ArrayRef<mlir::Value> inputs,
+                 llvm::ArrayRef<std::optional<SequenceValue>> sequenceInputs = {},
+                 llvm::SmallVectorImpl<std::optional<SequenceValue>> *sequenceOutputs = nullptr) {
+    return importGraph(name, inputs, sequenceInputs, sequenceOutputs);
+  }
+  std::function<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+      llvm::StringRef, mlir::ArrayRef<mlir::Value>, llvm::ArrayRef<std::optional<SequenceValue>>,
+      llvm::SmallVectorImpl<std::optional<SequenceValue>> *)>
+      importGraph; // set by the graph importer
 
   /// Input `i` as a sequence, or null when it is not one.
   const SequenceValue *sequence(size_t i) const {

@@ -8,12 +8,18 @@
 // elements of one type: SequenceAt gathers from their stack, SequenceInsert
 // and SequenceErase select each element of the result from its two
 // candidates; the position is checked against the length before the run.
-// Sequences as graph inputs or outputs, and ops other than these on them
-// (Loop-carried ones, SequenceMap), are refused by node.
+// A Loop of a run-time length carries a sequence that starts empty and gets
+// one element appended per iteration (a list built in a scripted loop): in
+// its body the sequence's earlier elements are unknown, and after it the
+// sequence is the stack of the appended elements, which ConcatFromSequence
+// reads (ControlFlowOps.cpp). Sequences as graph inputs or outputs, and ops
+// other than these on them (SequenceMap), are refused by node.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/ONNX/NodeImporter.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace nnc;
@@ -25,11 +31,24 @@ using Check = SequenceCheck;
 
 Value i64Scalar(NodeImporter &n, int64_t v) { return n.scalar(n.builder.getI64Type(), v); }
 
+/// What an op may read of a sequence a Loop of a run-time length made:
+/// nothing, the stack it built, or (inside its body) the sequence it carries,
+/// to append to.
+enum class LoopSequences { None, Stacked, Appended };
+
 /// Input `i` as a sequence, or an error.
-FailureOr<SequenceValue> sequenceInput(NodeImporter &n, size_t i) {
-  if (const SequenceValue *sequence = n.sequence(i))
-    return *sequence;
-  return n.fail("input " + Twine(i) + " must be a sequence");
+FailureOr<SequenceValue> sequenceInput(NodeImporter &n, size_t i,
+                                       LoopSequences allowed = LoopSequences::None) {
+  const SequenceValue *sequence = n.sequence(i);
+  if (!sequence)
+    return n.fail("input " + Twine(i) + " must be a sequence");
+  if (sequence->stacked && allowed != LoopSequences::Stacked)
+    return n.fail("it reads a sequence a Loop of a run-time length appended to, which nnc reads "
+                  "only with ConcatFromSequence");
+  if (sequence->unknownPrefix && allowed != LoopSequences::Appended)
+    return n.fail("it reads the sequence a Loop of a run-time length carries, which nnc supports "
+                  "there only as appended to (SequenceInsert without a position)");
+  return *sequence;
 }
 
 /// `x` carrying the sequence's run-time checks (a tensor taken from it),
@@ -147,7 +166,8 @@ LogicalResult importSequenceAt(NodeImporter &n) {
 }
 
 LogicalResult importSequenceInsert(NodeImporter &n) {
-  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  FailureOr<SequenceValue> sequence =
+      sequenceInput(n, 0, n.input(2) ? LoopSequences::None : LoopSequences::Appended);
   if (failed(sequence))
     return failure();
   Elements *elements = &sequence->elements;
@@ -158,8 +178,9 @@ LogicalResult importSequenceInsert(NodeImporter &n) {
   int64_t length = elements->size();
   Elements result(*elements);
   if (!n.input(2)) {
-    result.push_back(tensor);
-    n.setSequenceOutput(0, {result, sequence->checks});
+    SequenceValue appended = *sequence;
+    appended.elements.push_back(tensor);
+    n.setSequenceOutput(0, appended);
     return success();
   }
   FailureOr<Position> position = positionInput(n, 2);
@@ -235,13 +256,14 @@ LogicalResult importSequenceErase(NodeImporter &n) {
 }
 
 LogicalResult importConcatFromSequence(NodeImporter &n) {
-  FailureOr<SequenceValue> sequence = sequenceInput(n, 0);
+  FailureOr<SequenceValue> sequence = sequenceInput(n, 0, LoopSequences::Stacked);
   if (failed(sequence))
     return failure();
   Elements *elements = &sequence->elements;
-  if (elements->empty())
+  if (elements->empty() && !sequence->stacked)
     return n.fail("the sequence is empty: its concatenation has no type");
-  int64_t rank = NodeImporter::type(elements->front()).getRank();
+  int64_t rank = sequence->stacked ? NodeImporter::type(sequence->stacked).getRank() - 1
+                                   : NodeImporter::type(elements->front()).getRank();
   bool newAxis = n.attrInt("new_axis", 0) != 0;
   const onnx::AttributeProto *axisAttr = n.attr("axis");
   if (!axisAttr)
@@ -251,7 +273,31 @@ LogicalResult importConcatFromSequence(NodeImporter &n) {
     return n.fail("axis " + Twine(axis) + " is out of range for rank " + Twine(outRank));
   if (axis < 0)
     axis += outRank;
-  n.setOutputs(carryingChecks(n, n.join(*elements, axis, newAxis), sequence->checks));
+  if (!sequence->stacked) {
+    n.setOutputs(carryingChecks(n, n.join(*elements, axis, newAxis), sequence->checks));
+    return success();
+  }
+  // The stack of a Loop's appends: stacked along a new axis, its rows moved
+  // there; concatenated along the first, its first two dims merged.
+  Value stacked = sequence->stacked;
+  if (newAxis) {
+    SmallVector<int64_t> perm;
+    for (int64_t d = 1; d <= rank; ++d)
+      perm.push_back(d);
+    perm.insert(perm.begin() + axis, 0);
+    n.setOutputs(axis == 0 ? stacked
+                           : n.create<nn::TransposeOp>(stacked, n.builder.getDenseI64ArrayAttr(perm)));
+    return success();
+  }
+  if (axis != 0)
+    return n.fail("it concatenates the elements a Loop of a run-time length appended along axis " +
+                  Twine(axis) + "; nnc supports axis 0 or a new axis there");
+  // A reassociation, not a reshape: nothing to check of a count only the
+  // run knows (a while loop's).
+  SmallVector<ReassociationIndices> groups{{0, 1}};
+  for (int64_t d = 2; d <= rank; ++d)
+    groups.push_back({d});
+  n.setOutputs(tensor::CollapseShapeOp::create(n.builder, n.loc, stacked, groups).getResult());
   return success();
 }
 

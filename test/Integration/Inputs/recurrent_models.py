@@ -20,6 +20,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
 
@@ -93,6 +94,36 @@ class Settle(torch.nn.Module):
         return h, total
 
 
+class Unroll(torch.nn.Module):
+    """A scripted loop over max_steps appending to lists: each state
+    stacked, and each state's first row concatenated."""
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Linear(16, 16)
+
+    def forward(self, h, max_steps: int):
+        states = []
+        rows = []
+        for _ in range(max_steps):
+            h = torch.tanh(self.w(h))
+            states.append(h)
+            rows.append(h[:1])
+        return torch.stack(states, 1), torch.cat(rows, 0)
+
+
+class UnrollUntil(torch.nn.Module):
+    """The same loop cut short by a break: a while loop whose only trip
+    count is INT64_MAX, appending (refused)."""
+    def forward(self, h, max_steps: int):
+        rows = []
+        for _ in range(max_steps):
+            h = 0.5 * h
+            rows.append(h[:1])
+            if bool(h.abs().mean() <= 0.3):
+                break
+        return torch.cat(rows, 0)
+
+
 def scripted_while(out):
     """PyTorch's export of a scripted while loop (a Loop of trip count
     INT64_MAX, its initial condition an If, its body computing the next),
@@ -112,6 +143,41 @@ def scripted_while(out):
         save_set(os.path.join(out, "scripted_while", f"s{steps}"),
                  (("h", h.numpy()), ("max_steps", np.array(steps, np.int64))),
                  [r.numpy().astype(np.float32) for r in results])
+
+
+def scripted_append(out):
+    """PyTorch's export of scripted loops appending to lists (a Loop carrying
+    a sequence from SequenceEmpty, SequenceInsert in its body,
+    ConcatFromSequence after it), references from the module in float64;
+    and of one cut short by a break (refused)."""
+    module = Unroll().eval()
+    path = os.path.join(out, "scripted_append", "model.onnx")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.onnx.export(torch.jit.script(module), (torch.randn(2, 16), 10), path, opset_version=16,
+                      input_names=["h", "max_steps"], output_names=["states", "rows"])
+    reference = torch.jit.script(Unroll().eval())
+    reference.load_state_dict(module.state_dict())
+    reference = reference.double()
+    for steps in (1, 4, 40):
+        h = torch.randn(2, 16)
+        with torch.no_grad():
+            results = reference(h.double(), steps)
+        save_set(os.path.join(out, "scripted_append", f"s{steps}"),
+                 (("h", h.numpy()), ("max_steps", np.array(steps, np.int64))),
+                 [r.numpy().astype(np.float32) for r in results])
+    # The same with a constant trip count of 4: unrolled, each iteration's
+    # sequence carried into the next.
+    model = onnx.load(os.path.join(out, "scripted_append", "model.onnx"))
+    model.graph.initializer.append(numpy_helper.from_array(np.array(4, np.int64), "four"))
+    for node in model.graph.node:
+        if node.op_type == "Loop":
+            node.input[0] = "four"
+    os.makedirs(os.path.join(out, "append_unrolled"), exist_ok=True)
+    onnx.save(model, os.path.join(out, "append_unrolled", "model.onnx"))
+    path = os.path.join(out, "scripted_until", "model.onnx")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.onnx.export(torch.jit.script(UnrollUntil()), (torch.randn(2, 16), 10), path,
+                      opset_version=16, input_names=["h", "max_steps"], output_names=["rows"])
 
 
 def onnx_models(out, rng):
@@ -670,6 +736,7 @@ def main():
     scan_models(args.out, np.random.default_rng(5))
     nested_models(args.out, np.random.default_rng(6))
     scripted_while(args.out)
+    scripted_append(args.out)
     recurrences_in_loops(args.out, np.random.default_rng(7))
     train_slice_model(args.out, np.random.default_rng(3))
     loop_refusals(args.out)
