@@ -124,47 +124,39 @@ class UnrollUntil(torch.nn.Module):
         return torch.cat(rows, 0)
 
 
-def scripted_while(out):
-    """PyTorch's export of a scripted while loop (a Loop of trip count
-    INT64_MAX, its initial condition an If, its body computing the next),
-    references from the same module in float64."""
-    module = Settle().eval()
-    path = os.path.join(out, "scripted_while", "model.onnx")
+def export_scripted(out, name, module_class, outputs, steps_list):
+    """`module_class` scripted and exported to DIR/name (inputs h [2, 16] and
+    max_steps), with data sets s<steps> whose references come from the same
+    weights in float64."""
+    module = module_class().eval()
+    path = os.path.join(out, name, "model.onnx")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     torch.onnx.export(torch.jit.script(module), (torch.randn(2, 16), 10), path, opset_version=16,
-                      input_names=["h", "max_steps"], output_names=["h_out", "total"])
-    reference = torch.jit.script(Settle().eval())
+                      input_names=["h", "max_steps"], output_names=outputs)
+    reference = torch.jit.script(module_class().eval())
     reference.load_state_dict(module.state_dict())
     reference = reference.double()
-    for steps in (0, 3, 100):
+    for steps in steps_list:
         h = torch.randn(2, 16)
         with torch.no_grad():
             results = reference(h.double(), steps)
-        save_set(os.path.join(out, "scripted_while", f"s{steps}"),
+        save_set(os.path.join(out, name, f"s{steps}"),
                  (("h", h.numpy()), ("max_steps", np.array(steps, np.int64))),
                  [r.numpy().astype(np.float32) for r in results])
+
+
+def scripted_while(out):
+    """PyTorch's export of a scripted while loop (a Loop of trip count
+    INT64_MAX, its initial condition an If, its body computing the next)."""
+    export_scripted(out, "scripted_while", Settle, ["h_out", "total"], (0, 3, 100))
 
 
 def scripted_append(out):
     """PyTorch's export of scripted loops appending to lists (a Loop carrying
     a sequence from SequenceEmpty, SequenceInsert in its body,
-    ConcatFromSequence after it), references from the module in float64;
-    and of one cut short by a break (refused)."""
-    module = Unroll().eval()
-    path = os.path.join(out, "scripted_append", "model.onnx")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    torch.onnx.export(torch.jit.script(module), (torch.randn(2, 16), 10), path, opset_version=16,
-                      input_names=["h", "max_steps"], output_names=["states", "rows"])
-    reference = torch.jit.script(Unroll().eval())
-    reference.load_state_dict(module.state_dict())
-    reference = reference.double()
-    for steps in (1, 4, 40):
-        h = torch.randn(2, 16)
-        with torch.no_grad():
-            results = reference(h.double(), steps)
-        save_set(os.path.join(out, "scripted_append", f"s{steps}"),
-                 (("h", h.numpy()), ("max_steps", np.array(steps, np.int64))),
-                 [r.numpy().astype(np.float32) for r in results])
+    ConcatFromSequence after it); and of one cut short by a break
+    (refused)."""
+    export_scripted(out, "scripted_append", Unroll, ["states", "rows"], (1, 4, 40))
     # The same with a constant trip count of 4: unrolled, each iteration's
     # sequence carried into the next.
     model = onnx.load(os.path.join(out, "scripted_append", "model.onnx"))
@@ -303,6 +295,29 @@ def save_set(directory, inputs, outputs):
             f.write(numpy_helper.from_array(a).SerializeToString())
 
 
+def settling_body(n, prefix=""):
+    """A while loop's body: h <- 0.5 tanh(h W) (W from outside), going on
+    while the absolute sum of h is above 0.5, each h scanned; its names
+    prefixed (a body nested in another's names its values apart)."""
+    v = lambda name: prefix + name
+    return helper.make_graph(
+        [helper.make_node("MatMul", [v("h_in"), "W"], [v("hw")]),
+         helper.make_node("Tanh", [v("hw")], [v("t")]),
+         helper.make_node("Mul", [v("t"), v("half")], [v("h_out")]),
+         helper.make_node("Abs", [v("h_out")], [v("a")]),
+         helper.make_node("ReduceSum", [v("a")], [v("s")], keepdims=0),
+         helper.make_node("Greater", [v("s"), v("half")], [v("cond_out")]),
+         helper.make_node("Identity", [v("h_out")], [v("h_scan")])],
+        "body",
+        [helper.make_tensor_value_info(v("i"), TensorProto.INT64, []),
+         helper.make_tensor_value_info(v("cond_in"), TensorProto.BOOL, []),
+         helper.make_tensor_value_info(v("h_in"), TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info(v("cond_out"), TensorProto.BOOL, []),
+         helper.make_tensor_value_info(v("h_out"), TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info(v("h_scan"), TensorProto.FLOAT, [n])],
+        [numpy_helper.from_array(np.array(0.5, np.float32), v("half"))])
+
+
 def while_models(out, rng):
     """ONNX Loops whose body computes the condition (while loops):
     - "while": a trip count M given at run time, h <- tanh(h W) halving until
@@ -315,23 +330,7 @@ def while_models(out, rng):
     - "while_unbounded": no trip count and a scan output (refused)."""
     n = 4
     w = (rng.standard_normal((n, n)) * 0.8).astype(np.float32)
-    body = helper.make_graph(
-        [helper.make_node("MatMul", ["h_in", "W"], ["hw"]),
-         helper.make_node("Tanh", ["hw"], ["t"]),
-         helper.make_node("Mul", ["t", "half"], ["h_out"]),
-         helper.make_node("Abs", ["h_out"], ["a"]),
-         helper.make_node("ReduceSum", ["a"], ["s"], keepdims=0),
-         helper.make_node("Greater", ["s", "limit"], ["cond_out"]),
-         helper.make_node("Identity", ["h_out"], ["h_scan"])],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [n])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [n]),
-         helper.make_tensor_value_info("h_scan", TensorProto.FLOAT, [n])],
-        [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
-         numpy_helper.from_array(np.array(0.5, np.float32), "limit")])
+    body = settling_body(n)
     loop = helper.make_node("Loop", ["M", "", "h0"], ["h", "hs"], name="until_small", body=body)
     save_model(out, "while", helper.make_graph(
         [loop], "while",
@@ -479,21 +478,7 @@ def nested_models(out, rng):
     (refused)."""
     n = 4
     w = (rng.standard_normal((n, n)) * 0.8).astype(np.float32)
-    inner = helper.make_graph(
-        [helper.make_node("MatMul", ["g_in", "W"], ["gw"]),
-         helper.make_node("Tanh", ["gw"], ["t"]),
-         helper.make_node("Mul", ["t", "half"], ["g_out"]),
-         helper.make_node("Abs", ["g_out"], ["a"]),
-         helper.make_node("ReduceSum", ["a"], ["s"], keepdims=0),
-         helper.make_node("Greater", ["s", "half"], ["c_out"]),
-         helper.make_node("Identity", ["g_out"], ["g_scan"])],
-        "inner_body",
-        [helper.make_tensor_value_info("j", TensorProto.INT64, []),
-         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("g_in", TensorProto.FLOAT, [n])],
-        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("g_out", TensorProto.FLOAT, [n]),
-         helper.make_tensor_value_info("g_scan", TensorProto.FLOAT, [n])])
+    inner = settling_body(n, "inner_")
     outer = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
          helper.make_node("Mul", ["h_in", "four"], ["g0"]),
@@ -516,8 +501,7 @@ def nested_models(out, rng):
          helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n])],
         [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n]),
          helper.make_tensor_value_info("totals", TensorProto.FLOAT, ["M", n])],
-        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(np.array(0.5, np.float32), "half"),
-         numpy_helper.from_array(np.array(4, np.float32), "four"),
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(np.array(4, np.float32), "four"),
          numpy_helper.from_array(np.array([0], np.int64), "axis0")])
     save_model(out, "nested_while", graph)
     # The inner trip count the outer iteration number: its scan output's
