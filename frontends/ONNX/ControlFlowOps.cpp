@@ -251,6 +251,9 @@ LogicalResult importRuntimeScan(NodeImporter &n, ArrayRef<Value> states, SmallVe
     inits.push_back(n.stateSlots(v));
   auto loop = scf::ForOp::create(b, loc, zero, length, one, inits);
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  // Without iteration arguments the builder made a yield; the body's comes.
+  if (inits.empty())
+    loop.getBody()->getTerminator()->erase();
   SmallVector<Value> elements; // the body's scan outputs
   {
     OpBuilder::InsertionGuard guard(b);
@@ -538,7 +541,7 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
   SmallVector<Value> tensors;
   for (auto [k, v] : llvm::enumerate(carried)) {
     if (const std::optional<SequenceValue> &sequence = sequences[k]) {
-      if (!sequence->elements.empty() || sequence->stacked || sequence->unknownPrefix)
+      if (!sequence->elements.empty() || sequence->stacked || sequence->carrier)
         return n.fail("its loop-carried sequence " + Twine(k) +
                       " is not empty; nnc carries a sequence through a Loop of a run-time length "
                       "only from empty, appended to");
@@ -567,6 +570,9 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
     inits.push_back(n.stateSlots(v));
   auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  // Without iteration arguments the builder made a yield; the body's comes.
+  if (inits.empty())
+    loop.getBody()->getTerminator()->erase();
   SmallVector<Value> scans; // each sequence's appended element, then the scan outputs
   size_t numAppended = 0;
   Value goOn; // the body's condition, when it computes one
@@ -587,7 +593,8 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
       if (sequence) {
         // What earlier iterations appended is not known here.
         SequenceValue carriedIn;
-        carriedIn.unknownPrefix = true;
+        carriedIn.carrier = loop.getOperation();
+        carriedIn.carrierSlot = sequenceInputs.size() - 2;
         inputs.push_back(Value());
         sequenceInputs.push_back(carriedIn);
         continue;
@@ -614,11 +621,11 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
       Value updated = (*outputs)[1 + k];
       const std::optional<SequenceValue> &appended = sequenceOutputs[1 + k];
       if (sequences[k]) {
-        if (!appended || !appended->unknownPrefix || appended->elements.size() != 1 ||
-            !appended->checks.empty())
-          return n.fail("its body does not append one element to loop-carried sequence " +
-                        Twine(k) + ", which nnc needs of a sequence carried through a Loop of a "
-                        "run-time length");
+        if (!appended || appended->carrier != loop.getOperation() || appended->carrierSlot != k ||
+            appended->elements.size() != 1 || !appended->checks.empty())
+          return n.fail("its body does not make loop-carried sequence " + Twine(k) +
+                        " itself with one element appended, which nnc needs of a sequence carried "
+                        "through a Loop of a run-time length");
         scans.push_back(appended->elements.front());
         continue;
       }

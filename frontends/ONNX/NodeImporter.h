@@ -39,10 +39,12 @@ struct SequenceValue {
   /// per iteration: the rows of this [iterations, ...] tensor (elements
   /// empty). ConcatFromSequence reads it; other ops refuse it.
   mlir::Value stacked;
-  /// Inside such a Loop's body, the sequence it carries: what earlier
-  /// iterations appended is unknown there, `elements` are this iteration's
-  /// appends. Only appending to it is supported.
-  bool unknownPrefix = false;
+  /// Inside such a Loop's body, the sequence it carries as its loop-carried
+  /// value `carrierSlot`: what earlier iterations appended is unknown there,
+  /// `elements` are this iteration's appends. Only appending to it is
+  /// supported, and only as the same loop-carried value's next.
+  mlir::Operation *carrier = nullptr;
+  unsigned carrierSlot = 0;
 };
 
 using Handler = std::function<llvm::LogicalResult(NodeImporter &)>;

@@ -45,7 +45,7 @@ FailureOr<SequenceValue> sequenceInput(NodeImporter &n, size_t i,
   if (sequence->stacked && allowed != LoopSequences::Stacked)
     return n.fail("it reads a sequence a Loop of a run-time length appended to, which nnc reads "
                   "only with ConcatFromSequence");
-  if (sequence->unknownPrefix && allowed != LoopSequences::Appended)
+  if (sequence->carrier && allowed != LoopSequences::Appended)
     return n.fail("it reads the sequence a Loop of a run-time length carries, which nnc supports "
                   "there only as appended to (SequenceInsert without a position)");
   return *sequence;

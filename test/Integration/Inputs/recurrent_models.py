@@ -111,6 +111,16 @@ class Unroll(torch.nn.Module):
         return torch.stack(states, 1), torch.cat(rows, 0)
 
 
+class Collect(torch.nn.Module):
+    """A scripted loop whose only loop-carried value is the list it appends
+    to."""
+    def forward(self, h, max_steps: int):
+        out = []
+        for i in range(max_steps):
+            out.append(h * float(i))
+        return torch.stack(out)
+
+
 class UnrollUntil(torch.nn.Module):
     """The same loop cut short by a break: a while loop whose only trip
     count is INT64_MAX, appending (refused)."""
@@ -140,6 +150,8 @@ def export_scripted(out, name, module_class, outputs, steps_list):
         h = torch.randn(2, 16)
         with torch.no_grad():
             results = reference(h.double(), steps)
+        if isinstance(results, torch.Tensor):
+            results = (results,)
         save_set(os.path.join(out, name, f"s{steps}"),
                  (("h", h.numpy()), ("max_steps", np.array(steps, np.int64))),
                  [r.numpy().astype(np.float32) for r in results])
@@ -157,6 +169,32 @@ def scripted_append(out):
     ConcatFromSequence after it); and of one cut short by a break
     (refused)."""
     export_scripted(out, "scripted_append", Unroll, ["states", "rows"], (1, 4, 40))
+    export_scripted(out, "scripted_collect", Collect, ["stacked"], (1, 5))
+    # Refused: a body that appends to one carried sequence and makes the
+    # result another's next value.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["x", "fi"], ["e"]),
+         helper.make_node("SequenceInsert", ["s1_in", "e"], ["s1_out"]),
+         helper.make_node("SequenceInsert", ["s1_in", "e"], ["s2_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("s1_in", TensorProto.FLOAT, [3]),
+         helper.make_tensor_sequence_value_info("s2_in", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("s1_out", TensorProto.FLOAT, [3]),
+         helper.make_tensor_sequence_value_info("s2_out", TensorProto.FLOAT, [3])])
+    save_model(out, "append_crossed", helper.make_graph(
+        [helper.make_node("SequenceEmpty", [], ["s1"], dtype=TensorProto.FLOAT),
+         helper.make_node("SequenceEmpty", [], ["s2"], dtype=TensorProto.FLOAT),
+         helper.make_node("Loop", ["M", "", "s1", "s2"], ["t1", "t2"], name="crossed", body=body),
+         helper.make_node("ConcatFromSequence", ["t2"], ["y"], axis=0, new_axis=1)],
+        "append_crossed",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["M", 3])]))
     # The same with a constant trip count of 4: unrolled, each iteration's
     # sequence carried into the next.
     model = onnx.load(os.path.join(out, "scripted_append", "model.onnx"))
