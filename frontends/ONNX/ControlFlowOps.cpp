@@ -236,14 +236,24 @@ LogicalResult importRuntimeScan(NodeImporter &n, ArrayRef<Value> states, SmallVe
   }
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value zero = index(0), one = index(1), two = index(2);
+  // The length, checked against every other scan input's: the loop's bound
+  // carries the checks, so that they stay when the body reads no element
+  // of an input.
   Value length = tensor::DimOp::create(b, loc, scans[0], axes[0]);
-  for (size_t k = 1; k < scans.size(); ++k) {
-    Value other = tensor::DimOp::create(b, loc, scans[k], axes[k]);
-    Value same = tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({}, b.getI1Type()),
-        ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, length, other)});
-    scans[k] = n.create<nn::CheckOp>(scans[k], same,
-                                     b.getStringAttr("its scan inputs' sequence lengths differ"));
+  if (scans.size() > 1) {
+    Value checked = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, b.getI64Type()),
+        ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), length)});
+    for (size_t k = 1; k < scans.size(); ++k) {
+      Value other = tensor::DimOp::create(b, loc, scans[k], axes[k]);
+      Value same = tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({}, b.getI1Type()),
+          ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, length, other)});
+      checked = n.create<nn::CheckOp>(checked, same,
+                                      b.getStringAttr("its scan inputs' sequence lengths differ"));
+    }
+    length = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                        tensor::ExtractOp::create(b, loc, checked, ValueRange{}));
   }
   Value last = arith::SubIOp::create(b, loc, length, one);
   SmallVector<Value> inits;

@@ -896,11 +896,19 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
       auto tensor = dyn_cast<RankedTensorType>(t);
       return tensor && !tensor.hasStaticShape();
     };
-    for (Operation &op : llvm::make_range(last ? std::next(last->getIterator()) : block->begin(), block->end()))
+    for (Operation &op : llvm::make_range(last ? std::next(last->getIterator()) : block->begin(), block->end())) {
       if (llvm::any_of(op.getOperandTypes(), dynamic) || llvm::any_of(op.getResultTypes(), dynamic))
         return emitError(loc) << "If with a condition known only at run time: nnc computes both "
                                  "branches and selects, which needs their shapes known when "
                                  "compiling (pin the model's dims)";
+      // A loop of a run-time length would run taken or not (a while loop
+      // might then never end).
+      if (isa<scf::ForOp, scf::WhileOp>(op))
+        return emitError(loc) << "If with a condition known only at run time: nnc computes both "
+                                 "branches and selects, so a Loop of a run-time length in a "
+                                 "branch would run whether the branch is taken or not; not "
+                                 "supported";
+    }
     // A branch's run-time checks (a position within a sequence) hold only
     // where it is taken.
     auto after = [&](Operation *op) { return op ? std::next(op->getIterator()) : block->begin(); };

@@ -491,6 +491,26 @@ def scan_models(out, rng):
          helper.make_tensor_value_info("firsts", TensorProto.FLOAT, ["seq", n]),
          helper.make_tensor_value_info("seconds", TensorProto.FLOAT, [n, "seq"])],
         [numpy_helper.from_array(w, "W"), numpy_helper.from_array(v, "V")]))
+    # A body that reads no element of its second scan input: the lengths are
+    # still checked.
+    unused = helper.make_graph(
+        [helper.make_node("Add", ["s", "x_t"], ["s_out"])], "body",
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("x_t", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("y_t", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [n])])
+    save_model(out, "scan_unused", helper.make_graph(
+        [helper.make_node("Scan", ["h0", "xs", "ys"], ["h"], name="sum", body=unused, num_scan_inputs=2)],
+        "scan_unused",
+        [helper.make_tensor_value_info("h0", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["seq", n]),
+         helper.make_tensor_value_info("ys", TensorProto.FLOAT, ["other", n])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [n])]))
+    h0 = rng.standard_normal(n).astype(np.float32)
+    xs = rng.standard_normal((3, n)).astype(np.float32)
+    save_set(os.path.join(out, "scan_unused", "t3_5"),
+             (("h0", h0), ("xs", xs), ("ys", rng.standard_normal((5, n)).astype(np.float32))),
+             ((h0.astype(np.float64) + xs.sum(axis=0)).astype(np.float32),))
     for length, other in ((0, 0), (1, 1), (7, 7), (300, 300), (5, 4)):
         h0 = rng.standard_normal(n).astype(np.float32)
         xs = rng.standard_normal((length, n)).astype(np.float32)
@@ -645,8 +665,8 @@ def loop_refusals(out):
              helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
              helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [])],
             outputs, list(inits))
-    def save(name, nodes, inputs, outputs):
-        graph = helper.make_graph(nodes, name, inputs, outputs)
+    def save(name, nodes, inputs, outputs, inits=()):
+        graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         os.makedirs(os.path.join(out, name), exist_ok=True)
         with open(os.path.join(out, name, "model.onnx"), "wb") as f:
@@ -696,6 +716,25 @@ def loop_refusals(out):
                    [numpy_helper.from_array(np.array(1, np.int64), "one"),
                     numpy_helper.from_array(np.array(0, np.int64), "zero"),
                     numpy_helper.from_array(np.array([2, -1], np.int64), "rows")])
+    # A while loop in a branch of an If whose condition is known only at
+    # run time: both branches run, so the loop would run untaken (refused).
+    countdown = body([helper.make_node("Sub", ["h_in", "one_f"], ["h_out"]),
+                      helper.make_node("Greater", ["h_out", "zero_f"], ["cond_out"])],
+                     [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                      helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [])],
+                     [numpy_helper.from_array(np.array(1, np.float32), "one_f"),
+                      numpy_helper.from_array(np.array(0, np.float32), "zero_f")])
+    branch = lambda nodes, out_name: helper.make_graph(
+        nodes, "branch", [], [helper.make_tensor_value_info(out_name, TensorProto.FLOAT, [])])
+    save("if_while",
+         [helper.make_node("Greater", ["h0", "zero"], ["positive"]),
+          helper.make_node("If", ["positive"], ["h"], name="choose",
+                           then_branch=branch([helper.make_node("Loop", ["", "", "h0"], ["t"],
+                                                                name="down", body=countdown)], "t"),
+                           else_branch=branch([helper.make_node("Neg", ["h0"], ["e"])], "e"))],
+         [helper.make_tensor_value_info("h0", TensorProto.FLOAT, [])],
+         [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])],
+         [numpy_helper.from_array(np.array(0, np.float32), "zero")])
     save("loop_varying_check", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="outer", body=varying)],
          scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
     for trips in (0, 1, 5, 30, -1):
