@@ -180,6 +180,24 @@ FailureOr<int64_t> sequenceLength(NodeImporter &n, ArrayRef<Value> scans, SmallV
   return *length;
 }
 
+/// An scf.for over [0, count) carrying each of `values` in two slots
+/// (stateSlots), marked as a batch loop; its body, without a terminator, is
+/// the caller's to fill and end.
+scf::ForOp slotLoop(NodeImporter &n, Value count, ArrayRef<Value> values) {
+  OpBuilder &b = n.builder;
+  SmallVector<Value> inits;
+  for (Value v : values)
+    inits.push_back(n.stateSlots(v));
+  Value zero = arith::ConstantIndexOp::create(b, n.loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, n.loc, 1);
+  auto loop = scf::ForOp::create(b, n.loc, zero, count, one, inits);
+  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
+  // Without iteration arguments the builder made a yield.
+  if (inits.empty())
+    loop.getBody()->getTerminator()->erase();
+  return loop;
+}
+
 /// The slice of `x` (static but along `axis`) at `at` along `axis`, that dim
 /// dropped.
 Value elementAt(OpBuilder &b, Location loc, Value x, int64_t axis, OpFoldResult at) {
@@ -256,14 +274,7 @@ LogicalResult importRuntimeScan(NodeImporter &n, ArrayRef<Value> states, SmallVe
                                         tensor::ExtractOp::create(b, loc, checked, ValueRange{}));
   }
   Value last = arith::SubIOp::create(b, loc, length, one);
-  SmallVector<Value> inits;
-  for (Value v : states)
-    inits.push_back(n.stateSlots(v));
-  auto loop = scf::ForOp::create(b, loc, zero, length, one, inits);
-  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
-  // Without iteration arguments the builder made a yield; the body's comes.
-  if (inits.empty())
-    loop.getBody()->getTerminator()->erase();
+  scf::ForOp loop = slotLoop(n, length, states);
   SmallVector<Value> elements; // the body's scan outputs
   {
     OpBuilder::InsertionGuard guard(b);
@@ -575,14 +586,7 @@ LogicalResult importRuntimeLoop(NodeImporter &n, Value tripCount, Value conditio
   Value bound = count;
   if (condition)
     count = arith::SelectOp::create(b, loc, truth(b, loc, condition), count, zero);
-  SmallVector<Value> inits;
-  for (Value v : tensors)
-    inits.push_back(n.stateSlots(v));
-  auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
-  loop->setAttr("nnc.batch_loop", b.getUnitAttr());
-  // Without iteration arguments the builder made a yield; the body's comes.
-  if (inits.empty())
-    loop.getBody()->getTerminator()->erase();
+  scf::ForOp loop = slotLoop(n, count, tensors);
   SmallVector<Value> scans; // each sequence's appended element, then the scan outputs
   size_t numAppended = 0;
   Value goOn; // the body's condition, when it computes one

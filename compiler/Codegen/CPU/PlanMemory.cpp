@@ -518,10 +518,10 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
 
   /// A sample's temporaries in a loop over a dynamic batch share one buffer
   /// before the loop, laid out like a function's (first fit over the body's
-  /// ops; a nested loop's inside out). Moved before the loop one by one, each would be alive for the
-  /// whole loop: no two would share memory, and a sample's ops would touch
-  /// five times the memory of code pinned to batch 1 (MobileNetV2: 50 MB
-  /// against 10), out of cache.
+  /// ops; nested loops inside out). Moved before the loop one by one, each
+  /// would be alive for the whole loop: no two would share memory, and a
+  /// sample's ops would touch five times the memory of code pinned to batch
+  /// 1 (MobileNetV2: 50 MB against 10), out of cache.
   LogicalResult planLoopBodies(Block &body) {
     for (Operation &loop : body) {
       if (!nnc::isBatchLoop(&loop))

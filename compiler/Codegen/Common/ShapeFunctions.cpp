@@ -355,8 +355,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
 
     // What is left is the dims' arithmetic: resolve dims of results to those
     // of their operands, fold, and drop the rest.
-    auto simplify = [&] { return simplifyDims(shapes); };
-    if (failed(simplify()))
+    if (failed(simplifyDims(shapes)))
       return shapes.emitError("shape function did not converge");
     // Dims only the run computes (NonZero's count): the outputs they reach
     // are data-dependent, and the shape function gives their bounds.
@@ -393,7 +392,7 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
       offset += rankOf(arg.getType());
     }
 
-    if (failed(simplify()))
+    if (failed(simplifyDims(shapes)))
       return shapes.emitError("shape function did not converge");
     IRRewriter rewriter(context);
     (void)eraseUnreachableBlocks(rewriter, shapes.getBody());

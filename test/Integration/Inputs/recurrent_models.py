@@ -735,6 +735,43 @@ def loop_refusals(out):
          [helper.make_tensor_value_info("h0", TensorProto.FLOAT, [])],
          [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])],
          [numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    # A Loop with no trip count, its condition an input, whose body passes
+    # its condition on.
+    save("loop_never_ends", [helper.make_node("Loop", ["", "go", "h0"], ["h"], name="count", body=carry_only)],
+         [helper.make_tensor_value_info("go", TensorProto.BOOL, []), scalar_in[1]],
+         [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
+    # Sequences carried through a run-time Loop that nnc refuses: one that
+    # starts with an element, one the body reads, and the stack concatenated
+    # along another axis than the first.
+    def appending(extra_nodes=()):
+        return helper.make_graph(
+            [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+             helper.make_node("SequenceInsert", ["s_in", "x"], ["s_out"])] + list(extra_nodes),
+            "body",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+             helper.make_tensor_sequence_value_info("s_in", TensorProto.FLOAT, [2, 3])],
+            [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+             helper.make_tensor_sequence_value_info("s_out", TensorProto.FLOAT, [2, 3])])
+    x_in = [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])]
+    concat = lambda axis, new_axis: helper.make_node("ConcatFromSequence", ["t"], ["y"], axis=axis,
+                                                     new_axis=new_axis)
+    y_out = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    save("seq_not_empty",
+         [helper.make_node("SequenceConstruct", ["x"], ["s"]),
+          helper.make_node("Loop", ["M", "", "s"], ["t"], name="collect", body=appending()),
+          concat(0, 1)], x_in, y_out)
+    save("seq_read_in_body",
+         [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.FLOAT),
+          helper.make_node("Loop", ["M", "", "s"], ["t"], name="collect",
+                           body=appending([helper.make_node("SequenceLength", ["s_in"], ["len"],
+                                                            name="length")])),
+          concat(0, 1)], x_in, y_out)
+    save("seq_concat_axis1",
+         [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.FLOAT),
+          helper.make_node("Loop", ["M", "", "s"], ["t"], name="collect", body=appending()),
+          helper.make_node("ConcatFromSequence", ["t"], ["y"], axis=1, name="join")], x_in, y_out)
     save("loop_varying_check", [helper.make_node("Loop", ["M", "", "h0"], ["h"], name="outer", body=varying)],
          scalar_in, [helper.make_tensor_value_info("h", TensorProto.FLOAT, [])])
     for trips in (0, 1, 5, 30, -1):
