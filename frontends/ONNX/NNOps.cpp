@@ -279,7 +279,11 @@ FailureOr<Value> maxPoolIndices(NodeImporter &n, Value x, Value pooled, const Wi
       DenseElementsAttr::get(RankedTensorType::get(baseShape, b.getI64Type()), ArrayRef(base))));
   SmallVector<int64_t> planeShape{1, 1};
   planeShape.append(out.begin() + 2, out.end());
-  int64_t outPlane = outType.getNumElements() / (out[0] * out[1]);
+  // The product of the output's spatial dims (no division: a batch or a
+  // channel count may be 0).
+  int64_t outPlane = 1;
+  for (int64_t i = 0; i < spatial; ++i)
+    outPlane *= out[i + 2];
   Value indices;
   // From the last tap to the first: the first equal one is kept.
   for (int64_t t = taps - 1; t >= 0; --t) {
