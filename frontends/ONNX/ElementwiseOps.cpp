@@ -244,14 +244,10 @@ LogicalResult importIdentity(NodeImporter &n) {
 /// Dropout: nn.dropout, the identity at inference, which training turns into
 /// a random mask; the mask output, if asked for, is inference's: every
 /// element kept, all true, or all ones of the input's type before Dropout-10.
+/// A node in training mode with a ratio of 0 drops nothing, so it is the
+/// identity too (PyTorch exports one for every F.dropout(p=0.0,
+/// training=True), torchvision's Swin Transformer among them).
 LogicalResult importDropout(NodeImporter &n) {
-  if (n.opset >= 12 && n.input(2)) {
-    auto training = n.constInts(2);
-    if (!training)
-      return n.fail("training_mode must be a constant");
-    if (!training->empty() && (*training)[0])
-      return n.fail("training_mode = true is not supported (dropout is imported for inference)");
-  }
   Value x = n.input(0);
   // The ratio: an attribute before Dropout-12, then an optional input.
   std::optional<double> ratio = 0.5;
@@ -262,6 +258,14 @@ LogicalResult importDropout(NodeImporter &n) {
     DenseFPElementsAttr value;
     if (matchPattern(n.input(1), m_Constant(&value)) && value.getNumElements() == 1)
       ratio = (*value.getValues<APFloat>().begin()).convertToDouble();
+  }
+  if (n.opset >= 12 && n.input(2)) {
+    auto training = n.constInts(2);
+    if (!training)
+      return n.fail("training_mode must be a constant");
+    if (!training->empty() && (*training)[0] && ratio != 0.0)
+      return n.fail("training_mode = true with a ratio other than a constant 0 is not "
+                    "supported (dropout is imported for inference; nnc --train trains it)");
   }
   SmallVector<Value> outputs{x};
   if (isa<FloatType>(getElementTypeOrSelf(x.getType())))

@@ -2,10 +2,14 @@
 //
 // Folding exists to turn the shape arithmetic exporters emit (Shape -> Gather
 // -> Concat -> Reshape, ConstantOfShape, Range) into constants, so folders
-// evaluate small integer tensors only; float math is left to the compiled code
-// so numerics do not depend on where they were computed (the one exception is
-// nn-fold-batch-norm, which trades that for a pass over memory per norm). Each folder also
-// removes ops that provably do nothing.
+// evaluate small tensors only. Float math folds only where IEEE 754 defines
+// the result exactly (+ - * /, min and max, comparisons, rounding to an
+// integer, casts): the folded value is the one the compiled code would
+// compute, so numerics do not depend on where they were computed (the one
+// exception is nn-fold-batch-norm, which trades that for a pass over memory
+// per norm). Exporters compute sizes in floats (torchvision's detection
+// transform: ceil(size / stride) * stride). Each folder also removes ops that
+// provably do nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +18,9 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APSInt.h"
 
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -108,6 +114,53 @@ Attribute foldElementwise(RankedTensorType type, ArrayRef<IntTensor> operands,
   return makeConstant(type, out);
 }
 
+/// A small float constant tensor in row-major order, each value in the
+/// element type's own semantics.
+struct FloatTensor {
+  SmallVector<int64_t> shape;
+  SmallVector<APFloat> data;
+};
+
+std::optional<FloatTensor> asFloats(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return std::nullopt;
+  FloatTensor t;
+  t.shape.assign(dense.getType().getShape().begin(), dense.getType().getShape().end());
+  for (const APFloat &v : dense.getValues<APFloat>())
+    t.data.push_back(v);
+  return t;
+}
+
+/// Evaluates an elementwise op over broadcast float operands into `type`:
+/// floats of the operands' type, or booleans (comparisons).
+Attribute foldFloatElementwise(RankedTensorType type, ArrayRef<FloatTensor> operands,
+                               function_ref<std::optional<APFloat>(ArrayRef<APFloat>)> fn) {
+  SmallVector<APFloat> out;
+  SmallVector<APFloat> args;
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    args.clear();
+    for (const FloatTensor &operand : operands)
+      args.push_back(operand.data[broadcastIndex(i, type.getShape(), operand.shape)]);
+    std::optional<APFloat> v = fn(args);
+    if (!v)
+      return nullptr;
+    out.push_back(*v);
+  }
+  if (type.getElementType().isInteger(1)) {
+    SmallVector<bool> bits;
+    for (const APFloat &v : out)
+      bits.push_back(!v.isZero());
+    return DenseElementsAttr::get(type, bits);
+  }
+  if (!isa<FloatType>(type.getElementType()))
+    return nullptr;
+  return DenseElementsAttr::get(type, out);
+}
+
+/// A boolean as the float 0 or 1 that foldFloatElementwise reads back.
+APFloat truth(bool v) { return APFloat(v ? 1.0f : 0.0f); }
+
 /// Folds a shape-preserving op (reshape and friends) of a constant.
 OpFoldResult foldReshapeLike(Operation *op, Attribute input) {
   Value result = op->getResult(0);
@@ -128,10 +181,26 @@ OpFoldResult foldReshapeLike(Operation *op, Attribute input) {
 
 OpFoldResult nnc::nn::foldUnary(Operation *op, Attribute operand) {
   auto type = foldableType(op->getResult(0));
-  auto input = asInts(operand);
-  if (!type || !input)
+  if (!type)
     return {};
   StringRef name = op->getName().stripDialect();
+  if (auto floats = asFloats(operand)) {
+    auto round = [](APFloat v, APFloat::roundingMode mode) {
+      v.roundToIntegral(mode);
+      return v;
+    };
+    return foldFloatElementwise(type, {*floats}, [&](ArrayRef<APFloat> v) -> std::optional<APFloat> {
+      if (name == "neg") return neg(v[0]);
+      if (name == "abs") return abs(v[0]);
+      if (name == "floor") return round(v[0], APFloat::rmTowardNegative);
+      if (name == "ceil") return round(v[0], APFloat::rmTowardPositive);
+      if (name == "round") return round(v[0], APFloat::rmNearestTiesToEven);
+      return std::nullopt;
+    });
+  }
+  auto input = asInts(operand);
+  if (!input)
+    return {};
   // Unsigned values arrive zero-extended, the largest as negative int64s:
   // nothing of them is negative.
   bool isUnsigned = getElementTypeOrSelf(op->getOperand(0).getType()).isUnsignedInteger();
@@ -151,10 +220,36 @@ OpFoldResult nnc::nn::foldUnary(Operation *op, Attribute operand) {
 
 OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
   auto type = foldableType(op->getResult(0));
-  auto lhs = asInts(operands[0]), rhs = asInts(operands[1]);
-  if (!type || !lhs || !rhs)
+  if (!type)
     return {};
   StringRef name = op->getName().stripDialect();
+  if (auto x = asFloats(operands[0]), y = asFloats(operands[1]); x && y) {
+    return foldFloatElementwise(type, {*x, *y}, [&](ArrayRef<APFloat> v) -> std::optional<APFloat> {
+      APFloat a = v[0], b = v[1];
+      auto apply = [&](APFloat::opStatus (APFloat::*fn)(const APFloat &, APFloat::roundingMode)) {
+        (a.*fn)(b, APFloat::rmNearestTiesToEven);
+        return a;
+      };
+      if (name == "add") return apply(&APFloat::add);
+      if (name == "sub") return apply(&APFloat::subtract);
+      if (name == "mul") return apply(&APFloat::multiply);
+      if (name == "div") return apply(&APFloat::divide);
+      // NaN-propagating, as the compiled max and min (arith.maximumf).
+      if (name == "max") return maximum(a, b);
+      if (name == "min") return minimum(a, b);
+      APFloat::cmpResult order = a.compare(b);
+      if (name == "equal") return truth(order == APFloat::cmpEqual);
+      if (name == "less") return truth(order == APFloat::cmpLessThan);
+      if (name == "less_equal") return truth(order == APFloat::cmpLessThan || order == APFloat::cmpEqual);
+      if (name == "greater") return truth(order == APFloat::cmpGreaterThan);
+      if (name == "greater_equal")
+        return truth(order == APFloat::cmpGreaterThan || order == APFloat::cmpEqual);
+      return std::nullopt; // pow, mod and friends are not exact
+    });
+  }
+  auto lhs = asInts(operands[0]), rhs = asInts(operands[1]);
+  if (!lhs || !rhs)
+    return {};
   bool isUnsigned = getElementTypeOrSelf(op->getOperand(0).getType()).isUnsignedInteger();
   auto fn = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
     int64_t a = v[0], b = v[1];
@@ -188,19 +283,143 @@ OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
   return foldElementwise(type, {*lhs, *rhs}, fn);
 }
 
+OpFoldResult nnc::nn::foldReduce(Operation *op, Attribute operand, ArrayRef<int64_t> axes) {
+  auto type = foldableType(op->getResult(0));
+  auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
+  // An empty input has no maximum or minimum (and its sum needs no folding).
+  if (!type || !inputType.hasStaticShape() || inputType.getNumElements() == 0)
+    return {};
+  StringRef name = op->getName().stripDialect();
+  // Each input element's place in the result: the reduced dims at 0, which
+  // is also its place without them (keepdims or not).
+  SmallVector<int64_t> kept(inputType.getShape());
+  for (int64_t axis : axes)
+    kept[axis] = 1;
+  auto place = [&](int64_t i) { return broadcastIndex(i, inputType.getShape(), kept); };
+  int64_t count = inputType.getNumElements();
+  if (auto floats = asFloats(operand)) {
+    // Only the order-free reductions: a sum's rounding depends on its order.
+    bool isMax = name == "reduce_max";
+    if (!isMax && name != "reduce_min")
+      return {};
+    SmallVector<std::optional<APFloat>> out(type.getNumElements());
+    for (int64_t i = 0; i < count; ++i) {
+      std::optional<APFloat> &slot = out[place(i)];
+      const APFloat &v = floats->data[i];
+      slot = !slot ? v : isMax ? maximum(*slot, v) : minimum(*slot, v);
+    }
+    SmallVector<APFloat> values;
+    for (std::optional<APFloat> &v : out)
+      values.push_back(*v);
+    return DenseElementsAttr::get(type, values);
+  }
+  auto ints = asInts(operand);
+  if (!ints)
+    return {};
+  bool isUnsigned = getElementTypeOrSelf(op->getOperand(0).getType()).isUnsignedInteger();
+  std::function<int64_t(int64_t, int64_t)> combine;
+  // Wrapping, as the compiled code's integer arithmetic.
+  if (name == "reduce_sum")
+    combine = [](int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); };
+  else if (name == "reduce_prod")
+    combine = [](int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); };
+  else if (name == "reduce_max")
+    combine = [=](int64_t a, int64_t b) { return (isUnsigned ? (uint64_t)a < (uint64_t)b : a < b) ? b : a; };
+  else if (name == "reduce_min")
+    combine = [=](int64_t a, int64_t b) { return (isUnsigned ? (uint64_t)a > (uint64_t)b : a > b) ? b : a; };
+  else
+    return {};
+  SmallVector<std::optional<int64_t>> out(type.getNumElements());
+  for (int64_t i = 0; i < count; ++i) {
+    std::optional<int64_t> &slot = out[place(i)];
+    slot = slot ? combine(*slot, ints->data[i]) : ints->data[i];
+  }
+  SmallVector<int64_t> values;
+  for (std::optional<int64_t> v : out)
+    values.push_back(*v);
+  return makeConstant(type, values);
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
   auto type = foldableType(getResult());
-  auto input = asInts(adaptor.getInput());
-  if (!type || !input || !type.getElementType().isIntOrFloat())
+  if (!type || !type.getElementType().isIntOrFloat())
     return {};
-  if (type.getElementType().isInteger(1))
+  Type to = type.getElementType();
+  if (auto floats = asFloats(adaptor.getInput())) {
+    if (auto real = dyn_cast<FloatType>(to)) {
+      for (APFloat &v : floats->data) {
+        bool lost;
+        v.convert(real.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      }
+      return DenseElementsAttr::get(type, floats->data);
+    }
+    if (to.isInteger(1)) {
+      SmallVector<bool> bits;
+      for (const APFloat &v : floats->data)
+        bits.push_back(!v.isZero());
+      return DenseElementsAttr::get(type, bits);
+    }
+    // Toward zero, as the compiled conversion; a value out of the integer
+    // type's range has none (the compiled code's is undefined): not folded.
+    SmallVector<APInt> ints;
+    for (const APFloat &v : floats->data) {
+      APSInt value(to.getIntOrFloatBitWidth(), to.isUnsignedInteger());
+      bool exact;
+      if (v.convertToInteger(value, APFloat::rmTowardZero, &exact) & APFloat::opInvalidOp)
+        return {};
+      ints.push_back(value);
+    }
+    return DenseElementsAttr::get(type, ints);
+  }
+  auto input = asInts(adaptor.getInput());
+  if (!input)
+    return {};
+  if (auto real = dyn_cast<FloatType>(to)) {
+    // Rounded once, from the integer (through a double, a 64-bit value
+    // would round twice).
+    bool isSigned = !getElementTypeOrSelf(getInput().getType()).isUnsignedInteger() &&
+                    !getElementTypeOrSelf(getInput().getType()).isInteger(1);
+    SmallVector<APFloat> values;
+    for (int64_t v : input->data) {
+      APFloat f(real.getFloatSemantics());
+      f.convertFromAPInt(APInt(64, (uint64_t)v, isSigned), isSigned, APFloat::rmNearestTiesToEven);
+      values.push_back(f);
+    }
+    return DenseElementsAttr::get(type, values);
+  }
+  if (to.isInteger(1))
     for (int64_t &v : input->data)
       v = v != 0;
   return makeConstant(type, input->data);
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  // Of integers only (Swin Transformer pads its feature map to whole windows
+  // by (w - size % w) % w); a float remainder is left to the compiled code.
+  auto type = foldableType(getResult());
+  auto lhs = asInts(adaptor.getLhs()), rhs = asInts(adaptor.getRhs());
+  if (!type || !lhs || !rhs)
+    return {};
+  bool isUnsigned = getElementTypeOrSelf(getLhs().getType()).isUnsignedInteger();
+  bool fmod = getFmod();
+  return foldElementwise(type, {*lhs, *rhs}, [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+    int64_t a = v[0], b = v[1];
+    // Left to the compiled code, as a division by zero.
+    if (b == 0)
+      return std::nullopt;
+    if (isUnsigned)
+      return (int64_t)((uint64_t)a % (uint64_t)b);
+    // INT64_MIN % -1 traps in C++; its remainder is 0.
+    int64_t r = b == -1 ? 0 : a % b;
+    // The sign of the divisor, as Python's %.
+    if (!fmod && r != 0 && (r < 0) != (b < 0))
+      r += b;
+    return r;
+  });
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {

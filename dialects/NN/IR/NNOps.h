@@ -66,11 +66,18 @@ std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 /// The values of `value` when it is produced by a constant float tensor.
 std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
 
-/// Folds a binary elementwise op whose operands are small integer constants.
+/// Folds a binary elementwise op whose operands are small integer constants,
+/// or small float constants where the result is exact (+ - * /, min, max,
+/// comparisons).
 mlir::OpFoldResult foldBinary(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands);
 /// Folds a unary elementwise op (neg, abs, sign, relu, not) of a small
-/// integer constant.
+/// integer constant, or one that is exact in floats (neg, abs, floor, ceil,
+/// round) of a small float constant.
 mlir::OpFoldResult foldUnary(mlir::Operation *op, mlir::Attribute operand);
+/// Folds a reduction over `axes` of a small constant: of integers a sum,
+/// product, maximum or minimum; of floats the maximum or minimum.
+mlir::OpFoldResult foldReduce(mlir::Operation *op, mlir::Attribute operand,
+                              llvm::ArrayRef<int64_t> axes);
 
 /// The most static type compatible with both, or null when they conflict.
 mlir::Type refineType(mlir::Type current, mlir::Type inferred);

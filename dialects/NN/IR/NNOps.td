@@ -82,17 +82,17 @@ def NN_Tensor : RankedTensorOf<[AnyType]>;
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-// `integerFolder`: small integer constants fold (shape arithmetic such as
-// the negated axes of an expanded LayerNormalization).
+// `folder`: small constants fold (shape arithmetic such as the negated axes
+// of an expanded LayerNormalization, or a size rounded up in floats).
 class NN_UnaryOp<string mnemonic, string what, Type type = NN_FloatTensor,
-                 list<Trait> traits = [], bit integerFolder = 0>
+                 list<Trait> traits = [], bit folder = 0>
     : NN_Op<mnemonic, traits> {
   let summary = what;
   let description = "Applies `" # what # "` to each element. Example:\n\n"
     # "```mlir\n%y = nn." # mnemonic # " %x : (tensor<4xf32>) -> tensor<4xf32>\n```";
   let arguments = (ins type:$input);
   let results = (outs type:$result);
-  let hasFolder = integerFolder;
+  let hasFolder = folder;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
         std::optional<::mlir::Location>, Adaptor adaptor,
@@ -100,7 +100,7 @@ class NN_UnaryOp<string mnemonic, string what, Type type = NN_FloatTensor,
       types.push_back(adaptor.getInput().getType());
       return ::mlir::success();
     }
-  }] # !if(integerFolder, [{
+  }] # !if(folder, [{
     ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
       return ::nnc::nn::foldUnary(getOperation(), adaptor.getInput());
     }
@@ -115,9 +115,9 @@ def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "logistic sigmoid 1 / (1 + exp(-x))">;
 def NN_TanhOp : NN_UnaryOp<"tanh", "hyperbolic tangent">;
 def NN_SoftplusOp : NN_UnaryOp<"softplus", "softplus log(1 + exp(x))">;
 def NN_HardSwishOp : NN_UnaryOp<"hard_swish", "hard swish x * max(0, min(1, x / 6 + 1 / 2))">;
-def NN_FloorOp : NN_UnaryOp<"floor", "rounding toward negative infinity">;
-def NN_CeilOp : NN_UnaryOp<"ceil", "rounding toward positive infinity">;
-def NN_RoundOp : NN_UnaryOp<"round", "rounding to nearest, ties to even">;
+def NN_FloorOp : NN_UnaryOp<"floor", "rounding toward negative infinity", NN_FloatTensor, [], 1>;
+def NN_CeilOp : NN_UnaryOp<"ceil", "rounding toward positive infinity", NN_FloatTensor, [], 1>;
+def NN_RoundOp : NN_UnaryOp<"round", "rounding to nearest, ties to even", NN_FloatTensor, [], 1>;
 def NN_ReciprocalOp : NN_UnaryOp<"reciprocal", "reciprocal 1 / x">;
 def NN_SinOp : NN_UnaryOp<"sin", "sine">;
 def NN_CosOp : NN_UnaryOp<"cos", "cosine">;
@@ -277,6 +277,7 @@ def NN_ModOp : NN_Op<"mod"> {
   let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs, BoolAttr:$fmod);
   let results = (outs NN_NumericTensor:$result);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def NN_WhereOp : NN_Op<"where"> {
@@ -538,7 +539,11 @@ class NN_ReduceOp<string mnemonic, string what> : NN_Op<mnemonic> {
       return ::nnc::nn::inferReduce(location, getOperationName(),
           adaptor.getInput().getType(), adaptor.getAxes(), adaptor.getKeepdims(), types);
     }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::nnc::nn::foldReduce(getOperation(), adaptor.getInput(), getAxes());
+    }
   }];
+  let hasFolder = 1;
 }
 
 def NN_ReduceSumOp : NN_ReduceOp<"reduce_sum", "sum">;

@@ -85,19 +85,18 @@ func.func @int64_edges() -> (tensor<i64>, tensor<i64>, tensor<i64>) {
 // -----
 
 // Unary integer ops fold too (an expanded LayerNormalization negates its
-// axis to size a ConstantOfShape): negation wraps, not of a bool; floats
-// stay.
+// axis to size a ConstantOfShape): negation wraps, not of a bool.
 // CHECK-LABEL: func.func @unary_int
 // CHECK-DAG: dense<[2, -3, -9223372036854775808]> : tensor<3xi64>
 // CHECK-DAG: dense<[2, 3, -9223372036854775808]> : tensor<3xi64>
 // CHECK-DAG: dense<[-1, 1, -1]> : tensor<3xi64>
 // CHECK-DAG: dense<[0, 3, 0]> : tensor<3xi64>
 // CHECK-DAG: dense<[false, true]> : tensor<2xi1>
-// CHECK-DAG: nn.neg %{{.*}} : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NOT: nn.neg
 // CHECK-NOT: nn.abs
 // CHECK-NOT: nn.sign
 // CHECK-NOT: nn.not
-func.func @unary_int() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>, tensor<2xf32>) {
+func.func @unary_int() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>) {
   %a = nn.constant {value = dense<[-2, 3, -9223372036854775808]> : tensor<3xi64>} : () -> tensor<3xi64>
   %n = nn.neg %a : (tensor<3xi64>) -> tensor<3xi64>
   %abs = nn.abs %a : (tensor<3xi64>) -> tensor<3xi64>
@@ -105,9 +104,7 @@ func.func @unary_int() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3
   %r = nn.relu %a : (tensor<3xi64>) -> tensor<3xi64>
   %t = nn.constant {value = dense<[true, false]> : tensor<2xi1>} : () -> tensor<2xi1>
   %nt = nn.not %t : (tensor<2xi1>) -> tensor<2xi1>
-  %f = nn.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
-  %nf = nn.neg %f : (tensor<2xf32>) -> tensor<2xf32>
-  return %n, %abs, %s, %r, %nt, %nf : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>, tensor<2xf32>
+  return %n, %abs, %s, %r, %nt : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>
 }
 
 // -----
@@ -134,13 +131,91 @@ func.func @unsigned_large() -> (tensor<2xui64>, tensor<2xui64>, tensor<2xui64>, 
 
 // -----
 
-// Float math is not folded: numerics stay in the compiled code.
-// CHECK-LABEL: func.func @no_float_folding
-// CHECK: nn.add
-func.func @no_float_folding() -> tensor<2xf32> {
-  %a = nn.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
-  %b = nn.add %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  return %b : tensor<2xf32>
+// Float math folds where IEEE 754 makes the result exact, in the element
+// type: torchvision's detection transform rounds a size up in floats,
+// ceil(reduce_max(sizes) / 32) * 32, then casts it to int64. 0.1 + 0.2 is
+// 0.3 in f32 but not in f64 (0.30000000000000004): f32 arithmetic, not
+// doubles rounded after. Casts to integers truncate; max and min propagate
+// NaN.
+// CHECK-LABEL: func.func @float_exact
+// CHECK-DAG: nn.constant {value = dense<[352, 320]> : tensor<2xi64>}
+// CHECK-DAG: nn.constant {value = dense<3.000000e-01> : tensor<f32>}
+// CHECK-DAG: nn.constant {value = dense<[-2, 2, -3, 3, -2, 2]> : tensor<6xi32>}
+// CHECK-DAG: nn.constant {value = dense<[0x7FC00000, 1.000000e+00]> : tensor<2xf32>}
+// CHECK-DAG: nn.constant {value = dense<[true, false, false]> : tensor<3xi1>}
+// CHECK-DAG: nn.constant {value = dense<[-2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00]> : tensor<4xf32>}
+// CHECK-DAG: nn.constant {value = dense<0x4B800000> : tensor<f32>}
+// CHECK-NOT: nn.add
+// CHECK-NOT: nn.div
+// CHECK-NOT: nn.ceil
+// CHECK-NOT: nn.cast
+// CHECK-NOT: nn.reduce_max
+// CHECK-NOT: nn.max
+func.func @float_exact() -> (tensor<2xi64>, tensor<f32>, tensor<6xi32>, tensor<2xf32>, tensor<3xi1>, tensor<4xf32>, tensor<f32>) {
+  %sizes = nn.constant {value = dense<[[321.0, 300.0], [330.0, 250.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %largest = nn.reduce_max %sizes {axes = array<i64: 0>, keepdims = false} : (tensor<2x2xf32>) -> tensor<2xf32>
+  %stride = nn.constant {value = dense<32.0> : tensor<f32>} : () -> tensor<f32>
+  %q = nn.div %largest, %stride : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %up = nn.ceil %q : (tensor<2xf32>) -> tensor<2xf32>
+  %padded = nn.mul %up, %stride : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %size = nn.cast %padded {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
+  %a = nn.constant {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %b = nn.constant {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %sum = nn.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %r = nn.constant {value = dense<[-2.5, 2.5, -3.5, 3.5, -2.9, 2.9]> : tensor<6xf32>} : () -> tensor<6xf32>
+  %t = nn.cast %r {to = i32} : (tensor<6xf32>) -> tensor<6xi32>
+  %nan = nn.constant {value = dense<[0x7FC00000, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %zero = nn.constant {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %m = nn.max %nan, %zero : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %three = nn.constant {value = dense<[1.0, 2.0, 0x7FC00000]> : tensor<3xf32>} : () -> tensor<3xf32>
+  %one = nn.constant {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %eq = nn.equal %three, %one : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>
+  %h = nn.constant {value = dense<[-2.5, 2.5, 1.5, 2.5]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %even = nn.round %h : (tensor<4xf32>) -> tensor<4xf32>
+  %big = nn.constant {value = dense<16777217> : tensor<i64>} : () -> tensor<i64>
+  %bigf = nn.cast %big {to = f32} : (tensor<i64>) -> tensor<f32>
+  return %size, %sum, %t, %m, %eq, %even, %bigf : tensor<2xi64>, tensor<f32>, tensor<6xi32>, tensor<2xf32>, tensor<3xi1>, tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// Float math whose result is not exactly specified, or that has none, stays
+// in the compiled code: transcendentals, powers, a float sum (its rounding
+// depends on the order), a cast of a value out of the integer's range, and
+// the maximum of no elements.
+// CHECK-LABEL: func.func @float_inexact
+// CHECK-DAG: nn.sqrt
+// CHECK-DAG: nn.pow
+// CHECK-DAG: nn.reduce_sum
+// CHECK-DAG: nn.cast
+// CHECK-DAG: nn.reduce_max
+func.func @float_inexact() -> (tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi32>, tensor<f32>) {
+  %a = nn.constant {value = dense<[2.0, 3.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %s = nn.sqrt %a : (tensor<2xf32>) -> tensor<2xf32>
+  %p = nn.pow %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %sum = nn.reduce_sum %a {axes = array<i64: 0>, keepdims = false} : (tensor<2xf32>) -> tensor<f32>
+  %huge = nn.constant {value = dense<[3.0e9, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %c = nn.cast %huge {to = i32} : (tensor<2xf32>) -> tensor<2xi32>
+  %none = nn.constant {value = dense<> : tensor<0xf32>} : () -> tensor<0xf32>
+  %m = nn.reduce_max %none {axes = array<i64: 0>, keepdims = false} : (tensor<0xf32>) -> tensor<f32>
+  return %s, %p, %sum, %c, %m : tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi32>, tensor<f32>
+}
+
+// -----
+
+// Integer reductions of small constants fold: sum and product wrap, axes
+// reduce with or without keepdims.
+// CHECK-LABEL: func.func @reduce_int
+// CHECK-DAG: nn.constant {value = dense<[4, 6]> : tensor<2xi64>}
+// CHECK-DAG: nn.constant {value = dense<{{\[\[}}2], [12]]> : tensor<2x1xi64>}
+// CHECK-DAG: nn.constant {value = dense<1> : tensor<i64>}
+// CHECK-NOT: nn.reduce
+func.func @reduce_int() -> (tensor<2xi64>, tensor<2x1xi64>, tensor<i64>) {
+  %a = nn.constant {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>} : () -> tensor<2x2xi64>
+  %sum = nn.reduce_sum %a {axes = array<i64: 0>, keepdims = false} : (tensor<2x2xi64>) -> tensor<2xi64>
+  %prod = nn.reduce_prod %a {axes = array<i64: 1>, keepdims = true} : (tensor<2x2xi64>) -> tensor<2x1xi64>
+  %min = nn.reduce_min %a {axes = array<i64: 0, 1>, keepdims = false} : (tensor<2x2xi64>) -> tensor<i64>
+  return %sum, %prod, %min : tensor<2xi64>, tensor<2x1xi64>, tensor<i64>
 }
 
 // -----
@@ -206,4 +281,22 @@ func.func @checks(%x: tensor<3xi1>, %c: tensor<i1>) -> (tensor<3xi1>, tensor<3xi
   %a = nn.check %x, %true {message = "always"} : (tensor<3xi1>, tensor<i1>) -> tensor<3xi1>
   %b = nn.check %x, %c {message = "depends"} : (tensor<3xi1>, tensor<i1>) -> tensor<3xi1>
   return %a, %b : tensor<3xi1>, tensor<3xi1>
+}
+
+// -----
+
+// Integer remainders fold: with the divisor's sign (Python's %), or the
+// dividend's (fmod); a remainder by zero stays.
+// CHECK-LABEL: func.func @mod_int
+// CHECK-DAG: nn.constant {value = dense<[1, -2, 2, -1]> : tensor<4xi64>}
+// CHECK-DAG: nn.constant {value = dense<[1, 1, -1, -1]> : tensor<4xi64>}
+// CHECK-DAG: nn.mod %{{.*}}, %{{.*}} {fmod = false} : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+func.func @mod_int() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+  %a = nn.constant {value = dense<[7, 7, -7, -7]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %b = nn.constant {value = dense<[3, -3, 3, -3]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %zero = nn.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %py = nn.mod %a, %b {fmod = false} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %c = nn.mod %a, %b {fmod = true} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %z = nn.mod %a, %zero {fmod = false} : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+  return %py, %c, %z : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
 }
