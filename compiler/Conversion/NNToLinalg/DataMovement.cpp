@@ -82,6 +82,38 @@ struct TransposePattern : OpConversionPattern<nn::TransposeOp> {
 /// The most inputs a concat inserts one by one.
 constexpr size_t kMaxInsertChain = 32;
 
+/// Concatenation with dims known at run time (a decoder's key-value cache:
+/// the past's length and the new tokens' count): each input goes in at the
+/// sum of the lengths before it; the other dims are the first input's, which
+/// every other input must match (checked before the run, as a broadcast's).
+Value concatDynamic(OpBuilder &b, Location loc, RankedTensorType type, int64_t axis,
+                    ArrayRef<Value> inputs) {
+  int64_t rank = type.getRank();
+  SmallVector<Value> dims(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    dims[d] = d == axis ? indexConst(b, loc, 0) : dimOf(b, loc, inputs.front(), d);
+  for (Value in : inputs) {
+    dims[axis] = arith::AddIOp::create(b, loc, dims[axis], dimOf(b, loc, in, axis));
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && in != inputs.front() &&
+          (tensorType(in).isDynamicDim(d) || tensorType(inputs.front()).isDynamicDim(d)))
+        checkSameSize(b, loc, dimOf(b, loc, in, d), dims[d],
+                      "Concat's inputs' dim " + Twine(d) + " (not the axis)");
+  }
+  Value result = emptyTensor(b, loc, type, resultSizes(b, loc, type, dims));
+  Value offset = indexConst(b, loc, 0);
+  for (Value in : inputs) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes, strides(rank, b.getIndexAttr(1));
+    offsets[axis] = offset;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(tensorType(in).isDynamicDim(d) ? OpFoldResult(dimOf(b, loc, in, d))
+                                                     : OpFoldResult(b.getIndexAttr(tensorType(in).getDimSize(d))));
+    result = tensor::InsertSliceOp::create(b, loc, in, result, offsets, sizes, strides);
+    offset = arith::AddIOp::create(b, loc, offset, dimOf(b, loc, in, axis));
+  }
+  return result;
+}
+
 struct ConcatPattern : OpConversionPattern<nn::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ConcatOp op, OpAdaptor adaptor,
@@ -91,8 +123,12 @@ struct ConcatPattern : OpConversionPattern<nn::ConcatOp> {
     int64_t axis = op.getAxis(), rank = type.getRank(), offset = 0;
     SmallVector<Value> inputs;
     for (Value in : adaptor.getInputs())
-      if (tensorType(in).getNumElements() != 0)
+      if (!tensorType(in).hasStaticShape() || tensorType(in).getNumElements() != 0)
         inputs.push_back(in);
+    if (!type.hasStaticShape() || llvm::any_of(inputs, [](Value in) { return !tensorType(in).hasStaticShape(); })) {
+      b.replaceOp(op, concatDynamic(b, loc, type, axis, inputs));
+      return success();
+    }
     // Each input inserted into the result lets its producer write there in
     // place, but the chain of inserts costs bufferization's analysis about
     // the cube of its length (100 inserts: 9 s; 400: 10 minutes). A long
@@ -194,12 +230,21 @@ struct GatherPattern : OpConversionPattern<nn::GatherOp> {
     int64_t indexRank = tensorType(indices).getRank();
     bool indexUnsigned = isUnsignedType(op.getIndices().getType());
     auto type = convertedType(getTypeConverter(), op.getResult());
+    // Dynamic result dims (an embedding of a symbolic batch and sequence):
+    // the input's before the axis, the indices', then the input's after it.
+    // The gathered dim itself is static (NNToLinalg's gate).
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(d < axis ? dimOf(b, loc, input, d)
+                               : d < axis + indexRank ? dimOf(b, loc, indices, d - axis)
+                                                      : dimOf(b, loc, input, d - indexRank + 1));
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
       SmallVector<Value> coords(out.take_front(axis));
       coords.push_back(indexCoordinate(nb, nl, indices, out.slice(axis, indexRank), dim, indexUnsigned));
       llvm::append_range(coords, out.drop_front(axis + indexRank));
       return tensor::ExtractOp::create(nb, nl, input, coords);
-    });
+    }, dynamicSizes);
     b.replaceOp(op, result);
     return success();
   }

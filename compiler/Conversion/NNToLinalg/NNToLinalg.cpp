@@ -114,6 +114,18 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
       return std::nullopt;
     return refuse("a squeezed dim must be static");
   }
+  // Concatenation along any dim (a key-value cache grows along a dynamic
+  // one); a gather whose gathered dim is static (an embedding of a symbolic
+  // batch and sequence: a dynamic gathered dim could be empty, leaving no
+  // element to clamp an index to).
+  if (isa<nn::ConcatOp>(op))
+    return std::nullopt;
+  if (auto gather = dyn_cast<nn::GatherOp>(op)) {
+    auto input = cast<RankedTensorType>(gather.getInput().getType());
+    if (!input.isDynamicDim(gather.getAxis()) && input.getDimSize(gather.getAxis()) > 0)
+      return std::nullopt;
+    return refuse("the gathered dim must be static and nonempty");
+  }
   // Constants, the dims of a tensor as values, and checks passing a tensor on.
   if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp, nn::CheckOp>(op))
     return std::nullopt;

@@ -123,6 +123,40 @@ class Attention(torch.nn.Module):
         return x + self.mlp(x)
 
 
+class CachedDecoder(torch.nn.Module):
+    """A GPT decoder step with a key-value cache, as language models are
+    served: token ids [batch, new] and each layer's past keys and values
+    [batch, heads, past, head dim] in; logits and the grown cache out. The
+    embedding gathers over a symbolic batch and count, the positions start at
+    the past's length, the cache grows by a Concat along a dynamic dim, and
+    the causal mask compares positions offset by the past."""
+
+    def __init__(self, d=32, heads=2, vocab=50):
+        super().__init__()
+        self.heads, self.d = heads, d
+        self.embed = torch.nn.Embedding(vocab, d)
+        self.position = torch.nn.Embedding(128, d)
+        self.ln = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.proj = torch.nn.Linear(d, d)
+        self.head = torch.nn.Linear(d, vocab)
+
+    def forward(self, ids, past_k, past_v):
+        b, t = ids.shape
+        p = past_k.shape[2]
+        x = self.embed(ids) + self.position(torch.arange(p, p + t))
+        q, k, v = self.qkv(self.ln(x)).split(self.d, dim=2)
+        split = lambda z: z.view(b, t, self.heads, self.d // self.heads).transpose(1, 2)
+        q = split(q)
+        k = torch.cat([past_k, split(k)], dim=2)
+        v = torch.cat([past_v, split(v)], dim=2)
+        att = (q @ k.transpose(-2, -1)) / (self.d // self.heads) ** 0.5
+        later = torch.arange(p + t).unsqueeze(0) > (torch.arange(t).unsqueeze(1) + p)
+        att = att.masked_fill(later, float("-inf"))
+        y = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(b, t, self.d)
+        return self.head(x + self.proj(y)), k, v
+
+
 def write_set(directory, inputs, outputs):
     os.makedirs(directory, exist_ok=True)
     for kind, tensors in (("input", inputs), ("output", outputs)):
@@ -437,6 +471,34 @@ def main():
         directory = os.path.join(args.out, "int_mean", f"n{n}")
         os.makedirs(directory, exist_ok=True)
         for kind, array in (("input_0", x), ("output_0", y.astype(np.int32))):
+            with open(os.path.join(directory, kind + ".pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array).SerializeToString())
+
+    # A decoder step with a key-value cache: batch, new tokens and past
+    # length all symbolic; the past may be empty (the prompt's step), and a
+    # cache of another batch than the ids' is refused before the run.
+    decoder = CachedDecoder().eval()
+    dims = {"ids": {0: "batch", 1: "new"}, "past_k": {0: "batch", 2: "past"},
+            "past_v": {0: "batch", 2: "past"}, "logits": {0: "batch", 1: "new"},
+            "k": {0: "batch", 2: "total"}, "v": {0: "batch", 2: "total"}}
+    export(decoder, (torch.zeros(1, 3, dtype=torch.int64), torch.randn(1, 2, 5, 16), torch.randn(1, 2, 5, 16)),
+           ["ids", "past_k", "past_v"], dims, os.path.join(args.out, "decoder", "model.onnx"),
+           outputs=("logits", "k", "v"))
+    for batch, new, past, cache_batch in ((1, 4, 0, 1), (1, 1, 7, 1), (2, 3, 5, 2), (3, 1, 60, 3), (2, 1, 5, 3)):
+        ids = torch.randint(0, 50, (batch, new))
+        past_k, past_v = torch.randn(cache_batch, 2, past, 16), torch.randn(cache_batch, 2, past, 16)
+        # The refused set's outputs are placeholders: no run reaches them.
+        outputs = [torch.zeros(batch, new, 50), torch.zeros(batch, 2, past + new, 16),
+                   torch.zeros(batch, 2, past + new, 16)]
+        if batch == cache_batch:
+            with torch.no_grad():
+                outputs = decoder.double()(ids, past_k.double(), past_v.double())
+            decoder.float()
+        directory = os.path.join(args.out, "decoder", f"b{batch}_n{new}_p{past}_c{cache_batch}")
+        os.makedirs(directory, exist_ok=True)
+        tensors = [("input_0", ids.numpy()), ("input_1", past_k.numpy()), ("input_2", past_v.numpy())]
+        tensors += [(f"output_{i}", o.numpy().astype(np.float32)) for i, o in enumerate(outputs)]
+        for kind, array in tensors:
             with open(os.path.join(directory, kind + ".pb"), "wb") as f:
                 f.write(numpy_helper.from_array(array).SerializeToString())
 
