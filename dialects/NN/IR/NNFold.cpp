@@ -158,6 +158,13 @@ Attribute foldFloatElementwise(RankedTensorType type, ArrayRef<FloatTensor> oper
   return DenseElementsAttr::get(type, out);
 }
 
+/// Whether a maximum or minimum of `a` and `b` is left open by the compiled
+/// code: it may pick either zero of a -0, +0 pair (poolMax in the lowering),
+/// so such a result is not folded.
+bool zerosOfBothSigns(const APFloat &a, const APFloat &b) {
+  return a.isZero() && b.isZero() && a.isNegative() != b.isNegative();
+}
+
 /// A boolean as the float 0 or 1 that foldFloatElementwise reads back.
 APFloat truth(bool v) { return APFloat(v ? 1.0f : 0.0f); }
 
@@ -235,6 +242,8 @@ OpFoldResult nnc::nn::foldBinary(Operation *op, ArrayRef<Attribute> operands) {
       if (name == "mul") return apply(&APFloat::multiply);
       if (name == "div") return apply(&APFloat::divide);
       // NaN-propagating, as the compiled max and min (arith.maximumf).
+      if ((name == "max" || name == "min") && zerosOfBothSigns(a, b))
+        return std::nullopt;
       if (name == "max") return maximum(a, b);
       if (name == "min") return minimum(a, b);
       APFloat::cmpResult order = a.compare(b);
@@ -306,6 +315,8 @@ OpFoldResult nnc::nn::foldReduce(Operation *op, Attribute operand, ArrayRef<int6
     for (int64_t i = 0; i < count; ++i) {
       std::optional<APFloat> &slot = out[place(i)];
       const APFloat &v = floats->data[i];
+      if (slot && zerosOfBothSigns(*slot, v))
+        return {};
       slot = !slot ? v : isMax ? maximum(*slot, v) : minimum(*slot, v);
     }
     SmallVector<APFloat> values;

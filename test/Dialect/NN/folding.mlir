@@ -182,14 +182,17 @@ func.func @float_exact() -> (tensor<2xi64>, tensor<f32>, tensor<6xi32>, tensor<2
 // Float math whose result is not exactly specified, or that has none, stays
 // in the compiled code: transcendentals, powers, a float sum (its rounding
 // depends on the order), a cast of a value out of the integer's range, and
-// the maximum of no elements.
+// the maximum of no elements, and a maximum or minimum of -0 and +0 (the
+// compiled code may pick either).
 // CHECK-LABEL: func.func @float_inexact
 // CHECK-DAG: nn.sqrt
 // CHECK-DAG: nn.pow
 // CHECK-DAG: nn.reduce_sum
 // CHECK-DAG: nn.cast
-// CHECK-DAG: nn.reduce_max
-func.func @float_inexact() -> (tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi32>, tensor<f32>) {
+// CHECK-DAG: nn.reduce_max %{{.*}} : (tensor<0xf32>) -> tensor<f32>
+// CHECK-DAG: nn.reduce_max %{{.*}} : (tensor<2xf32>) -> tensor<f32>
+// CHECK-DAG: nn.min
+func.func @float_inexact() -> (tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi32>, tensor<f32>, tensor<f32>, tensor<2xf32>) {
   %a = nn.constant {value = dense<[2.0, 3.0]> : tensor<2xf32>} : () -> tensor<2xf32>
   %s = nn.sqrt %a : (tensor<2xf32>) -> tensor<2xf32>
   %p = nn.pow %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
@@ -198,7 +201,11 @@ func.func @float_inexact() -> (tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor
   %c = nn.cast %huge {to = i32} : (tensor<2xf32>) -> tensor<2xi32>
   %none = nn.constant {value = dense<> : tensor<0xf32>} : () -> tensor<0xf32>
   %m = nn.reduce_max %none {axes = array<i64: 0>, keepdims = false} : (tensor<0xf32>) -> tensor<f32>
-  return %s, %p, %sum, %c, %m : tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi32>, tensor<f32>
+  %zeros = nn.constant {value = dense<[0.0, -0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %zm = nn.reduce_max %zeros {axes = array<i64: 0>, keepdims = false} : (tensor<2xf32>) -> tensor<f32>
+  %nz = nn.constant {value = dense<-0.0> : tensor<f32>} : () -> tensor<f32>
+  %zmin = nn.min %zeros, %nz : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  return %s, %p, %sum, %c, %m, %zm, %zmin : tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi32>, tensor<f32>, tensor<f32>, tensor<2xf32>
 }
 
 // -----

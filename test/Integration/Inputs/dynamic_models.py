@@ -502,6 +502,22 @@ def main():
             with open(os.path.join(directory, kind + ".pb"), "wb") as f:
                 f.write(numpy_helper.from_array(array).SerializeToString())
 
+    # A Concat of 40 inputs along their dynamic dim 0: one op, not a chain of
+    # inserts at dynamic offsets (whose bufferization took minutes).
+    count = 40
+    long_concat = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Relu", [f"x{i}"], [f"r{i}"]) for i in range(count)] +
+            [helper.make_node("Concat", [f"r{i}" for i in range(count)], ["y"], axis=0, name="concat")],
+            "long_concat", [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, [f"n{i}", 4])
+                            for i in range(count)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["total", 4])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "long_concat"), exist_ok=True)
+    onnx.save(long_concat, os.path.join(args.out, "long_concat", "model.onnx"))
+    xs = [torch.randn(i % 3, 4) for i in range(count)]
+    write_set(os.path.join(args.out, "long_concat", "mixed"), xs, [torch.relu(torch.cat(xs).double())])
+
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):
         def forward(self, x):
