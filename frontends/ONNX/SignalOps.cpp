@@ -1,4 +1,4 @@
-//===- SignalOps.cpp - the discrete Fourier transform ----------------------===//
+//===- SignalOps.cpp - the discrete Fourier transform, short-time too -----===//
 //
 // DFT along one axis of static length N is a product with constant cosine
 // and sine matrices [N, K] (K = N, or N / 2 + 1 for a one-sided transform of
@@ -43,6 +43,132 @@ Value twiddles(NodeImporter &n, Type element, int64_t rows, int64_t columns, boo
   return n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
 }
 
+/// The transform along the last dim (of `size`) of the real part
+/// `parts[0]` and, for a complex signal, the imaginary part `parts[1]`: its
+/// first `outputs` frequencies' real and imaginary parts.
+std::pair<Value, Value> transform(NodeImporter &n, ArrayRef<Value> parts, int64_t size,
+                                  int64_t outputs, bool inverse) {
+  Type element = getElementTypeOrSelf(parts[0].getType());
+  Value c = twiddles(n, element, size, outputs, /*sine=*/false);
+  Value s = twiddles(n, element, size, outputs, /*sine=*/true);
+  auto times = [&](Value v, Value m) { return n.create<nn::MatMulOp>(v, m); };
+  Value re, im;
+  Value a = parts[0];
+  if (parts.size() == 1) {
+    re = times(a, c);
+    im = n.create<nn::NegOp>(times(a, s));
+    if (inverse) // e^{+i}: the sine's sign flips
+      im = n.create<nn::NegOp>(im);
+  } else {
+    Value bIm = parts[1];
+    if (!inverse) {
+      re = n.create<nn::AddOp>(times(a, c), times(bIm, s));
+      im = n.create<nn::SubOp>(times(bIm, c), times(a, s));
+    } else {
+      re = n.create<nn::SubOp>(times(a, c), times(bIm, s));
+      im = n.create<nn::AddOp>(times(a, s), times(bIm, c));
+    }
+  }
+  if (inverse) {
+    Value scale = n.scalar(element, 1.0 / double(size));
+    re = n.create<nn::MulOp>(re, scale);
+    im = n.create<nn::MulOp>(im, scale);
+  }
+  return {re, im};
+}
+
+/// Part `i` (0 real, 1 imaginary) of a signal whose last dim holds the
+/// components, that dim dropped.
+Value component(NodeImporter &n, Value x, int64_t i) {
+  int64_t rank = NodeImporter::rank(x);
+  Value sliced = n.create<nn::SliceOp>(x, n.constI64({i}), n.constI64({i + 1}),
+                                       n.constI64({rank - 1}), n.constI64({1}));
+  return n.create<nn::SqueezeOp>(sliced, n.builder.getDenseI64ArrayAttr({rank - 1}));
+}
+
+/// A scalar integer input given as a constant (frame_step, frame_length).
+std::optional<int64_t> constantScalar(NodeImporter &n, unsigned i) {
+  std::optional<SmallVector<int64_t>> given = n.constInts(i);
+  if (!given || given->size() != 1)
+    return std::nullopt;
+  return given->front();
+}
+
+/// STFT: the signal [batch, length, 1 or 2] cut into frames of frame_length
+/// every frame_step samples (a gather of constant indices), each multiplied
+/// by the window and transformed like DFT along the frame:
+/// [batch, frames, bins, 2], frames = (length - frame_length) / frame_step +
+/// 1. The frame step and length must be known when compiling (constants, or
+/// the window's length): they give the output's shape and the transform's
+/// constant matrices.
+LogicalResult importSTFT(NodeImporter &n) {
+  OpBuilder &b = n.builder;
+  Value x = n.input(0);
+  auto type = NodeImporter::type(x);
+  if (!isa<FloatType>(type.getElementType()))
+    return n.fail("the signal must be floating-point");
+  if (type.getRank() != 3 || type.isDynamicDim(2) || type.getDimSize(2) < 1 || type.getDimSize(2) > 2)
+    return n.fail("the signal must be [batch, length, 1 (real) or 2 (complex)]");
+  if (type.isDynamicDim(1))
+    return n.fail("the signal's length must be static: it gives the number of frames");
+  int64_t length = type.getDimSize(1);
+  bool complex = type.getDimSize(2) == 2;
+  std::optional<int64_t> step = constantScalar(n, 1);
+  if (!step)
+    return n.fail("frame_step must be a constant (it gives the number of frames)");
+  if (*step < 1)
+    return n.fail("frame_step must be positive (got " + Twine(*step) + ")");
+  std::optional<int64_t> frameLength;
+  Value window = n.input(2);
+  if (window) {
+    auto windowType = NodeImporter::type(window);
+    if (windowType.getRank() != 1 || windowType.isDynamicDim(0))
+      return n.fail("the window must be 1-D of a static length");
+    if (windowType.getElementType() != type.getElementType())
+      return n.fail("the window's element type must be the signal's");
+    frameLength = windowType.getDimSize(0);
+  }
+  if (n.input(3)) {
+    std::optional<int64_t> given = constantScalar(n, 3);
+    if (!given)
+      return n.fail("frame_length must be a constant (it gives the transform's size)");
+    if (frameLength && *frameLength != *given)
+      return n.fail("frame_length " + Twine(*given) + " differs from the window's length " +
+                    Twine(*frameLength));
+    frameLength = *given;
+  }
+  if (!frameLength)
+    return n.fail("needs a window or a frame_length");
+  int64_t size = *frameLength;
+  if (size < 1 || size > length)
+    return n.fail("frame_length " + Twine(size) + " must be between 1 and the signal's length " +
+                  Twine(length));
+  bool onesided = n.attrInt("onesided", 1) != 0;
+  if (onesided && complex)
+    return n.fail("a one-sided transform needs a real signal");
+  int64_t frames = (length - size) / *step + 1, bins = onesided ? size / 2 + 1 : size;
+  // Frame f's sample j is the signal's f * step + j.
+  SmallVector<int64_t> at;
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t j = 0; j < size; ++j)
+      at.push_back(f * *step + j);
+  Value indices = n.create<nn::ConstantOp>(cast<ElementsAttr>(
+      DenseElementsAttr::get(RankedTensorType::get({frames, size}, b.getI64Type()), ArrayRef<int64_t>(at))));
+  Value framed = n.create<nn::GatherOp>(x, indices, b.getI64IntegerAttr(1));
+  SmallVector<Value> parts{component(n, framed, 0)};
+  if (complex)
+    parts.push_back(component(n, framed, 1));
+  if (window)
+    for (Value &v : parts)
+      v = n.create<nn::MulOp>(v, window);
+  auto [re, im] = transform(n, parts, size, bins, /*inverse=*/false);
+  SmallVector<Value> components;
+  for (Value v : {re, im})
+    components.push_back(n.create<nn::UnsqueezeOp>(v, b.getDenseI64ArrayAttr({3})));
+  n.setOutputs(n.create<nn::ConcatOp>(ValueRange(components), b.getI64IntegerAttr(3)));
+  return success();
+}
+
 LogicalResult importDFT(NodeImporter &n) {
   OpBuilder &b = n.builder;
   Value x = n.input(0);
@@ -77,14 +203,9 @@ LogicalResult importDFT(NodeImporter &n) {
   int64_t outputs = onesided ? size / 2 + 1 : size;
 
   // Real and imaginary parts, the component dim dropped.
-  auto part = [&](int64_t i) {
-    Value sliced = n.create<nn::SliceOp>(x, n.constI64({i}), n.constI64({i + 1}),
-                                         n.constI64({rank - 1}), n.constI64({1}));
-    return n.create<nn::SqueezeOp>(sliced, b.getDenseI64ArrayAttr({rank - 1}));
-  };
-  SmallVector<Value> parts{part(0)};
+  SmallVector<Value> parts{component(n, x, 0)};
   if (complex)
-    parts.push_back(part(1));
+    parts.push_back(component(n, x, 1));
   // The transformed dim last, trimmed or zero-padded to dft_length.
   SmallVector<int64_t> perm;
   for (int64_t d = 0; d < rank - 1; ++d)
@@ -109,31 +230,7 @@ LogicalResult importDFT(NodeImporter &n) {
       v = n.create<nn::ConcatOp>(ValueRange{v, zeros}, b.getI64IntegerAttr(last));
     }
   }
-  Value c = twiddles(n, element, size, outputs, /*sine=*/false);
-  Value s = twiddles(n, element, size, outputs, /*sine=*/true);
-  auto times = [&](Value v, Value m) { return n.create<nn::MatMulOp>(v, m); };
-  Value re, im;
-  Value a = parts[0];
-  if (!complex) {
-    re = times(a, c);
-    im = n.create<nn::NegOp>(times(a, s));
-    if (inverse) // e^{+i}: the sine's sign flips
-      im = n.create<nn::NegOp>(im);
-  } else {
-    Value bIm = parts[1];
-    if (!inverse) {
-      re = n.create<nn::AddOp>(times(a, c), times(bIm, s));
-      im = n.create<nn::SubOp>(times(bIm, c), times(a, s));
-    } else {
-      re = n.create<nn::SubOp>(times(a, c), times(bIm, s));
-      im = n.create<nn::AddOp>(times(a, s), times(bIm, c));
-    }
-  }
-  if (inverse) {
-    Value scale = n.scalar(element, 1.0 / double(size));
-    re = n.create<nn::MulOp>(re, scale);
-    im = n.create<nn::MulOp>(im, scale);
-  }
+  auto [re, im] = transform(n, parts, size, outputs, inverse);
   SmallVector<Value> components;
   for (Value v : {re, im}) {
     v = n.create<nn::TransposeOp>(v, b.getDenseI64ArrayAttr(inversePerm));
@@ -148,5 +245,6 @@ void nnc::onnx_frontend::addSignalHandlers(std::vector<HandlerEntry> &t) {
   constexpr int64_t M = kMaxOpset;
   t.insert(t.end(), {
       {"DFT", 17, M, importDFT},
+      {"STFT", 17, M, importSTFT},
   });
 }

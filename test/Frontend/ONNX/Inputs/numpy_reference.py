@@ -488,6 +488,24 @@ def dft(x, dft_length, a):
     return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
 
 
+def stft(x, step, window, frame_length, a):
+    """ONNX's STFT: frames cut in a Python loop, each windowed and put
+    through NumPy's FFT in float64."""
+    size = len(window) if window is not None else int(frame_length)
+    step = int(step)
+    signal = x[..., 0].astype(np.float64)
+    if x.shape[-1] == 2:
+        signal = signal + 1j * x[..., 1]
+    frames = []
+    for start in range(0, signal.shape[1] - size + 1, step):
+        frame = signal[:, start:start + size]
+        if window is not None:
+            frame = frame * window.astype(np.float64)
+        frames.append(np.fft.rfft(frame, axis=-1) if a.get("onesided", 1) else np.fft.fft(frame, axis=-1))
+    y = np.stack(frames, axis=1)
+    return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
+
+
 def tfidf_vectorizer(x, a):
     """Counts each pool n-gram over every start position and skip, one row at a
     time (unigrams once: skips do not apply to them). As ONNX's reference
@@ -697,6 +715,9 @@ def evaluate(node, args, opset):
         return [reverse_sequence(args[0], args[1], a)]
     if op == "BatchNormalization" and a.get("training_mode", 0):
         return batch_norm_training(*args, a)
+    if op == "STFT":
+        args = args + [None] * (4 - len(args))
+        return [stft(args[0], args[1], args[2], args[3], a)]
     if op == "DFT":
         return [dft(args[0], args[1] if len(args) > 1 else None, a)]
     if op == "Resize":
@@ -744,7 +765,7 @@ def main():
     with np.errstate(all="ignore"):
         for node in model.graph.node:
             # Recurrent ops' optional inputs are positional: an omitted one is None.
-            if node.op_type in ("RNN", "GRU", "LSTM", "MatMulInteger", "ConvInteger", "QLinearConv"):
+            if node.op_type in ("RNN", "GRU", "LSTM", "MatMulInteger", "ConvInteger", "QLinearConv", "STFT"):
                 args = [values[name] if name else None for name in node.input]
             else:
                 args = [values[name] for name in node.input if name]
