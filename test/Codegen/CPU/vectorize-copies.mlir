@@ -73,3 +73,26 @@ func.func @in_serial_loop(%src: memref<255x256xf32>, %dst: memref<64x255x256xf32
   }
   return
 }
+
+// -----
+
+// Dynamic outer dims (a key-value cache copied into its grown buffer) are
+// loops over rows, each row of the static innermost dim in vectors; a copy
+// of dynamic extents stays on one thread.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16
+// CHECK: vector.transfer_read {{.*}} vector<1x1x16xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: linalg.copy
+func.func @dynamic_rows(%src: memref<?x?x64xf32>, %dst: memref<?x?x64xf32>, %past: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %h = memref.dim %src, %c0 : memref<?x?x64xf32>
+  %t = memref.dim %src, %c1 : memref<?x?x64xf32>
+  %slot = memref.subview %dst[0, %past, 0] [%h, %t, 64] [1, 1, 1] : memref<?x?x64xf32> to memref<?x?x64xf32, strided<[?, 64, 1], offset: ?>>
+  linalg.copy ins(%src : memref<?x?x64xf32>) outs(%slot : memref<?x?x64xf32, strided<[?, 64, 1], offset: ?>>)
+  return
+}
