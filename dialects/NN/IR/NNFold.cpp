@@ -30,22 +30,39 @@ namespace {
 /// Larger constants are weights, not shape arithmetic: never fold them.
 constexpr int64_t kMaxFoldElements = 1 << 12;
 
-/// A small integer constant tensor in row-major order.
-struct IntTensor {
+/// A small constant tensor in row-major order: integers as int64, floats in
+/// their element type's own semantics.
+template <typename T> struct SmallTensor {
   SmallVector<int64_t> shape;
-  SmallVector<int64_t> data;
+  SmallVector<T> data;
 };
+using IntTensor = SmallTensor<int64_t>;
+using FloatTensor = SmallTensor<APFloat>;
+
+/// The elements of `attr`, a dense constant of `Dense` kind no larger than
+/// kMaxFoldElements, each as `read` gives it.
+template <typename Dense, typename T, typename Element>
+std::optional<SmallTensor<T>> readSmall(Attribute attr, function_ref<T(const Element &)> read) {
+  auto dense = dyn_cast_or_null<Dense>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return std::nullopt;
+  SmallTensor<T> t;
+  t.shape.assign(dense.getType().getShape().begin(), dense.getType().getShape().end());
+  for (const Element &v : dense.template getValues<Element>())
+    t.data.push_back(read(v));
+  return t;
+}
 
 std::optional<IntTensor> asInts(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseIntElementsAttr>(attr);
-  if (!dense || dense.getNumElements() > kMaxFoldElements)
-    return std::nullopt;
-  IntTensor t;
-  t.shape.assign(dense.getType().getShape().begin(), dense.getType().getShape().end());
-  bool isUnsigned = dense.getElementType().isUnsignedInteger() || dense.getElementType().isInteger(1);
-  for (const APInt &v : dense.getValues<APInt>())
-    t.data.push_back(isUnsigned ? (int64_t)v.getZExtValue() : v.getSExtValue());
-  return t;
+  bool isUnsigned = dense && (dense.getElementType().isUnsignedInteger() || dense.getElementType().isInteger(1));
+  return readSmall<DenseIntElementsAttr, int64_t, APInt>(attr, [&](const APInt &v) {
+    return isUnsigned ? (int64_t)v.getZExtValue() : v.getSExtValue();
+  });
+}
+
+std::optional<FloatTensor> asFloats(Attribute attr) {
+  return readSmall<DenseFPElementsAttr, APFloat, APFloat>(attr, [](const APFloat &v) { return v; });
 }
 
 /// The result type of `op` if it is a static tensor small enough to fold into.
@@ -112,24 +129,6 @@ Attribute foldElementwise(RankedTensorType type, ArrayRef<IntTensor> operands,
     out.push_back(*v);
   }
   return makeConstant(type, out);
-}
-
-/// A small float constant tensor in row-major order, each value in the
-/// element type's own semantics.
-struct FloatTensor {
-  SmallVector<int64_t> shape;
-  SmallVector<APFloat> data;
-};
-
-std::optional<FloatTensor> asFloats(Attribute attr) {
-  auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr);
-  if (!dense || dense.getNumElements() > kMaxFoldElements)
-    return std::nullopt;
-  FloatTensor t;
-  t.shape.assign(dense.getType().getShape().begin(), dense.getType().getShape().end());
-  for (const APFloat &v : dense.getValues<APFloat>())
-    t.data.push_back(v);
-  return t;
 }
 
 /// Evaluates an elementwise op over broadcast float operands into `type`:
