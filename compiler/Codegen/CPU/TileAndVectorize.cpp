@@ -1098,6 +1098,18 @@ FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg:
     sizes.back() = 0;
   else if (rows)
     sizes.back() = lanes;
+  // An input read across a static loop (attention's keys transposed to
+  // [.., 64, past], past dynamic): square tiles of lanes over it and the row,
+  // transposed in registers as scheduleElementwise's static ones (a whole
+  // 64-long column per vector row ran 9x slower).
+  // The other static loops step one at a time: a tile is one square.
+  if (rows && !accumulated)
+    if (std::optional<unsigned> across = readAcrossLoop(op);
+        across && !ShapedType::isDynamic(ranges[*across]) && ranges[*across] >= lanes &&
+        ranges[*across] % lanes == 0)
+      for (unsigned d = 0; d + 1 < ranges.size(); ++d)
+        if (!ShapedType::isDynamic(ranges[d]))
+          sizes[d] = d == *across ? lanes : 1;
   if (!chunked.empty() && op.hasPureTensorSemantics() && op.getNumDpsInits() == 1) {
     // Work as splitIntoChunks counts it: operations per element times the
     // elements, here known at run time.
