@@ -86,7 +86,8 @@ Value component(NodeImporter &n, Value x, int64_t i) {
   return n.create<nn::SqueezeOp>(sliced, n.builder.getDenseI64ArrayAttr({rank - 1}));
 }
 
-/// A scalar integer input given as a constant (frame_step, frame_length).
+/// A scalar integer input given as a constant (dft_length, frame_step,
+/// frame_length).
 std::optional<int64_t> constantScalar(NodeImporter &n, unsigned i) {
   std::optional<SmallVector<int64_t>> given = n.constInts(i);
   if (!given || given->size() != 1)
@@ -190,10 +191,10 @@ LogicalResult importDFT(NodeImporter &n) {
     return n.fail("the transformed dim must be static: its cosines and sines are constants");
   int64_t length = type.getDimSize(axis), size = length;
   if (n.input(1)) {
-    std::optional<SmallVector<int64_t>> given = n.constInts(1);
-    if (!given || given->size() != 1)
+    std::optional<int64_t> given = constantScalar(n, 1);
+    if (!given)
       return n.fail("dft_length must be a constant integer");
-    size = given->front();
+    size = *given;
     if (size < 1)
       return n.fail("dft_length must be positive (got " + Twine(size) + ")");
   }

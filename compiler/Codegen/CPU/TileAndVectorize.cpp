@@ -1100,9 +1100,9 @@ FailureOr<linalg::GenericOp> loopOverDynamicDims(RewriterBase &rewriter, linalg:
     sizes.back() = lanes;
   // An input read across a static loop (attention's keys transposed to
   // [.., 64, past], past dynamic): square tiles of lanes over it and the row,
-  // transposed in registers as scheduleElementwise's static ones (a whole
-  // 64-long column per vector row ran 9x slower).
-  // The other static loops step one at a time: a tile is one square.
+  // transposed in registers as scheduleElementwise's static ones, the other
+  // static loops a step at a time (a whole 64-long column per vector row
+  // ran 6x slower: 36 us against 5.8 in a decoder step).
   if (rows && !accumulated)
     if (std::optional<unsigned> across = readAcrossLoop(op);
         across && !ShapedType::isDynamic(ranges[*across]) && ranges[*across] >= lanes &&
@@ -1767,7 +1767,7 @@ struct VectorizeCopiesPass : nnc::impl::VectorizeCopiesBase<VectorizeCopiesPass>
     SmallVector<linalg::CopyOp> copies;
     func.walk([&](linalg::CopyOp copy) {
       // Dynamic outer dims too (a key-value cache copied into its grown
-      // buffer: 8 heads x 100 positions x 64 took 55 us as scalar loops, 14
+      // buffer: 8 heads x 100 positions x 64 took 55 us as scalar loops, 4.6
       // as vectors): rows of a static innermost dim.
       auto type = dyn_cast<MemRefType>(copy.getOutputs()[0].getType());
       if (type && type.getRank() > 0 && !type.isDynamicDim(type.getRank() - 1) &&

@@ -100,13 +100,13 @@ Value concatDynamic(OpBuilder &b, Location loc, RankedTensorType type, int64_t a
         checkSameSize(b, loc, dimOf(b, loc, in, d), dims[d],
                       "Concat's inputs' dim " + Twine(d) + " (not the axis)");
   }
-  SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
+  SmallVector<Value> resultDims = resultSizes(b, loc, type, dims);
   // A chain of inserts at dynamic offsets costs bufferization more still
   // than at static ones (16 inputs: 0.5 s, 32: 8 s, 64: minutes): past half
   // the static limit, one op, its inputs copied, as below.
   if (inputs.size() > kMaxInsertChain / 2)
     return tensor::ConcatOp::create(b, loc, type, axis, inputs);
-  Value result = emptyTensor(b, loc, type, sizes);
+  Value result = emptyTensor(b, loc, type, resultDims);
   Value offset = indexConst(b, loc, 0);
   for (Value in : inputs) {
     SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes, strides(rank, b.getIndexAttr(1));
@@ -127,14 +127,15 @@ struct ConcatPattern : OpConversionPattern<nn::ConcatOp> {
     Location loc = op.getLoc();
     auto type = convertedType(getTypeConverter(), op.getResult());
     int64_t axis = op.getAxis(), rank = type.getRank(), offset = 0;
-    SmallVector<Value> inputs;
-    for (Value in : adaptor.getInputs())
-      if (!tensorType(in).hasStaticShape() || tensorType(in).getNumElements() != 0)
-        inputs.push_back(in);
-    if (!type.hasStaticShape() || llvm::any_of(inputs, [](Value in) { return !tensorType(in).hasStaticShape(); })) {
-      b.replaceOp(op, concatDynamic(b, loc, type, axis, inputs));
+    auto isDynamic = [](Value in) { return !tensorType(in).hasStaticShape(); };
+    if (!type.hasStaticShape() || llvm::any_of(adaptor.getInputs(), isDynamic)) {
+      b.replaceOp(op, concatDynamic(b, loc, type, axis, llvm::to_vector(adaptor.getInputs())));
       return success();
     }
+    SmallVector<Value> inputs;
+    for (Value in : adaptor.getInputs())
+      if (tensorType(in).getNumElements() != 0)
+        inputs.push_back(in);
     // Each input inserted into the result lets its producer write there in
     // place, but the chain of inserts costs bufferization's analysis about
     // the cube of its length (100 inserts: 9 s; 400: 10 minutes). A long

@@ -518,6 +518,18 @@ def main():
     xs = [torch.randn(i % 3, 4) for i in range(count)]
     write_set(os.path.join(args.out, "long_concat", "mixed"), xs, [torch.relu(torch.cat(xs).double())])
 
+    # A gather along a dynamic dim (which could be empty, with no element to
+    # clamp an index to): refused, by node.
+    gather_axis = helper.make_model(
+        helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["y"], axis=0, name="lookup")],
+                          "gather_axis",
+                          [helper.make_tensor_value_info("table", TensorProto.FLOAT, ["rows", 4]),
+                           helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(os.path.join(args.out, "gather_axis"), exist_ok=True)
+    onnx.save(gather_axis, os.path.join(args.out, "gather_axis", "model.onnx"))
+
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):
         def forward(self, x):
