@@ -890,14 +890,59 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
     FailureOr<SmallVector<Value>> elseOutputs = importBranch(*branches[1]);
     if (failed(elseOutputs))
       return failure();
+    auto after = [&](Operation *op) { return op ? std::next(op->getIterator()) : block->begin(); };
+    // The axis along which `empty` (static, no elements) is `other` (its
+    // type but for that dim, dynamic there) cut to nothing.
+    auto emptyAxis = [](Value empty, Value other) -> std::optional<int64_t> {
+      auto e = cast<RankedTensorType>(empty.getType()), o = cast<RankedTensorType>(other.getType());
+      if (!e.hasStaticShape() || e.getNumElements() != 0 || e.getRank() != o.getRank() ||
+          e.getElementType() != o.getElementType())
+        return std::nullopt;
+      std::optional<int64_t> axis;
+      for (int64_t d = 0; d < e.getRank(); ++d) {
+        if (!axis && e.getDimSize(d) == 0 && o.isDynamicDim(d))
+          axis = d;
+        else if (e.getDimSize(d) != o.getDimSize(d))
+          return std::nullopt;
+      }
+      return axis;
+    };
+    // `other` cut to no rows along that axis where the empty branch is taken
+    // (`cond` is `emptyWhen`): a Slice to an end the condition picks, whose
+    // size the lowering bounds by `other`'s (docs/dynamic-shapes.md).
+    auto emptyOr = [&](Value cond, bool emptyWhen, Value empty, Value other) -> Value {
+      auto i64s = [&](int64_t v) {
+        return nn::ConstantOp::create(builder, loc,
+                                      cast<ElementsAttr>(DenseElementsAttr::get(
+                                          RankedTensorType::get({1}, builder.getI64Type()), ArrayRef<int64_t>{v})))
+            .getResult();
+      };
+      Value none = i64s(0), all = i64s(std::numeric_limits<int64_t>::max());
+      Value end = nn::WhereOp::create(builder, loc, none.getType(), cond, emptyWhen ? none : all,
+                                      emptyWhen ? all : none);
+      return nn::SliceOp::create(builder, loc, other.getType(), other, none, end,
+                                 i64s(*emptyAxis(empty, other)), i64s(1));
+    };
+    // A branch that gives empty tensors (a detector's "no boxes: return
+    // nothing") against one whose dims are counts: see emptyOr.
+    std::optional<bool> emptyThen;
+    for (bool then : {true, false})
+      if (llvm::all_of(llvm::zip(*thenOutputs, *elseOutputs), [&](auto pair) {
+            auto [a, b] = pair;
+            return emptyAxis(then ? a : b, then ? b : a).has_value();
+          }))
+        emptyThen = then;
     // Both branches run: one whose shapes are known only at run time could
     // fail its checks (or differ from the other's) while not taken.
     auto dynamic = [](Type t) {
       auto tensor = dyn_cast<RankedTensorType>(t);
       return tensor && !tensor.hasStaticShape();
     };
-    for (Operation &op : llvm::make_range(last ? std::next(last->getIterator()) : block->begin(), block->end())) {
-      if (llvm::any_of(op.getOperandTypes(), dynamic) || llvm::any_of(op.getResultTypes(), dynamic))
+    for (Operation &op : llvm::make_range(after(last), block->end())) {
+      bool inThen = thenLast && op.getBlock() == block && !thenLast->isBeforeInBlock(&op);
+      bool mayBeDynamic = emptyThen && inThen != *emptyThen;
+      if (!mayBeDynamic &&
+          (llvm::any_of(op.getOperandTypes(), dynamic) || llvm::any_of(op.getResultTypes(), dynamic)))
         return emitError(loc) << "If with a condition known only at run time: nnc computes both "
                                  "branches and selects, which needs their shapes known when "
                                  "compiling (pin the model's dims)";
@@ -911,7 +956,6 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
     }
     // A branch's run-time checks (a position within a sequence) hold only
     // where it is taken.
-    auto after = [&](Operation *op) { return op ? std::next(op->getIterator()) : block->begin(); };
     SmallVector<std::pair<nn::CheckOp, bool>> checks; // and whether in the then branch
     for (Operation &op : llvm::make_range(after(last), after(thenLast)))
       if (auto check = dyn_cast<nn::CheckOp>(op))
@@ -934,6 +978,10 @@ LogicalResult GraphImporter::importIf(onnx::NodeProto &node, int index, Location
     }
     for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOutputs, *elseOutputs))) {
       auto [a, b] = pair;
+      if (emptyThen) {
+        outputs.push_back(*emptyThen ? emptyOr(scalar, true, a, b) : emptyOr(scalar, false, b, a));
+        continue;
+      }
       if (a.getType() != b.getType())
         return emitError(loc) << "If with a condition known only at run time: its branches give output "
                               << i << " as " << a.getType() << " and " << b.getType()

@@ -113,13 +113,11 @@ LogicalResult importOneHot(NodeImporter &n) {
 }
 
 /// NonZero and Compress: results whose length the data gives
-/// (DataDependent.cpp), for a static input.
+/// (DataDependent.cpp).
 /// Whether `v` has no elements (their loops would index an empty dim).
 bool isEmpty(Value v) { return llvm::is_contained(NodeImporter::type(v).getShape(), 0); }
 
 LogicalResult importNonZero(NodeImporter &n) {
-  if (!NodeImporter::type(n.input(0)).hasStaticShape())
-    return n.fail("needs an input of static shape (its element count bounds the result)");
   if (NodeImporter::rank(n.input(0)) == 0)
     return n.fail("NonZero of a scalar is not supported (ONNX leaves its result's shape open)");
   n.setOutputs(n.create<nn::NonZeroOp>(n.input(0)));

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/Common/CountedSizes.h"
 #include "compiler/Codegen/Passes.h"
 #include "dialects/NN/IR/NNOps.h"
 #include "dialects/NN/IR/CheckedInt.h"
@@ -287,6 +288,10 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     Location loc = shapes.getLoc();
     unsigned numInputs = func->getAttrOfType<IntegerAttr>("nnc.num_inputs").getInt();
     IRMapping mapping;
+    // Rebuilt sizes computed from counts, and an op through which one may
+    // shrink as its count grows.
+    DenseSet<Value> counted;
+    Operation *shrinking = nullptr;
     std::function<FailureOr<Value>(Value)> rebuild = [&](Value v) -> FailureOr<Value> {
       if (Value mapped = mapping.lookupOrNull(v))
         return mapped;
@@ -326,6 +331,14 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           OpFoldResult stated = expand.getMixedOutputShape()[*d];
           if (isa<Value>(stated))
             size = rebuild(cast<Value>(stated));
+        } else if (auto select = source.getDefiningOp<arith::SelectOp>()) {
+          // One of two buffers (what an scf.if of tensors becomes): their
+          // size, when it is the same.
+          OpBuilder here(dim);
+          FailureOr<Value> a = rebuild(memref::DimOp::create(here, loc, select.getTrueValue(), *d));
+          FailureOr<Value> c = rebuild(memref::DimOp::create(here, loc, select.getFalseValue(), *d));
+          if (succeeded(a) && succeeded(c) && *a == *c)
+            size = *a;
         } else if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
           // A collapsed dim: the product of its group's dims (a [B, S, K]
           // left operand seen as [B * S, K] rows).
@@ -347,12 +360,16 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           mapping.map(v, *size);
         return size;
       }
-      // A size only the run computes: the buffer takes its bound.
+      // A size only the run computes: the buffer takes its bound (a value
+      // of its own, to follow what is computed from it).
       if (auto extent = dyn_cast_or_null<nnc::nn::BoundedExtentOp>(def)) {
         FailureOr<Value> bound = rebuild(extent.getBound());
-        if (succeeded(bound))
-          mapping.map(v, *bound);
-        return bound;
+        if (failed(bound))
+          return failure();
+        Value own = arith::AddIOp::create(b, loc, *bound, arith::ConstantIndexOp::create(b, loc, 0));
+        counted.insert(own);
+        mapping.map(v, own);
+        return own;
       }
       if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
         // A value of an input the shape function is given too (ShapeFunctions.cpp),
@@ -392,11 +409,26 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       // nonzero computes the same in the shape function.
       if (!def || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
         return failure();
-      for (Value operand : def->getOperands())
-        if (failed(rebuild(operand)))
+      bool fromCount = false;
+      for (OpOperand &operand : def->getOpOperands()) {
+        FailureOr<Value> rebuilt = rebuild(operand.get());
+        if (failed(rebuilt))
           return failure();
+        if (!counted.contains(*rebuilt))
+          continue;
+        fromCount = true;
+        // Computed from a count's bound: right only where the size grows
+        // with the count (CountedSizes.h).
+        if (!nnc::growsWithOperand(def, operand.getOperandNumber())) {
+          shrinking = def;
+          return failure();
+        }
+      }
       Operation *clone = b.clone(*def, mapping);
-      return clone->getResult(cast<OpResult>(v).getResultNumber());
+      Value result = clone->getResult(cast<OpResult>(v).getResultNumber());
+      if (fromCount)
+        counted.insert(result);
+      return result;
     };
     // Sizes are checked there: a product of dims past 2^62 bytes (dims of
     // different inputs broadcast together) would wrap around and plan a
@@ -408,8 +440,10 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
       Value bytes = arith::ConstantIndexOp::create(b, loc, staticBytes(buffer.alloc.getType()));
       for (Value dynamicSize : buffer.alloc.getDynamicSizes()) {
         FailureOr<Value> rebuilt = rebuild(dynamicSize);
+        if (shrinking)
+          return nnc::shrinkingError(shrinking, "the size of an intermediate buffer");
         if (failed(rebuilt))
-          return func.emitError("the size of an intermediate buffer depends on data computed "
+          return buffer.alloc.emitError("the size of an intermediate buffer depends on data computed "
                                 "in the function, not only on the inputs: not supported yet");
         auto product = arith::MulUIExtendedOp::create(b, loc, bytes, *rebuilt);
         Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, product.getHigh(),

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/Common/CountedSizes.h"
 #include "compiler/Codegen/Passes.h"
 #include "dialects/NN/IR/NNOps.h"
 
@@ -17,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -120,6 +123,46 @@ struct DimOfInsertingBranches : OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// The size of dim `d` of `v` where an op writing into a tensor.empty made
+/// it (a linalg op into its init), or null.
+Value emptySize(Value v, int64_t d) {
+  while (auto result = dyn_cast<OpResult>(v)) {
+    Operation *op = result.getOwner();
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+      return empty.getType().isDynamicDim(d) ? empty.getDynamicSize(d) : Value();
+    auto writer = dyn_cast<DestinationStyleOpInterface>(op);
+    if (!writer)
+      return {};
+    v = writer.getTiedOpOperand(result)->get();
+  }
+  return {};
+}
+
+/// A dim of an scf.if's result whose branches each write into a tensor.empty
+/// of the same size, from above (a gather guarded against an empty input):
+/// that size.
+struct DimOfSizedBranches : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim, PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(dim.getSource());
+    auto branches = result ? dyn_cast<scf::IfOp>(result.getOwner()) : scf::IfOp();
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!branches || !d || branches.getElseRegion().empty())
+      return failure();
+    unsigned i = result.getResultNumber();
+    Value size;
+    for (Region *region : {&branches.getThenRegion(), &branches.getElseRegion()}) {
+      Value yielded = cast<scf::YieldOp>(region->front().getTerminator()).getOperand(i);
+      Value here = emptySize(yielded, *d);
+      if (!here || (size && here != size) || branches->isAncestor(here.getParentBlock()->getParentOp()))
+        return failure();
+      size = here;
+    }
+    rewriter.replaceOp(dim, size);
+    return success();
+  }
+};
+
 /// A dim of a loop's result that each iteration yields with elements
 /// inserted (a data-dependent result filled in place) is its init's.
 struct DimOfInsertingLoop : OpRewritePattern<tensor::DimOp> {
@@ -168,7 +211,8 @@ LogicalResult simplifyDims(func::FuncOp shapes) {
   RewritePatternSet patterns(context);
   memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
   memref::populateResolveShapedTypeResultDimsPatterns(patterns);
-  patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches, DimOfInsertingLoop>(context);
+  patterns.add<DimOfExpandShape, DimOfCollapseShape, DimOfInsertingBranches, DimOfSizedBranches,
+               DimOfInsertingLoop>(context);
   // A loop's result has its init's dims (the batch loops of DynamicBatch.cpp).
   scf::populateSCFForLoopCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : context->getRegisteredOperations())
@@ -314,8 +358,23 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     Value first = index(0);
     memref::StoreOp::create(b, loc, zero, status, ValueRange{first});
     // A check on a size only the run computes would be evaluated with its
-    // bound, and the run keeps no checks: refused.
-    for (auto check : body.getOps<cf::AssertOp>()) {
+    // bound, and the run keeps no checks: refused, unless it holds for every
+    // count (seen on the dims of the tensors' sources, once resolved).
+    bool counted = shapes.walk([](nnc::nn::BoundedExtentOp) { return WalkResult::interrupt(); })
+                       .wasInterrupted();
+    if (counted) {
+      if (failed(simplifyDims(shapes)))
+        return shapes.emitError("shape function did not converge");
+      // Sizes computed twice (a concatenation's, once per consumer) as one.
+      IRRewriter rewriter(context);
+      DominanceInfo dominance;
+      eliminateCommonSubExpressions(rewriter, dominance, shapes);
+    }
+    for (auto check : llvm::make_early_inc_range(body.getOps<cf::AssertOp>())) {
+      if (nnc::holdsForEveryCount(check.getArg())) {
+        check.erase();
+        continue;
+      }
       SetVector<Operation *> slice;
       BackwardSliceOptions options;
       options.omitUsesFromAbove = false;
@@ -361,6 +420,8 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     // are data-dependent, and the shape function gives their bounds.
     SmallVector<int64_t> dataDependent;
     for (auto [store, o] : llvm::zip(storedDims, outputOf)) {
+      if (Operation *shrinking = nnc::shrinksWithCount(store.getValue()))
+        return nnc::shrinkingError(shrinking, "an output's dim");
       SetVector<Operation *> slice;
       BackwardSliceOptions options;
       options.omitUsesFromAbove = false;

@@ -32,41 +32,47 @@ Value isNonZero(OpBuilder &b, Location loc, Value x) {
                                arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0)));
 }
 
-/// The indices of linear position `at` in `shape`.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value at, ArrayRef<int64_t> shape) {
+/// The indices of linear position `at` in dims `shape` (static sizes or
+/// index values).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value at, ArrayRef<OpFoldResult> shape) {
   SmallVector<Value> index(shape.size());
   for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
-    Value size = arith::ConstantIndexOp::create(b, loc, shape[d]);
+    Value size = getValueOrCreateConstantIndexOp(b, loc, shape[d]);
     index[d] = arith::RemUIOp::create(b, loc, at, size);
     at = arith::DivUIOp::create(b, loc, at, size);
   }
   return index;
 }
 
-/// How many of `count` positions `selected(i)` picks, as a bounded extent.
-Value countSelected(OpBuilder &b, Location loc, int64_t count,
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value at, ArrayRef<int64_t> shape) {
+  return delinearize(b, loc, at, getAsIndexOpFoldResult(b.getContext(), shape));
+}
+
+/// How many of `count` positions `selected(i)` picks, as a bounded extent
+/// (of `count`).
+Value countSelected(OpBuilder &b, Location loc, OpFoldResult count,
                     function_ref<Value(OpBuilder &, Location, Value)> selected) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value n = getValueOrCreateConstantIndexOp(b, loc, count);
   auto loop = scf::ForOp::create(
-      b, loc, zero, arith::ConstantIndexOp::create(b, loc, count), one, ValueRange{zero},
+      b, loc, zero, n, one, ValueRange{zero},
       [&](OpBuilder &nb, Location nl, Value i, ValueRange acc) {
         Value add = arith::SelectOp::create(nb, nl, selected(nb, nl, i),
                                             arith::ConstantIndexOp::create(nb, nl, 1),
                                             arith::ConstantIndexOp::create(nb, nl, 0));
         scf::YieldOp::create(nb, nl, ValueRange{arith::AddIOp::create(nb, nl, acc[0], add)});
       });
-  return nn::BoundedExtentOp::create(b, loc, loop.getResult(0),
-                                     arith::ConstantIndexOp::create(b, loc, count));
+  return nn::BoundedExtentOp::create(b, loc, loop.getResult(0), n);
 }
 
 /// `init` with, for each of `count` positions that `selected` picks, `write`
 /// applied at the next free place (0, 1, ...).
-Value fillSelected(OpBuilder &b, Location loc, int64_t count, Value init,
+Value fillSelected(OpBuilder &b, Location loc, OpFoldResult count, Value init,
                    function_ref<Value(OpBuilder &, Location, Value)> selected,
                    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> write) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(
-      b, loc, zero, arith::ConstantIndexOp::create(b, loc, count), one, ValueRange{zero, init},
+      b, loc, zero, getValueOrCreateConstantIndexOp(b, loc, count), one, ValueRange{zero, init},
       [&](OpBuilder &nb, Location nl, Value i, ValueRange acc) {
         Value next = acc[0], result = acc[1];
         auto pick = scf::IfOp::create(
@@ -88,8 +94,20 @@ struct NonZeroPattern : OpConversionPattern<nn::NonZeroOp> {
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    ArrayRef<int64_t> shape = tensorType(input).getShape();
-    int64_t rank = shape.size(), count = tensorType(input).getNumElements();
+    // The input's dims, and its element count, which bounds the result's:
+    // read at run time where dynamic (scores a detector kept at one stage,
+    // thresholded again at the next).
+    int64_t rank = tensorType(input).getRank();
+    SmallVector<OpFoldResult> shape;
+    OpFoldResult count = b.getIndexAttr(1);
+    for (int64_t d = 0; d < rank; ++d) {
+      shape.push_back(tensorType(input).isDynamicDim(d) ? OpFoldResult(dimOf(b, loc, input, d))
+                                                        : b.getIndexAttr(tensorType(input).getDimSize(d)));
+      count = tensorType(input).isDynamicDim(d) || !isa<Attribute>(count)
+                  ? OpFoldResult(arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, count),
+                                                       getValueOrCreateConstantIndexOp(b, loc, shape[d])))
+                  : b.getIndexAttr(*getConstantIntValue(count) * tensorType(input).getDimSize(d));
+    }
     auto selected = [&](OpBuilder &nb, Location nl, Value i) {
       return isNonZero(nb, nl, tensor::ExtractOp::create(nb, nl, input, delinearize(nb, nl, i, shape)));
     };
@@ -123,14 +141,14 @@ struct CompressPattern : OpConversionPattern<nn::CompressOp> {
     auto selected = [&](OpBuilder &nb, Location nl, Value i) {
       return isNonZero(nb, nl, tensor::ExtractOp::create(nb, nl, condition, ValueRange{i}));
     };
-    Value n = countSelected(b, loc, count, selected);
+    Value n = countSelected(b, loc, b.getIndexAttr(count), selected);
     auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     // Slice i of the input goes to slice `place` of the result.
     SmallVector<int64_t> sliceShape(inputType.getShape());
     sliceShape[axis] = 1;
     auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
     Value result = fillSelected(
-        b, loc, count, emptyTensor(b, loc, type, {n}), selected,
+        b, loc, b.getIndexAttr(count), emptyTensor(b, loc, type, {n}), selected,
         [&](OpBuilder &nb, Location nl, Value i, Value place, Value result) {
           SmallVector<OpFoldResult> from(rank, nb.getIndexAttr(0)), to(rank, nb.getIndexAttr(0)),
               sizes, strides(rank, nb.getIndexAttr(1));
@@ -157,8 +175,12 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
     Location loc = op.getLoc();
     Value boxes = adaptor.getBoxes(), scores = adaptor.getScores();
     ArrayRef<int64_t> scoreShape = tensorType(scores).getShape();
-    int64_t batches = scoreShape[0], classes = scoreShape[1], count = scoreShape[2];
-    int64_t bound = batches * classes * count;
+    int64_t batches = scoreShape[0], classes = scoreShape[1];
+    // The box count may be dynamic: boxes a detector's earlier stages kept,
+    // themselves a count of the data (its bound then bounds this one).
+    Value count = dimOf(b, loc, scores, 2);
+    if (ShapedType::isDynamic(scoreShape[2]) || tensorType(boxes).isDynamicDim(1))
+      checkSameSize(b, loc, dimOf(b, loc, boxes, 1), count, "the boxes' and the scores' box counts");
     bool centered = op.getCenterPointBox();
     Type real = tensorType(scores).getElementType();
     auto c = [&](OpBuilder &nb, Location nl, int64_t v) {
@@ -217,9 +239,13 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
           .getResult();
     };
 
-    auto scratchType = RankedTensorType::get({bound, 3}, b.getI64Type());
-    auto usedType = RankedTensorType::get({count}, b.getI1Type());
-    Value scratch = emptyTensor(b, loc, scratchType);
+    Value bound = arith::MulIOp::create(b, loc, c(b, loc, batches * classes), count);
+    auto scratchType = RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type());
+    auto usedType = RankedTensorType::get({scoreShape[2]}, b.getI1Type());
+    Value scratch = emptyTensor(b, loc, scratchType, {bound});
+    SmallVector<Value> usedSizes;
+    if (usedType.isDynamicDim(0))
+      usedSizes.push_back(count);
     Value zero = c(b, loc, 0), one = c(b, loc, 1);
     // Over (batch, class) pairs: the rows written so far.
     auto pairs = scf::ForOp::create(
@@ -228,13 +254,13 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
           Value batch = arith::DivUIOp::create(pb, pl, pair, c(pb, pl, classes));
           Value cls = arith::RemUIOp::create(pb, pl, pair, c(pb, pl, classes));
           Value classStart = outer[0];
-          Value used = filledTensor(pb, pl, usedType, i1(pb, pl, false));
+          Value used = filledTensor(pb, pl, usedType, i1(pb, pl, false), usedSizes);
           auto score = [&](OpBuilder &nb, Location nl, Value box) {
             return tensor::ExtractOp::create(nb, nl, scores, ValueRange{batch, cls, box}).getResult();
           };
           // Rounds: (rows, used, done, scratch).
           auto rounds = scf::ForOp::create(
-              pb, pl, c(pb, pl, 0), c(pb, pl, count), c(pb, pl, 1),
+              pb, pl, c(pb, pl, 0), count, c(pb, pl, 1),
               ValueRange{outer[0], used, i1(pb, pl, false), outer[1]},
               [&](OpBuilder &rb, Location rl, Value, ValueRange state) {
                 Value rows = state[0], usedNow = state[1], done = state[2], rowsNow = state[3];
@@ -245,9 +271,9 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                 Value going = arith::AndIOp::create(
                     rb, rl, room, arith::XOrIOp::create(rb, rl, done, i1(rb, rl, true)));
                 auto scan = scf::ForOp::create(
-                    rb, rl, c(rb, rl, 0), arith::SelectOp::create(rb, rl, going, c(rb, rl, count), c(rb, rl, 0)),
+                    rb, rl, c(rb, rl, 0), arith::SelectOp::create(rb, rl, going, count, c(rb, rl, 0)),
                     c(rb, rl, 1),
-                    ValueRange{c(rb, rl, count), arith::ConstantOp::create(rb, rl, rb.getFloatAttr(real, 0))},
+                    ValueRange{count, arith::ConstantOp::create(rb, rl, rb.getFloatAttr(real, 0))},
                     [&](OpBuilder &sb, Location sl, Value j, ValueRange best) {
                       Value s = score(sb, sl, j);
                       Value free = arith::XOrIOp::create(
@@ -256,7 +282,7 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                       Value passes = arith::OrIOp::create(
                           sb, sl, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, scoreLimit),
                           arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::UNO, scoreLimit, scoreLimit));
-                      Value none = arith::CmpIOp::create(sb, sl, Pred::eq, best[0], c(sb, sl, count));
+                      Value none = arith::CmpIOp::create(sb, sl, Pred::eq, best[0], count);
                       Value better = arith::OrIOp::create(
                           sb, sl, none, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, best[1]));
                       Value take = arith::AndIOp::create(sb, sl, arith::AndIOp::create(sb, sl, free, passes),
@@ -267,7 +293,7 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                     });
                 Value pick = scan.getResult(0);
                 Value found = arith::AndIOp::create(
-                    rb, rl, arith::CmpIOp::create(rb, rl, Pred::ult, pick, c(rb, rl, count)), going);
+                    rb, rl, arith::CmpIOp::create(rb, rl, Pred::ult, pick, count), going);
                 auto step = scf::IfOp::create(
                     rb, rl, found,
                     [&](OpBuilder &tb, Location tl) {
@@ -306,7 +332,7 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
               });
           scf::YieldOp::create(pb, pl, ValueRange{rounds.getResult(0), rounds.getResult(3)});
         });
-    Value n = nn::BoundedExtentOp::create(b, loc, pairs.getResult(0), c(b, loc, bound));
+    Value n = nn::BoundedExtentOp::create(b, loc, pairs.getResult(0), bound);
     SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes{n, b.getIndexAttr(3)},
         strides(2, b.getIndexAttr(1));
     auto type = RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type());

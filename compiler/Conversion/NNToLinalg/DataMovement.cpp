@@ -34,15 +34,54 @@ Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t size) {
   return arith::MinSIOp::create(b, loc, lo, indexConst(b, loc, size - 1));
 }
 
-/// An index element as a normalized, clamped coordinate of a dim of `size`.
-Value indexCoordinate(OpBuilder &b, Location loc, Value indices, ArrayRef<Value> at, int64_t size,
-                      bool isUnsigned) {
+/// An index element as a normalized, clamped coordinate of a dim of `size`
+/// (static, or an index value: a dynamic gathered dim, see gatherOrZeros).
+Value indexCoordinate(OpBuilder &b, Location loc, Value indices, ArrayRef<Value> at,
+                      OpFoldResult size, bool isUnsigned) {
   Value raw = tensor::ExtractOp::create(b, loc, indices, at);
   Value i = isUnsigned ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
                        : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
+  Value n = getValueOrCreateConstantIndexOp(b, loc, size);
   Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, indexConst(b, loc, 0));
-  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, indexConst(b, loc, size)), i);
-  return clampIndex(b, loc, i, size);
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, n), i);
+  Value lo = arith::MaxSIOp::create(b, loc, i, indexConst(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, lo, arith::SubIOp::create(b, loc, n, indexConst(b, loc, 1)));
+}
+
+/// A gathered dim's size: static, or read at run time.
+OpFoldResult gatheredSize(OpBuilder &b, Location loc, Value input, int64_t d) {
+  auto type = tensorType(input);
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return dimOf(b, loc, input, d);
+}
+
+/// `gather()`, unless one of the gathered dims `sizes` is dynamic and 0 at
+/// run time: then no element exists to clamp an index to, and the result
+/// (empty, but for indices out of range) is zeros. A dynamic gathered dim is
+/// a count of the data (boxes a detector kept) or a symbolic dim.
+/// Both write into `init`, made before, so that the result is one buffer
+/// whose dims the code after reads as the init's.
+Value gatherOrZeros(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<OpFoldResult> sizes,
+                    ValueRange dynamicSizes,
+                    function_ref<Value(OpBuilder &, Location, Value)> gather) {
+  Value empty;
+  for (OpFoldResult size : sizes)
+    if (auto v = dyn_cast<Value>(size)) {
+      Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v, indexConst(b, loc, 0));
+      empty = empty ? arith::OrIOp::create(b, loc, empty, zero).getResult() : zero;
+    }
+  Value init = emptyTensor(b, loc, type, dynamicSizes);
+  if (!empty)
+    return gather(b, loc, init);
+  auto choice = scf::IfOp::create(
+      b, loc, empty,
+      [&](OpBuilder &tb, Location tl) {
+        Value zero = scalarConstant(tb, tl, type.getElementType(), 0);
+        scf::YieldOp::create(tb, tl, linalg::FillOp::create(tb, tl, zero, init).getResult(0));
+      },
+      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, gather(eb, el, init)); });
+  return choice.getResult(0);
 }
 
 /// Reshape-like ops: the result type says it all.
@@ -232,26 +271,27 @@ struct GatherPattern : OpConversionPattern<nn::GatherOp> {
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput(), indices = adaptor.getIndices();
-    auto inType = tensorType(input);
-    int64_t axis = op.getAxis(), dim = inType.getDimSize(axis);
+    int64_t axis = op.getAxis();
+    OpFoldResult dim = gatheredSize(b, loc, input, axis);
     int64_t indexRank = tensorType(indices).getRank();
     bool indexUnsigned = isUnsignedType(op.getIndices().getType());
     auto type = convertedType(getTypeConverter(), op.getResult());
     // Dynamic result dims (an embedding of a symbolic batch and sequence):
     // the input's before the axis, the indices', then the input's after it.
-    // The gathered dim itself is static (NNToLinalg's gate).
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         dynamicSizes.push_back(d < axis ? dimOf(b, loc, input, d)
                                : d < axis + indexRank ? dimOf(b, loc, indices, d - axis)
                                                       : dimOf(b, loc, input, d - indexRank + 1));
-    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-      SmallVector<Value> coords(out.take_front(axis));
-      coords.push_back(indexCoordinate(nb, nl, indices, out.slice(axis, indexRank), dim, indexUnsigned));
-      llvm::append_range(coords, out.drop_front(axis + indexRank));
-      return tensor::ExtractOp::create(nb, nl, input, coords);
-    }, dynamicSizes);
+    Value result = gatherOrZeros(b, loc, type, {dim}, dynamicSizes, [&](OpBuilder &gb, Location gl, Value init) {
+      return buildGather(gb, gl, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+        SmallVector<Value> coords(out.take_front(axis));
+        coords.push_back(indexCoordinate(nb, nl, indices, out.slice(axis, indexRank), dim, indexUnsigned));
+        llvm::append_range(coords, out.drop_front(axis + indexRank));
+        return tensor::ExtractOp::create(nb, nl, input, coords);
+      }, dynamicSizes, init);
+    });
     b.replaceOp(op, result);
     return success();
   }
@@ -268,7 +308,7 @@ struct GatherElementsPattern : OpConversionPattern<nn::GatherElementsOp> {
     auto type = convertedType(getTypeConverter(), op.getResult());
     Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
       SmallVector<Value> coords(out);
-      coords[axis] = indexCoordinate(nb, nl, indices, out, dim, indexUnsigned);
+      coords[axis] = indexCoordinate(nb, nl, indices, out, nb.getIndexAttr(dim), indexUnsigned);
       return tensor::ExtractOp::create(nb, nl, input, coords);
     });
     b.replaceOp(op, result);
@@ -282,22 +322,32 @@ struct GatherNDPattern : OpConversionPattern<nn::GatherNDOp> {
                                 ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput(), indices = adaptor.getIndices();
-    auto inType = tensorType(input);
     auto idxType = tensorType(indices);
     int64_t batch = op.getBatchDims(), q = idxType.getRank(), k = idxType.getDimSize(q - 1);
     bool indexUnsigned = isUnsignedType(op.getIndices().getType());
     auto type = convertedType(getTypeConverter(), op.getResult());
-    Value result = buildGather(b, loc, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
-      // out = (batch..., index position..., trailing...)
-      SmallVector<Value> coords(out.take_front(batch));
-      SmallVector<Value> tuple(out.take_front(q - 1));
-      tuple.push_back(Value());
-      for (int64_t j = 0; j < k; ++j) {
-        tuple.back() = indexConst(nb, nl, j);
-        coords.push_back(indexCoordinate(nb, nl, indices, tuple, inType.getDimSize(batch + j), indexUnsigned));
-      }
-      llvm::append_range(coords, out.drop_front(q - 1));
-      return tensor::ExtractOp::create(nb, nl, input, coords);
+    // Dynamic result dims: the indices' leading ones (a boolean mask's
+    // NonZero), or the input's batch or trailing ones.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(d < q - 1 ? dimOf(b, loc, indices, d) : dimOf(b, loc, input, d - (q - 1) + batch + k));
+    SmallVector<OpFoldResult> dims;
+    for (int64_t j = 0; j < k; ++j)
+      dims.push_back(gatheredSize(b, loc, input, batch + j));
+    Value result = gatherOrZeros(b, loc, type, dims, dynamicSizes, [&](OpBuilder &gb, Location gl, Value init) {
+      return buildGather(gb, gl, type, [&](OpBuilder &nb, Location nl, ArrayRef<Value> out) {
+        // out = (batch..., index position..., trailing...)
+        SmallVector<Value> coords(out.take_front(batch));
+        SmallVector<Value> tuple(out.take_front(q - 1));
+        tuple.push_back(Value());
+        for (int64_t j = 0; j < k; ++j) {
+          tuple.back() = indexConst(nb, nl, j);
+          coords.push_back(indexCoordinate(nb, nl, indices, tuple, dims[j], indexUnsigned));
+        }
+        llvm::append_range(coords, out.drop_front(q - 1));
+        return tensor::ExtractOp::create(nb, nl, input, coords);
+      }, dynamicSizes, init);
     });
     b.replaceOp(op, result);
     return success();
@@ -360,7 +410,7 @@ struct ScatterElementsPattern : OpConversionPattern<nn::ScatterElementsOp> {
         b, op.getLoc(), adaptor.getInput(), adaptor.getUpdates(), op.getReduction(),
         isUnsignedType(op.getType()), [&](OpBuilder &nb, Location nl, ArrayRef<Value> u) {
           SmallVector<Value> at(u);
-          at[axis] = indexCoordinate(nb, nl, adaptor.getIndices(), u, dim, indexUnsigned);
+          at[axis] = indexCoordinate(nb, nl, adaptor.getIndices(), u, nb.getIndexAttr(dim), indexUnsigned);
           return at;
         });
     b.replaceOp(op, result);
@@ -384,7 +434,7 @@ struct ScatterNDPattern : OpConversionPattern<nn::ScatterNDOp> {
           tuple.push_back(Value());
           for (int64_t j = 0; j < k; ++j) {
             tuple.back() = indexConst(nb, nl, j);
-            at.push_back(indexCoordinate(nb, nl, adaptor.getIndices(), tuple, inType.getDimSize(j), indexUnsigned));
+            at.push_back(indexCoordinate(nb, nl, adaptor.getIndices(), tuple, nb.getIndexAttr(inType.getDimSize(j)), indexUnsigned));
           }
           llvm::append_range(at, u.drop_front(q - 1));
           return at;

@@ -65,6 +65,12 @@ Value lowering::dimOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
   return tensor::DimOp::create(b, loc, tensor, d);
 }
 
+Value lowering::boundByOperand(OpBuilder &b, Location loc, Operation *op, Value size, Value bound) {
+  if (!op->hasAttr(kCountSized))
+    return size;
+  return nn::BoundedExtentOp::create(b, loc, size, bound);
+}
+
 void lowering::check(OpBuilder &b, Location loc, Value holds, const Twine &what) {
   std::string node = "a node";
   if (auto name = dyn_cast<NameLoc>(loc))

@@ -77,6 +77,15 @@ mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTen
                          mlir::Value value, mlir::ValueRange dynamicSizes = {});
 /// The size of `tensor`'s dim `d`.
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
+/// Marks a Slice or TopK whose operands' dims are counts the data gives
+/// (NonZero's, NonMaxSuppression's), set before the lowering.
+inline constexpr char kCountSized[] = "nnc.count_sized";
+/// `size`, a dim of `op`'s result computed from its operands' values: for an
+/// op marked kCountSized, a bounded extent of `bound`, the operand's dim it
+/// never exceeds (a slice of a count is at most the count, whatever its
+/// starts: the memory plan takes the bound, docs/dynamic-shapes.md).
+mlir::Value boundByOperand(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                           mlir::Value size, mlir::Value bound);
 /// A run-time check that `holds` (an i1) is true, a cf.assert: the function's
 /// shape function evaluates it before a run and reports "node 'N': <what>"
 /// when it fails (docs/dynamic-shapes.md).

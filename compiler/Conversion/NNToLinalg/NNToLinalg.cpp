@@ -54,12 +54,6 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
                        "NonMaxSuppression, Unique), known only after the run"
                      : "; pin them with --dim or --input-shape");
   };
-  // A count read as a value could size what is computed before the run
-  // (buffers sized for the count's bound): the bound is an upper bound of a
-  // size only where the size grows with the count.
-  if (isa<nn::ShapeOp, nn::SizeOp>(op) && fromData)
-    return "cannot compile " + name + ": its input's dims are counts the data gives (NonZero, "
-           "Compress, NonMaxSuppression, Unique), which cannot be read as values yet";
   // Dims read from operand values (a Reshape to a shape input), or from the
   // data (DataDependent.cpp).
   if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp>(op))
@@ -115,17 +109,10 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
     return refuse("a squeezed dim must be static");
   }
   // Concatenation along any dim (a key-value cache grows along a dynamic
-  // one); a gather whose gathered dim is static (an embedding of a symbolic
-  // batch and sequence: a dynamic gathered dim could be empty, leaving no
-  // element to clamp an index to).
-  if (isa<nn::ConcatOp>(op))
+  // one); gathers along any dims (an embedding of a symbolic batch and
+  // sequence, the boxes a detector kept picked by their scores' order).
+  if (isa<nn::ConcatOp, nn::GatherOp, nn::GatherNDOp>(op))
     return std::nullopt;
-  if (auto gather = dyn_cast<nn::GatherOp>(op)) {
-    auto input = cast<RankedTensorType>(gather.getInput().getType());
-    if (!input.isDynamicDim(gather.getAxis()) && input.getDimSize(gather.getAxis()) > 0)
-      return std::nullopt;
-    return refuse("the gathered dim must be static and nonempty");
-  }
   // Constants, the dims of a tensor as values, and checks passing a tensor on.
   if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp, nn::CheckOp>(op))
     return std::nullopt;
@@ -143,6 +130,8 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     module.walk([&](Operation *op) {
       if (!isa<nn::NNDialect>(op->getDialect()) || !hasDynamicDims(op))
         return;
+      if (isa<nn::SliceOp, nn::TopKOp>(op) && llvm::any_of(op->getOperands(), sizedByData))
+        op->setAttr(lowering::kCountSized, UnitAttr::get(op->getContext()));
       if (std::optional<std::string> why = dynamicDimsRefusal(op)) {
         op->emitError() << *why;
         dynamic = true;

@@ -53,12 +53,16 @@ struct TopKPattern : OpConversionPattern<nn::TopKOp> {
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
 
     Value n = dimOf(b, loc, input, axis);
-    Value k = elementIndex(b, loc, adaptor.getK(), 0);
+    Value k = shapeElement(b, loc, op.getK(), adaptor.getK(), 0);
     check(b, loc,
           arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, k, index(0)),
                                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, k, n)),
           "k is negative or larger than the axis");
     SmallVector<Value> dims, bounds;
+    // k = min(K, count) of a count's candidates (a detector's top-K per
+    // class): at most the axis, which bounds it.
+    if (valuesType.isDynamicDim(axis))
+      k = boundByOperand(b, loc, op, k, n);
     for (int64_t d = 0; d < rank; ++d) {
       bounds.push_back(d == axis ? k : dimOf(b, loc, input, d));
       dims.push_back(bounds.back());

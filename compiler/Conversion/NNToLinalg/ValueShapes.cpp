@@ -322,7 +322,7 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
                       m.select(m.cmp(Pred::sgt, distance, m.c(0)), m.c(1), m.c(0)), size);
       first.push_back(start);
       step.push_back(stride);
-      dims.push_back(size);
+      dims.push_back(type.isDynamicDim(d) ? boundByOperand(b, loc, op, size, dim) : size);
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);
     // Positive steps known when compiling (a causal mask cut to the

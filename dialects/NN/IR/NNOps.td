@@ -658,8 +658,8 @@ def NN_NonZeroOp : NN_Op<"non_zero"> {
   let description = [{
     A [rank, n] i64 tensor: column j holds the index of the j-th nonzero
     element (row-major order); n, the count, is known only after the run
-    (docs/dynamic-shapes.md, data-dependent outputs). A static input is
-    required: its element count bounds n.
+    (docs/dynamic-shapes.md, data-dependent outputs), at most the input's
+    element count.
 
     ```mlir
     %i = nn.non_zero %x : (tensor<2x3xf32>) -> tensor<2x?xi64>

@@ -674,8 +674,6 @@ LogicalResult CheckOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 LogicalResult NonZeroOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto type = ranked(adaptor.getInput().getType());
-  if (!type.hasStaticShape())
-    return fail(loc, getOperationName(), "expected an input of static shape");
   types.push_back(RankedTensorType::get({type.getRank(), kDynamic}, IntegerType::get(context, 64)));
   return success();
 }
@@ -702,11 +700,14 @@ LogicalResult CompressOp::inferReturnTypes(MLIRContext *, std::optional<Location
 LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                                                     Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto boxes = ranked(adaptor.getBoxes().getType()), scores = ranked(adaptor.getScores().getType());
-  if (!boxes.hasStaticShape() || !scores.hasStaticShape() || boxes.getRank() != 3 ||
-      scores.getRank() != 3 || boxes.getDimSize(2) != 4 || scores.getDimSize(0) != boxes.getDimSize(0) ||
-      scores.getDimSize(2) != boxes.getDimSize(1))
+  // The box count N may be dynamic (boxes a detector's earlier stages
+  // selected); the lowering checks that the two agree.
+  auto agree = [](int64_t a, int64_t b) { return a == b || a == kDynamic || b == kDynamic; };
+  if (boxes.getRank() != 3 || scores.getRank() != 3 || boxes.isDynamicDim(0) ||
+      scores.isDynamicDim(0) || scores.isDynamicDim(1) || boxes.getDimSize(2) != 4 ||
+      scores.getDimSize(0) != boxes.getDimSize(0) || !agree(scores.getDimSize(2), boxes.getDimSize(1)))
     return fail(loc, getOperationName(),
-                "expected static boxes [B, N, 4] and scores [B, C, N] of the same B and N");
+                "expected boxes [B, N, 4] and scores [B, C, N] of the same B and N, B and C static");
   if (boxes.getElementType() != scores.getElementType())
     return fail(loc, getOperationName(), "expected boxes and scores of one element type");
   for (Value v : {adaptor.getMaxOutput(), adaptor.getIouThreshold(), adaptor.getScoreThreshold()}) {

@@ -212,10 +212,6 @@ def refused(out):
     """A count that must equal another input's dim: a check only the run
     could make. A count read as a value (Size of a NonZero) that could size
     something before the run."""
-    write_model(out, "nonzero_size",
-                [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
-                 helper.make_node("Size", ["n"], ["s"], name="size")],
-                [value("x", F32, [3, 4])], [value("s", I64, [])])
     write_model(out, "nonzero_add",
                 [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
                  helper.make_node("Transpose", ["n"], ["t"]),

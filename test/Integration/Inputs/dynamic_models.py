@@ -518,8 +518,9 @@ def main():
     xs = [torch.randn(i % 3, 4) for i in range(count)]
     write_set(os.path.join(args.out, "long_concat", "mixed"), xs, [torch.relu(torch.cat(xs).double())])
 
-    # A gather along a dynamic dim (which could be empty, with no element to
-    # clamp an index to): refused, by node.
+    # A gather along a dynamic dim: any number of rows, negative indices;
+    # an empty table (out-of-range indices, no row to clamp them to) gives
+    # zeros.
     gather_axis = helper.make_model(
         helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["y"], axis=0, name="lookup")],
                           "gather_axis",
@@ -529,6 +530,15 @@ def main():
         opset_imports=[helper.make_opsetid("", 17)])
     os.makedirs(os.path.join(args.out, "gather_axis"), exist_ok=True)
     onnx.save(gather_axis, os.path.join(args.out, "gather_axis", "model.onnx"))
+    for rows in (5, 1, 0):
+        table = np.random.default_rng(rows).standard_normal((rows, 4)).astype(np.float32)
+        ids = np.array([0, 1, -1] if rows == 0 else [0, rows - 1, -1], np.int64)
+        y = table[ids] if rows else np.zeros((3, 4), np.float32)
+        directory = os.path.join(args.out, "gather_axis", f"rows{rows}")
+        os.makedirs(directory, exist_ok=True)
+        for name, t in (("input_0", table), ("input_1", ids), ("output_0", y)):
+            with open(os.path.join(directory, name + ".pb"), "wb") as f:
+                f.write(numpy_helper.from_array(t).SerializeToString())
 
     # A cumulative sum along the batch is not per sample: refused, by node.
     class Unsupported(torch.nn.Module):

@@ -1,0 +1,158 @@
+"""Models that read the counts the data gives as values, for detection.test:
+a detector's post-processing as torchvision writes it (per class: the
+scores above a threshold, the top min(K, count) of them, then one
+non-maximum suppression over every class), exported by PyTorch, and small
+ONNX graphs that compute with a count. References from the PyTorch module
+and from numpy.
+
+    detection_models.py --out DIR
+
+writes DIR/<model>/model.onnx and DIR/<model>/<set>/{input_*,output_*}.pb.
+"""
+
+import argparse
+import os
+import warnings
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from test_sets import write_set
+
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def write_model(out, name, nodes, inputs, outputs, initializers=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(model, os.path.join(out, name, "model.onnx"))
+
+
+def value(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def ints(name, values):
+    return helper.make_tensor(name, I64, [len(values)], values)
+
+
+def postprocess(out, rng):
+    """torchvision's detection post-processing (SSD's, RetinaNet's) on given
+    boxes and per-class scores: the If of batched_nms ("no boxes: return
+    nothing") included, as PyTorch exports it."""
+    import torch
+    from torchvision.models.detection import _utils as det_utils
+    from torchvision.ops import boxes as box_ops
+
+    classes, count = 4, 60
+
+    class Post(torch.nn.Module):
+        def forward(self, boxes, scores):
+            kept_boxes, kept_scores, kept_labels = [], [], []
+            for label in range(1, classes):
+                score = scores[:, label]
+                keep = score > 0.5
+                score, box = score[keep], boxes[keep]
+                k = det_utils._topk_min(score, 8, 0)
+                score, idxs = score.topk(k)
+                kept_boxes.append(box[idxs])
+                kept_scores.append(score)
+                kept_labels.append(torch.full_like(score, fill_value=label, dtype=torch.int64))
+            boxes = torch.cat(kept_boxes, 0)
+            scores = torch.cat(kept_scores, 0)
+            labels = torch.cat(kept_labels, 0)
+            keep = box_ops.batched_nms(boxes, scores, labels, 0.4)[:10]
+            return boxes[keep], scores[keep], labels[keep]
+
+    def inputs(scale):
+        corner = rng.random((count, 2)) * 100
+        boxes = np.concatenate([corner, corner + rng.random((count, 2)) * 40 + 1], 1)
+        return boxes.astype(np.float32), (rng.random((count, classes)) * scale).astype(np.float32)
+
+    post = Post().eval()
+    os.makedirs(os.path.join(out, "postprocess"), exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(post, tuple(torch.from_numpy(a) for a in inputs(1.0)),
+                          os.path.join(out, "postprocess", "model.onnx"), opset_version=17,
+                          input_names=["boxes", "scores"], output_names=["b", "s", "l"])
+    # A few boxes per class (fewer than K), many (K per class, then 10 in
+    # all), and none above the threshold (the empty branch).
+    for label, scale in (("few", 0.52), ("many", 1.0), ("none", 0.5)):
+        boxes, scores = inputs(scale)
+        with torch.no_grad():
+            ref = post(torch.from_numpy(boxes), torch.from_numpy(scores))
+        write_set(os.path.join(out, "postprocess", label), [boxes, scores], [r.numpy() for r in ref])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    out = ap.parse_args().out
+    rng = np.random.default_rng(11)
+
+    postprocess(out, rng)
+
+    # The positive elements of x, their top min(3, count), and the last two
+    # (or fewer): a TopK and a Slice of a count, sized by its bound.
+    write_model(out, "top_of_count",
+                [helper.make_node("Greater", ["x", "zero"], ["positive"]),
+                 helper.make_node("Compress", ["x", "positive"], ["v"], axis=0),
+                 helper.make_node("Shape", ["v"], ["n"]),
+                 helper.make_node("Concat", ["three", "n"], ["candidates"], axis=0),
+                 helper.make_node("ReduceMin", ["candidates"], ["k"], keepdims=1),
+                 helper.make_node("TopK", ["v", "k"], ["top", "where"], name="topk"),
+                 helper.make_node("Slice", ["v", "start", "end"], ["last"], name="slice")],
+                [value("x", F32, [10])],
+                [value("top", F32, ["k"]), value("where", I64, ["k"]), value("last", F32, ["t"])],
+                [helper.make_tensor("zero", F32, [], [0.0]), ints("three", [3]),
+                 ints("start", [-2]), ints("end", [2**62])])
+    for label, x in (("many", rng.standard_normal(10)), ("two", np.array([-1, 2, -3, -4, 5, -6, -7, -8, -9, -1.0])),
+                     ("one", np.array([-1, -2, -3, -4, 5, -6, -7, -8, -9, -1.0])),
+                     ("none", -np.ones(10))):
+        x = x.astype(np.float32)
+        v = x[x > 0]
+        order = np.argsort(-v, kind="stable")[:min(3, len(v))]
+        write_set(os.path.join(out, "top_of_count", label), [x], [v[order], order.astype(np.int64), v[-2:]])
+
+    # NonZero of an input of a symbolic dim (0 rows too), and NonZero of a
+    # count (the positions of the positive ones among those kept): each
+    # bounded by its input's element count.
+    write_model(out, "nonzero_of_dynamic",
+                [helper.make_node("NonZero", ["x"], ["y"], name="nonzero"),
+                 helper.make_node("Greater", ["y", "zero"], ["positive"]),
+                 helper.make_node("NonZero", ["positive"], ["z"], name="nonzero_of_count")],
+                [value("x", F32, ["rows", 3])], [value("y", I64, [2, "n"]), value("z", I64, [2, "m"])],
+                [helper.make_tensor("zero", I64, [], [0])])
+    for rows in (4, 0):
+        x = (rng.standard_normal((rows, 3)) * (rng.random((rows, 3)) < 0.6)).astype(np.float32)
+        y = np.array(np.nonzero(x), np.int64).reshape(2, -1)
+        write_set(os.path.join(out, "nonzero_of_dynamic", f"rows{rows}"), [x],
+                  [y, np.array(np.nonzero(y > 0), np.int64).reshape(2, -1)])
+
+    # A count's size as a value: the run's, not the bound.
+    write_model(out, "size_of_count",
+                [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+                 helper.make_node("Size", ["n"], ["s"], name="size")],
+                [value("x", F32, [3, 4])], [value("s", I64, [])])
+    x = (rng.standard_normal((3, 4)) * (rng.random((3, 4)) < 0.5)).astype(np.float32)
+    write_set(os.path.join(out, "size_of_count", "data"), [x], [np.array(2 * np.count_nonzero(x), np.int64)])
+
+    # A size that shrinks as the count grows (12 - count): its bound would
+    # plan too small a buffer, so it is refused.
+    write_model(out, "shrinking",
+                [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+                 helper.make_node("Shape", ["n"], ["dims"]),
+                 helper.make_node("Slice", ["dims", "one", "two"], ["count"]),
+                 helper.make_node("Sub", ["twelve", "count"], ["difference"], name="sub"),
+                 helper.make_node("Max", ["difference", "none"], ["rest"], name="max"),
+                 helper.make_node("ConstantOfShape", ["rest"], ["y"], name="fill")],
+                [value("x", F32, [3, 4])], [value("y", F32, ["r"])],
+                [ints("one", [1]), ints("two", [2]), ints("twelve", [12]), ints("none", [0])])
+
+
+if __name__ == "__main__":
+    main()
