@@ -10,10 +10,14 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace nnc;
 
 namespace {
+bool nonNegative(Value v, int depth = 0);
+
 enum class Trend { None, Up, Down, Unknown };
 
 Trend flip(Trend t) { return t == Trend::Up ? Trend::Down : t == Trend::Down ? Trend::Up : t; }
@@ -68,13 +72,17 @@ bool nnc::growsWithOperand(Operation *op, unsigned i) {
     return i == 0;
   if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>))
     return true;
-  if (isa<arith::AddIOp, arith::MulIOp, arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp,
-          arith::MaxUIOp, arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(op))
+  if (isa<arith::AddIOp, arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp,
+          arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(op))
     return true;
-  // The dividend and the minuend only.
-  if (isa<arith::SubIOp, arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp, arith::CeilDivUIOp,
-          arith::FloorDivSIOp>(op))
+  // A product by a factor that is never negative (count * -2 shrinks).
+  if (isa<arith::MulIOp>(op))
+    return nonNegative(op->getOperand(1 - i));
+  // The minuend only; the dividend only, by a divisor never negative.
+  if (isa<arith::SubIOp>(op))
     return i == 0;
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
+    return i == 0 && nonNegative(op->getOperand(1));
   // Either value, not the condition.
   if (isa<arith::SelectOp>(op))
     return i != 0;
@@ -121,7 +129,105 @@ Value uncast(Value v) {
   return v;
 }
 
-bool nonNegative(Value v, int depth = 0) {
+/// The low half of a widening product is the wrapping product.
+bool isProduct(Value v) {
+  if (isa_and_present<arith::MulIOp>(v.getDefiningOp()))
+    return true;
+  auto result = dyn_cast<OpResult>(v);
+  return result && result.getResultNumber() == 0 &&
+         isa<arith::MulSIExtendedOp, arith::MulUIExtendedOp>(result.getOwner());
+}
+
+/// `v` as a polynomial in the values it is computed from by + - * (the ring
+/// of 64-bit integers, where index and i64 arithmetic wrap alike): two
+/// values with the same polynomial are equal, whatever those values.
+using Monomial = SmallVector<void *, 2>;
+using Polynomial = std::map<Monomial, uint64_t>;
+
+std::optional<Polynomial> polynomial(Value v, int depth = 0) {
+  v = uncast(v);
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return Polynomial{{Monomial{}, constant.getZExtValue()}};
+  Operation *op = v.getDefiningOp();
+  bool sum = isa_and_present<arith::AddIOp, arith::SubIOp>(op), product = isProduct(v);
+  if ((!sum && !product) || depth > 6)
+    return Polynomial{{Monomial{v.getAsOpaquePointer()}, 1}};
+  std::optional<Polynomial> x = polynomial(op->getOperand(0), depth + 1),
+                            y = polynomial(op->getOperand(1), depth + 1);
+  if (!x || !y)
+    return std::nullopt;
+  Polynomial result;
+  if (sum) {
+    result = *x;
+    uint64_t sign = isa<arith::SubIOp>(op) ? ~uint64_t(0) : 1;
+    for (auto &[m, c] : *y)
+      result[m] += sign * c;
+  } else {
+    if (x->size() * y->size() > 64)
+      return std::nullopt;
+    for (auto &[m, c] : *x)
+      for (auto &[n, d] : *y) {
+        Monomial mn(m);
+        mn.append(n.begin(), n.end());
+        llvm::sort(mn);
+        result[mn] += c * d;
+      }
+  }
+  for (auto it = result.begin(); it != result.end();)
+    it = it->second == 0 ? result.erase(it) : std::next(it);
+  return result;
+}
+
+bool equal(Value a, Value b) {
+  if (uncast(a) == uncast(b))
+    return true;
+  std::optional<Polynomial> x = polynomial(a), y = polynomial(b);
+  return x && y && *x == *y;
+}
+
+/// An upper bound of a size or a value computed from sizes, where one is
+/// known when compiling (a count's constant bound, and what grows with it).
+std::optional<uint64_t> upperBound(Value v, int depth = 0);
+
+/// Whether the product `a * b` of two non-negative values fits in 62 bits.
+bool smallProduct(Value a, Value b, int depth) {
+  std::optional<uint64_t> x = upperBound(a, depth + 1), y = upperBound(b, depth + 1);
+  return x && y && nonNegative(a, depth + 1) && nonNegative(b, depth + 1) &&
+         (*x == 0 || *y <= (uint64_t(1) << 62) / *x);
+}
+
+std::optional<uint64_t> upperBound(Value v, int depth) {
+  v = uncast(v);
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return constant.isNegative() ? std::nullopt : std::optional<uint64_t>(constant.getZExtValue());
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 8)
+    return std::nullopt;
+  if (auto extent = dyn_cast<nn::BoundedExtentOp>(op))
+    return upperBound(extent.getBound(), depth + 1);
+  if (isa<arith::MinSIOp>(op)) {
+    std::optional<uint64_t> x = upperBound(op->getOperand(0), depth + 1),
+                            y = upperBound(op->getOperand(1), depth + 1);
+    if (x && y)
+      return std::min(*x, *y);
+    return x ? x : y;
+  }
+  if (isa<arith::MaxSIOp, arith::AddIOp>(op)) {
+    std::optional<uint64_t> x = upperBound(op->getOperand(0), depth + 1),
+                            y = upperBound(op->getOperand(1), depth + 1);
+    if (!x || !y || *x > (uint64_t(1) << 61) || *y > (uint64_t(1) << 61) ||
+        !nonNegative(op->getOperand(0), depth + 1) || !nonNegative(op->getOperand(1), depth + 1))
+      return std::nullopt;
+    return isa<arith::AddIOp>(op) ? *x + *y : std::max(*x, *y);
+  }
+  if (isProduct(v) && smallProduct(op->getOperand(0), op->getOperand(1), depth))
+    return *upperBound(op->getOperand(0), depth + 1) * *upperBound(op->getOperand(1), depth + 1);
+  return std::nullopt;
+}
+
+bool nonNegative(Value v, int depth) {
   v = uncast(v);
   APInt constant;
   if (matchPattern(v, m_ConstantInt(&constant)))
@@ -133,8 +239,11 @@ bool nonNegative(Value v, int depth = 0) {
     return true;
   if (isa<arith::MaxSIOp>(op))
     return nonNegative(op->getOperand(0), depth + 1) || nonNegative(op->getOperand(1), depth + 1);
-  if (isa<arith::MinSIOp, arith::AddIOp, arith::MulIOp>(op))
+  if (isa<arith::MinSIOp>(op))
     return nonNegative(op->getOperand(0), depth + 1) && nonNegative(op->getOperand(1), depth + 1);
+  // Sums and products of non-negative values that cannot wrap.
+  if (isa<arith::AddIOp>(op) || isProduct(v))
+    return upperBound(v, depth + 1).has_value();
   return false;
 }
 
@@ -142,7 +251,7 @@ bool nonNegative(Value v, int depth = 0) {
 bool atMost(Value a, Value b, int depth = 0) {
   a = uncast(a);
   b = uncast(b);
-  if (a == b)
+  if (equal(a, b))
     return true;
   APInt x, y;
   if (matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)))
@@ -160,6 +269,34 @@ bool atMost(Value a, Value b, int depth = 0) {
   if (auto min = b.getDefiningOp<arith::MinSIOp>())
     return atMost(a, min.getLhs(), depth + 1) && atMost(a, min.getRhs(), depth + 1);
   return false;
+}
+
+/// Whether comparison `predicate` of a and b holds whatever the sizes.
+bool compares(arith::CmpIPredicate predicate, Value a, Value b) {
+  using P = arith::CmpIPredicate;
+  switch (predicate) {
+  case P::sle:
+    return atMost(a, b);
+  case P::sge:
+    return atMost(b, a);
+  case P::eq: {
+    if (equal(a, b))
+      return true;
+    // The high half of a product that cannot overflow is 0.
+    auto result = dyn_cast<OpResult>(uncast(a));
+    if (result && result.getResultNumber() == 1 &&
+        isa<arith::MulSIExtendedOp, arith::MulUIExtendedOp>(result.getOwner()) && matchPattern(b, m_Zero()))
+      return smallProduct(result.getOwner()->getOperand(0), result.getOwner()->getOperand(1), 0);
+    // A flag widened, compared with 0: the flag is never set.
+    if (matchPattern(b, m_Zero()))
+      if (auto widened = uncast(a).getDefiningOp<arith::ExtSIOp>())
+        if (auto flag = widened.getIn().getDefiningOp<arith::CmpIOp>())
+          return compares(arith::invertPredicate(flag.getPredicate()), flag.getLhs(), flag.getRhs());
+    return false;
+  }
+  default:
+    return false;
+  }
 }
 } // namespace
 
@@ -180,18 +317,8 @@ bool nnc::holdsForEveryCount(Value holds) {
     return true;
   if (auto both = holds.getDefiningOp<arith::AndIOp>())
     return holdsForEveryCount(both.getLhs()) && holdsForEveryCount(both.getRhs());
+  if (auto either = holds.getDefiningOp<arith::OrIOp>())
+    return holdsForEveryCount(either.getLhs()) || holdsForEveryCount(either.getRhs());
   auto cmp = holds.getDefiningOp<arith::CmpIOp>();
-  if (!cmp)
-    return false;
-  Value a = cmp.getLhs(), b = cmp.getRhs();
-  switch (cmp.getPredicate()) {
-  case arith::CmpIPredicate::sle:
-    return atMost(a, b);
-  case arith::CmpIPredicate::sge:
-    return atMost(b, a);
-  case arith::CmpIPredicate::eq:
-    return uncast(a) == uncast(b);
-  default:
-    return false;
-  }
+  return cmp && compares(cmp.getPredicate(), cmp.getLhs(), cmp.getRhs());
 }

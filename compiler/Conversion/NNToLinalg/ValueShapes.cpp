@@ -295,6 +295,10 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
       check(b, loc, m.cmp(Pred::ne, steps.back(), m.c(0)), "a step is 0");
     }
     SmallVector<Value> first, step, dims;
+    std::optional<SmallVector<int64_t>> namedAxes = nn::getConstantInts(op.getAxes());
+    auto untouched = [&](int64_t d) {
+      return namedAxes && llvm::none_of(*namedAxes, [&](int64_t a) { return a == d || a + rank == d; });
+    };
     for (int64_t d = 0; d < rank; ++d) {
       Value dim = dimOf(b, loc, input, d);
       // The slice of dim d: the last axis naming it (they are distinct).
@@ -322,6 +326,12 @@ struct SlicePattern : OpConversionPattern<nn::SliceOp> {
                       m.select(m.cmp(Pred::sgt, distance, m.c(0)), m.c(1), m.c(0)), size);
       first.push_back(start);
       step.push_back(stride);
+      // A dim no axis names is the input's, itself (a count stays the same
+      // count: what it meets can be checked against it).
+      if (untouched(d)) {
+        dims.push_back(dim);
+        continue;
+      }
       dims.push_back(type.isDynamicDim(d) ? boundByOperand(b, loc, op, size, dim) : size);
     }
     SmallVector<Value> sizes = resultSizes(b, loc, type, dims);

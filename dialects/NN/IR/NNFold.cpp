@@ -3,7 +3,7 @@
 // Folding exists to turn the shape arithmetic exporters emit (Shape -> Gather
 // -> Concat -> Reshape, ConstantOfShape, Range) into constants, so folders
 // evaluate small tensors only. Float math folds only where IEEE 754 defines
-// the result exactly (+ - * /, min and max, comparisons, rounding to an
+// the result exactly (+ - * /, 1 / x, min and max, comparisons, rounding to an
 // integer, casts): the folded value is the one the compiled code would
 // compute, so numerics do not depend on where they were computed (the one
 // exception is nn-fold-batch-norm, which trades that for a pass over memory
@@ -201,6 +201,13 @@ OpFoldResult nnc::nn::foldUnary(Operation *op, Attribute operand) {
       if (name == "floor") return round(v[0], APFloat::rmTowardNegative);
       if (name == "ceil") return round(v[0], APFloat::rmTowardPositive);
       if (name == "round") return round(v[0], APFloat::rmNearestTiesToEven);
+      // A division, correctly rounded as the compiled 1 / x (torchvision's
+      // resize scale: min_size * (1 / size)).
+      if (name == "reciprocal") {
+        APFloat one(v[0].getSemantics(), 1);
+        one.divide(v[0], APFloat::rmNearestTiesToEven);
+        return one;
+      }
       return std::nullopt;
     });
   }

@@ -118,7 +118,7 @@ def NN_HardSwishOp : NN_UnaryOp<"hard_swish", "hard swish x * max(0, min(1, x / 
 def NN_FloorOp : NN_UnaryOp<"floor", "rounding toward negative infinity", NN_FloatTensor, [], 1>;
 def NN_CeilOp : NN_UnaryOp<"ceil", "rounding toward positive infinity", NN_FloatTensor, [], 1>;
 def NN_RoundOp : NN_UnaryOp<"round", "rounding to nearest, ties to even", NN_FloatTensor, [], 1>;
-def NN_ReciprocalOp : NN_UnaryOp<"reciprocal", "reciprocal 1 / x">;
+def NN_ReciprocalOp : NN_UnaryOp<"reciprocal", "reciprocal 1 / x", NN_FloatTensor, [], 1>;
 def NN_SinOp : NN_UnaryOp<"sin", "sine">;
 def NN_CosOp : NN_UnaryOp<"cos", "cosine">;
 def NN_TanOp : NN_UnaryOp<"tan", "tangent">;

@@ -307,3 +307,25 @@ func.func @mod_int() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
   %z = nn.mod %a, %zero {fmod = false} : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
   return %py, %c, %z : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
 }
+
+// -----
+
+// 1 / x folds as the compiled division rounds it (IEEE 754's correctly
+// rounded quotient, 0.333333343 for 1/3 in f32): torchvision's resize scale,
+// min_size * (1 / size), then floor(size * scale), is a constant size.
+// CHECK-LABEL: func.func @reciprocal
+// CHECK-DAG: nn.constant {value = dense<8.000000e+02> : tensor<f32>}
+// CHECK-DAG: nn.constant {value = dense<0.333333343> : tensor<f32>}
+// CHECK-NOT: nn.reciprocal
+// CHECK-NOT: nn.floor
+func.func @reciprocal() -> (tensor<f32>, tensor<f32>) {
+  %size = nn.constant {value = dense<320.0> : tensor<f32>} : () -> tensor<f32>
+  %min = nn.constant {value = dense<800.0> : tensor<f32>} : () -> tensor<f32>
+  %inverse = nn.reciprocal %size : (tensor<f32>) -> tensor<f32>
+  %scale = nn.mul %min, %inverse : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %scaled = nn.mul %size, %scale : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %resized = nn.floor %scaled : (tensor<f32>) -> tensor<f32>
+  %three = nn.constant {value = dense<3.0> : tensor<f32>} : () -> tensor<f32>
+  %third = nn.reciprocal %three : (tensor<f32>) -> tensor<f32>
+  return %resized, %third : tensor<f32>, tensor<f32>
+}

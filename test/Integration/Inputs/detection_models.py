@@ -153,6 +153,19 @@ def main():
                 [value("x", F32, [3, 4])], [value("y", F32, ["r"])],
                 [ints("one", [1]), ints("two", [2]), ints("twelve", [12]), ints("none", [0])])
 
+    # The same through a product by a negative factor, max(20 - 2 * count, 0).
+    write_model(out, "shrinking_product",
+                [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+                 helper.make_node("Shape", ["n"], ["dims"]),
+                 helper.make_node("Slice", ["dims", "one", "two"], ["count"]),
+                 helper.make_node("Mul", ["count", "minus_two"], ["product"], name="mul"),
+                 helper.make_node("Add", ["product", "twenty"], ["difference"], name="add"),
+                 helper.make_node("Max", ["difference", "none"], ["rest"], name="max"),
+                 helper.make_node("ConstantOfShape", ["rest"], ["y"], name="fill")],
+                [value("x", F32, [10])], [value("y", F32, ["r"])],
+                [ints("one", [1]), ints("two", [2]), ints("minus_two", [-2]), ints("twenty", [20]),
+                 ints("none", [0])])
+
 
 if __name__ == "__main__":
     main()

@@ -518,6 +518,21 @@ def main():
     xs = [torch.randn(i % 3, 4) for i in range(count)]
     write_set(os.path.join(args.out, "long_concat", "mixed"), xs, [torch.relu(torch.cat(xs).double())])
 
+    # A sum of ones over a dynamic length (the fill folds into the sum, whose
+    # loop then reads nothing along the reduced dim).
+    fill_sum = helper.make_model(
+        helper.make_graph([helper.make_node("Shape", ["w"], ["s"]),
+                           helper.make_node("ConstantOfShape", ["s"], ["f"],
+                                            value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])),
+                           helper.make_node("ReduceSum", ["f"], ["y"], keepdims=0)],
+                          "fill_sum", [helper.make_tensor_value_info("w", TensorProto.FLOAT, ["n"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    os.makedirs(os.path.join(args.out, "fill_sum"), exist_ok=True)
+    onnx.save(fill_sum, os.path.join(args.out, "fill_sum", "model.onnx"))
+    for n in (3, 40, 0):
+        write_set(os.path.join(args.out, "fill_sum", f"n{n}"), [torch.zeros(n)], [torch.tensor(float(n))])
+
     # A gather along a dynamic dim: any number of rows, negative indices;
     # an empty table (out-of-range indices, no row to clamp them to) gives
     # zeros.
