@@ -45,7 +45,10 @@ Value indexCoordinate(OpBuilder &b, Location loc, Value indices, ArrayRef<Value>
   Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, indexConst(b, loc, 0));
   i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, n), i);
   Value lo = arith::MaxSIOp::create(b, loc, i, indexConst(b, loc, 0));
-  return arith::MinSIOp::create(b, loc, lo, arith::SubIOp::create(b, loc, n, indexConst(b, loc, 1)));
+  std::optional<int64_t> constant = getConstantIntValue(size);
+  Value last = constant ? indexConst(b, loc, *constant - 1)
+                        : arith::SubIOp::create(b, loc, n, indexConst(b, loc, 1)).getResult();
+  return arith::MinSIOp::create(b, loc, lo, last);
 }
 
 /// A gathered dim's size: static, or read at run time.

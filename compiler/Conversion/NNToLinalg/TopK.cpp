@@ -1,10 +1,11 @@
 //===- TopK.cpp - the k first elements of each slice, in order ------------===//
 //
-// Selection by repeated scans: for each slice along the axis, output r is the
-// first element, in the op's order, of those that come after output r - 1.
-// That is k scans of the slice (O(k n) compares, no scratch memory), which
-// suits the small k of classifiers' and detectors' top-k; a k near n costs
-// O(n^2). The loops are scf.for over tensors, run on the host.
+// A small k (a classifier's top 5) by repeated scans: for each slice along
+// the axis, output r is the first element, in the op's order, of those that
+// come after output r - 1, k scans of the slice (O(k n) compares, no
+// scratch memory). A larger k (a detector's top 1000 of its candidates), or
+// one known only at run time, by a heap of the k best seen (O(n log k)).
+// The loops are scf loops over tensors, run on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,9 @@ using namespace nnc;
 using namespace nnc::lowering;
 
 namespace {
+/// The largest k selected by k scans of the slice.
+constexpr int64_t kScansUpTo = 16;
+
 /// Whether (a, i) comes before (b, j) in the op's order: the larger value
 /// first (the smaller unless `largest`), NaN counting as the largest, equal
 /// values by index.
@@ -38,6 +42,151 @@ Value before(OpBuilder &b, Location loc, Value a, Value i, Value c, Value j, boo
       arith::XOrIOp::create(b, loc, greater(c, a), arith::ConstantIntOp::create(b, loc, 1, 1)));
   Value earlier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, j);
   return arith::OrIOp::create(b, loc, first, arith::AndIOp::create(b, loc, tie, earlier));
+}
+
+/// The first k of a slice (`read(i)` its element i of n) in order, written
+/// to `values` and `indices` at `place(r)` for r = 0..k: a heap of the k
+/// best seen so far, its worst at the root, then emptied worst first into
+/// the last places. O(n log k) compares: a detector's top 1000 of a million
+/// candidates, which k scans of the slice would take seconds over.
+/// The heap's storage (`heapValues`, `heapIndices`, of k elements, made
+/// before the loops over the slices and carried through them) comes back
+/// after the results.
+SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
+                              function_ref<Value(OpBuilder &, Location, Value)> read,
+                              function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> place,
+                              Value values, Value indices, Value heapValues, Value heapIndices,
+                              bool largest, bool isUnsigned) {
+  auto c = [](OpBuilder &nb, Location nl, int64_t v) { return arith::ConstantIndexOp::create(nb, nl, v).getResult(); };
+  using Pred = arith::CmpIPredicate;
+  auto get = [](OpBuilder &nb, Location nl, Value heap, Value i) {
+    return tensor::ExtractOp::create(nb, nl, heap, ValueRange{i}).getResult();
+  };
+  // Whether the entry at i comes after the one at j (is worse).
+  auto worse = [&](OpBuilder &nb, Location nl, ValueRange heap, Value i, Value j) {
+    return before(nb, nl, get(nb, nl, heap[0], j), get(nb, nl, heap[1], j), get(nb, nl, heap[0], i),
+                  get(nb, nl, heap[1], i), largest, isUnsigned);
+  };
+  auto swap = [&](OpBuilder &nb, Location nl, ValueRange heap, Value i, Value j) {
+    SmallVector<Value> swapped;
+    for (Value h : heap) {
+      Value x = get(nb, nl, h, i), y = get(nb, nl, h, j);
+      h = tensor::InsertOp::create(nb, nl, y, h, ValueRange{i});
+      swapped.push_back(tensor::InsertOp::create(nb, nl, x, h, ValueRange{j}));
+    }
+    return swapped;
+  };
+  // The entry at 0 moved down while a child is worse, in a heap of `size`.
+  auto siftDown = [&](OpBuilder &nb, Location nl, ValueRange heap, Value size) -> SmallVector<Value> {
+    auto loop = scf::WhileOp::create(
+        nb, nl, TypeRange{nb.getIndexType(), heap[0].getType(), heap[1].getType()},
+        ValueRange{c(nb, nl, 0), heap[0], heap[1]},
+        [&](OpBuilder &wb, Location wl, ValueRange state) {
+          Value p = state[0];
+          ValueRange h = state.drop_front();
+          Value last = arith::SubIOp::create(wb, wl, size, c(wb, wl, 1));
+          Value left = arith::AddIOp::create(wb, wl, arith::MulIOp::create(wb, wl, p, c(wb, wl, 2)), c(wb, wl, 1));
+          Value right = arith::AddIOp::create(wb, wl, left, c(wb, wl, 1));
+          // Reads clamped into the heap: a child past its end is not taken.
+          Value l = arith::MinSIOp::create(wb, wl, left, last), r = arith::MinSIOp::create(wb, wl, right, last);
+          Value useRight = arith::AndIOp::create(
+              wb, wl, arith::CmpIOp::create(wb, wl, Pred::slt, right, size), worse(wb, wl, h, r, l));
+          Value child = arith::SelectOp::create(wb, wl, useRight, r, l);
+          Value go = arith::AndIOp::create(wb, wl, arith::CmpIOp::create(wb, wl, Pred::slt, left, size),
+                                           worse(wb, wl, h, child, p));
+          scf::ConditionOp::create(wb, wl, go, ValueRange{child, h[0], h[1]});
+        },
+        [&](OpBuilder &wb, Location wl, ValueRange state) {
+          // state: the child, the heap; the parent is the child's.
+          Value child = state[0];
+          Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, child, c(wb, wl, 1)), c(wb, wl, 2));
+          SmallVector<Value> next{child};
+          llvm::append_range(next, swap(wb, wl, state.drop_front(), p, child));
+          scf::YieldOp::create(wb, wl, next);
+        });
+    return {loop.getResult(1), loop.getResult(2)};
+  };
+  auto siftUp = [&](OpBuilder &nb, Location nl, ValueRange heap, Value at) -> SmallVector<Value> {
+    auto loop = scf::WhileOp::create(
+        nb, nl, TypeRange{nb.getIndexType(), heap[0].getType(), heap[1].getType()},
+        ValueRange{at, heap[0], heap[1]},
+        [&](OpBuilder &wb, Location wl, ValueRange state) {
+          Value i = state[0];
+          ValueRange h = state.drop_front();
+          Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, arith::MaxSIOp::create(wb, wl, i, c(wb, wl, 1)), c(wb, wl, 1)), c(wb, wl, 2));
+          Value go = arith::AndIOp::create(wb, wl, arith::CmpIOp::create(wb, wl, Pred::sgt, i, c(wb, wl, 0)),
+                                           worse(wb, wl, h, i, p));
+          scf::ConditionOp::create(wb, wl, go, ValueRange{i, h[0], h[1]});
+        },
+        [&](OpBuilder &wb, Location wl, ValueRange state) {
+          Value i = state[0];
+          Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, i, c(wb, wl, 1)), c(wb, wl, 2));
+          SmallVector<Value> next{p};
+          llvm::append_range(next, swap(wb, wl, state.drop_front(), i, p));
+          scf::YieldOp::create(wb, wl, next);
+        });
+    return {loop.getResult(1), loop.getResult(2)};
+  };
+  // The k best, as a heap (none read for k = 0: the heap has no root).
+  Value steps = arith::SelectOp::create(b, loc, arith::CmpIOp::create(b, loc, Pred::eq, k, c(b, loc, 0)),
+                                        c(b, loc, 0), n);
+  auto fill = scf::ForOp::create(
+      b, loc, c(b, loc, 0), steps, c(b, loc, 1), ValueRange{c(b, loc, 0), heapValues, heapIndices},
+      [&](OpBuilder &fb, Location fl, Value j, ValueRange state) {
+        Value size = state[0];
+        Value v = read(fb, fl, j);
+        // Positions kept as i64 (the memory plan sizes buffers of known
+        // element widths).
+        j = arith::IndexCastOp::create(fb, fl, fb.getI64Type(), j);
+        auto growing = scf::IfOp::create(
+            fb, fl, arith::CmpIOp::create(fb, fl, Pred::slt, size, k),
+            [&](OpBuilder &tb, Location tl) {
+              SmallVector<Value> h{tensor::InsertOp::create(tb, tl, v, state[1], ValueRange{size}),
+                                   tensor::InsertOp::create(tb, tl, j, state[2], ValueRange{size})};
+              SmallVector<Value> next{arith::AddIOp::create(tb, tl, size, c(tb, tl, 1))};
+              llvm::append_range(next, siftUp(tb, tl, h, size));
+              scf::YieldOp::create(tb, tl, next);
+            },
+            [&](OpBuilder &eb, Location el) {
+              // Full: the element replaces the worst kept if it comes
+              // before it.
+              Value rootValue = get(eb, el, state[1], c(eb, el, 0)), rootIndex = get(eb, el, state[2], c(eb, el, 0));
+              auto replace = scf::IfOp::create(
+                  eb, el, before(eb, el, v, j, rootValue, rootIndex, largest, isUnsigned),
+                  [&](OpBuilder &rb, Location rl) {
+                    SmallVector<Value> h{tensor::InsertOp::create(rb, rl, v, state[1], ValueRange{c(rb, rl, 0)}),
+                                         tensor::InsertOp::create(rb, rl, j, state[2], ValueRange{c(rb, rl, 0)})};
+                    scf::YieldOp::create(rb, rl, siftDown(rb, rl, h, size));
+                  },
+                  [&](OpBuilder &rb, Location rl) {
+                    scf::YieldOp::create(rb, rl, ValueRange{state[1], state[2]});
+                  });
+              SmallVector<Value> next{size};
+              llvm::append_range(next, replace.getResults());
+              scf::YieldOp::create(eb, el, next);
+            });
+        scf::YieldOp::create(fb, fl, growing.getResults());
+      });
+  // Emptied worst first into places k - 1 down to 0.
+  auto drain = scf::ForOp::create(
+      b, loc, c(b, loc, 0), k, c(b, loc, 1),
+      ValueRange{fill.getResult(1), fill.getResult(2), values, indices},
+      [&](OpBuilder &db, Location dl, Value r, ValueRange state) {
+        Value size = arith::SubIOp::create(db, dl, k, r);
+        Value last = arith::SubIOp::create(db, dl, size, c(db, dl, 1));
+        SmallVector<Value> where = place(db, dl, last);
+        Value rootValue = get(db, dl, state[0], c(db, dl, 0)), rootIndex = get(db, dl, state[1], c(db, dl, 0));
+        Value outValues = tensor::InsertOp::create(db, dl, rootValue, state[2], where);
+        Value outIndices = tensor::InsertOp::create(db, dl, rootIndex, state[3], where);
+        SmallVector<Value> h{
+            tensor::InsertOp::create(db, dl, get(db, dl, state[0], last), state[0], ValueRange{c(db, dl, 0)}),
+            tensor::InsertOp::create(db, dl, get(db, dl, state[1], last), state[1], ValueRange{c(db, dl, 0)})};
+        SmallVector<Value> next = siftDown(db, dl, h, last);
+        next.push_back(outValues);
+        next.push_back(outIndices);
+        scf::YieldOp::create(db, dl, next);
+      });
+  return {drain.getResult(2), drain.getResult(3), drain.getResult(0), drain.getResult(1)};
 }
 
 struct TopKPattern : OpConversionPattern<nn::TopKOp> {
@@ -71,6 +220,11 @@ struct TopKPattern : OpConversionPattern<nn::TopKOp> {
     Value values = emptyTensor(b, loc, valuesType, sizes);
     Value indices = emptyTensor(b, loc, indicesType, sizes);
 
+    // A classifier's top 5 scans the slice k times (no scratch, k n
+    // compares); a larger k, or one known only at run time, selects with a
+    // heap.
+    std::optional<int64_t> constantK = getConstantIntValue(k);
+    bool heap = !constantK || *constantK > kScansUpTo;
     // Loops over every dim but the axis, then over the outputs of a slice.
     SmallVector<Value> at(rank);
     std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange)> loops;
@@ -87,8 +241,23 @@ struct TopKPattern : OpConversionPattern<nn::TopKOp> {
             });
         return loop.getResults();
       }
-      // One slice: output r is the first element after output r - 1.
       Type element = valuesType.getElementType();
+      // A k not known to be small: a heap.
+      if (heap) {
+        auto read = [&](OpBuilder &rb, Location rl, Value i) {
+          SmallVector<Value> where(at);
+          where[axis] = i;
+          return tensor::ExtractOp::create(rb, rl, input, where).getResult();
+        };
+        auto place = [&](OpBuilder &, Location, Value r) {
+          SmallVector<Value> where(at);
+          where[axis] = r;
+          return where;
+        };
+        return heapSelect(lb, ll, n, k, read, place, outs[0], outs[1], outs[2], outs[3], largest,
+                          isUnsigned);
+      }
+      // One slice: output r is the first element after output r - 1.
       Value zero = scalarConstant(lb, ll, element, 0);
       Value none = arith::ConstantIndexOp::create(lb, ll, -1);
       SmallVector<Value> inits{zero, none, outs[0], outs[1]};
@@ -124,8 +293,14 @@ struct TopKPattern : OpConversionPattern<nn::TopKOp> {
           });
       return {outputs.getResult(2), outputs.getResult(3)};
     };
-    SmallVector<Value> results = loops(b, loc, 0, ValueRange{values, indices});
-    b.replaceOp(op, results);
+    SmallVector<Value> outs{values, indices};
+    if (heap) {
+      auto heapType = [&](Type t) { return RankedTensorType::get({ShapedType::kDynamic}, t); };
+      outs.push_back(emptyTensor(b, loc, heapType(valuesType.getElementType()), {k}));
+      outs.push_back(emptyTensor(b, loc, heapType(b.getI64Type()), {k}));
+    }
+    SmallVector<Value> results = loops(b, loc, 0, outs);
+    b.replaceOp(op, ArrayRef<Value>(results).take_front(2));
     return success();
   }
 };

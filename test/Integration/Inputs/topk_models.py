@@ -76,6 +76,15 @@ def main():
         x[-1, 3] = x[-1, 9] = np.float32(9.5)
         write_set(os.path.join(out, "rows", f"batch{batch}"), [x], list(top_k(x, 5, 1, True)))
 
+    # A detector's top 40 of 300 candidates per row (past the k that scans,
+    # a heap), with many ties and NaNs, the largest and the smallest; and all
+    # of a row (k = n).
+    for name, largest, k in (("heap_largest", 1, 40), ("heap_smallest", 0, 40), ("heap_all", 1, 300)):
+        write_model(out, name, TensorProto.FLOAT, [3, 300], k, 1, largest, False)
+        x = (np.round(rng.standard_normal((3, 300)) * 4) / 4).astype(np.float32)
+        x[0, 5] = x[1, 299] = x[2, 0] = np.nan
+        write_set(os.path.join(out, name, "data"), [x], list(top_k(x, k, 1, bool(largest))))
+
     # The smallest along axis 0 of an int32 tensor, k given at run time.
     write_model(out, "smallest", TensorProto.INT32, [6, 3, 2], None, 0, 0, True)
     x = rng.integers(-4, 4, size=(6, 3, 2)).astype(np.int32)
