@@ -85,7 +85,22 @@ bool isKeptWithInsertions(Value v, Value kept) {
   if (auto insert = v.getDefiningOp<tensor::InsertOp>())
     return isKeptWithInsertions(insert.getDest(), kept);
   auto result = dyn_cast<OpResult>(v);
-  if (!result || !isa<scf::IfOp, scf::IndexSwitchOp>(result.getOwner()))
+  if (!result)
+    return false;
+  unsigned i = result.getResultNumber();
+  // Loops that carry it, inserting (a heap kept in a TopK's results).
+  if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+    return isKeptWithInsertions(loop.getInits()[i], kept) &&
+           isKeptWithInsertions(cast<scf::YieldOp>(loop.getBody()->getTerminator()).getOperand(i),
+                                loop.getRegionIterArgs()[i]);
+  if (auto loop = dyn_cast<scf::WhileOp>(result.getOwner())) {
+    if (i >= loop.getInits().size() || loop.getConditionOp().getArgs()[i] != loop.getBeforeArguments()[i] ||
+        loop.getAfterArguments()[i].getType() != v.getType())
+      return false;
+    return isKeptWithInsertions(loop.getInits()[i], kept) &&
+           isKeptWithInsertions(loop.getYieldOp().getOperand(i), loop.getAfterArguments()[i]);
+  }
+  if (!isa<scf::IfOp, scf::IndexSwitchOp>(result.getOwner()))
     return false;
   return llvm::all_of(result.getOwner()->getRegions(), [&](Region &region) {
     return !region.empty() &&

@@ -164,10 +164,10 @@ struct CompressPattern : OpConversionPattern<nn::CompressOp> {
   }
 };
 /// NonMaxSuppression as the greedy selection it specifies: per batch and
-/// class, N rounds each pick the best-scoring box not yet considered; it is
-/// kept when it overlaps no box kept before (rows already written). O(N^2)
-/// compares per class, with no sort; the rows go into a scratch of the
-/// bound's size, of which the result is the first `count`.
+/// class, the boxes in order of score (sorted once), each kept when it
+/// overlaps no box kept before (rows already written): O(N log N) to sort,
+/// then one IoU per box and box kept before it. The rows go into a scratch
+/// of the bound's size, of which the result is the first `count`.
 struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::NonMaxSuppressionOp op, OpAdaptor adaptor,
@@ -241,70 +241,58 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
 
     Value bound = arith::MulIOp::create(b, loc, c(b, loc, batches * classes), count);
     auto scratchType = RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type());
-    auto usedType = RankedTensorType::get({scoreShape[2]}, b.getI1Type());
     Value scratch = emptyTensor(b, loc, scratchType, {bound});
-    SmallVector<Value> usedSizes;
-    if (usedType.isDynamicDim(0))
-      usedSizes.push_back(count);
+    // Each class's boxes in order of score (the lower index first among
+    // equal scores; NaN first, as TopK orders it), sorted once with a heap:
+    // a detector's tens of thousands of candidates, which a scan for the
+    // best remaining box per selection took seconds over. Made before the
+    // loop and carried through it.
+    auto orderType = [&](Type t) { return RankedTensorType::get({ShapedType::kDynamic}, t); };
+    SmallVector<Value> order{emptyTensor(b, loc, orderType(real), {count}),
+                             emptyTensor(b, loc, orderType(b.getI64Type()), {count})};
     Value zero = c(b, loc, 0), one = c(b, loc, 1);
+    SmallVector<Value> inits{zero, scratch};
+    llvm::append_range(inits, order);
     // Over (batch, class) pairs: the rows written so far.
     auto pairs = scf::ForOp::create(
-        b, loc, zero, c(b, loc, batches * classes), one, ValueRange{zero, scratch},
+        b, loc, zero, c(b, loc, batches * classes), one, inits,
         [&](OpBuilder &pb, Location pl, Value pair, ValueRange outer) {
           Value batch = arith::DivUIOp::create(pb, pl, pair, c(pb, pl, classes));
           Value cls = arith::RemUIOp::create(pb, pl, pair, c(pb, pl, classes));
           Value classStart = outer[0];
-          Value used = filledTensor(pb, pl, usedType, i1(pb, pl, false), usedSizes);
           auto score = [&](OpBuilder &nb, Location nl, Value box) {
             return tensor::ExtractOp::create(nb, nl, scores, ValueRange{batch, cls, box}).getResult();
           };
-          // Rounds: (rows, used, done, scratch).
-          auto rounds = scf::ForOp::create(
-              pb, pl, c(pb, pl, 0), count, c(pb, pl, 1),
-              ValueRange{outer[0], used, i1(pb, pl, false), outer[1]},
-              [&](OpBuilder &rb, Location rl, Value, ValueRange state) {
-                Value rows = state[0], usedNow = state[1], done = state[2], rowsNow = state[3];
-                // The best box not yet considered that passes the score
-                // threshold; none once the class is done.
+          auto place = [](OpBuilder &, Location, Value r) { return SmallVector<Value>{r}; };
+          SmallVector<Value> sorted = heapSelect(pb, pl, count, count, score, place, outer[2], outer[3],
+                                                 /*largest=*/true, /*isUnsigned=*/false);
+          Value sortedScores = sorted[0], sortedBoxes = sorted[1];
+          // In that order, each box above the score threshold is kept unless
+          // one kept before overlaps it, until max_output are kept.
+          auto walk = scf::ForOp::create(
+              pb, pl, c(pb, pl, 0), count, c(pb, pl, 1), ValueRange{outer[0], outer[1]},
+              [&](OpBuilder &rb, Location rl, Value r, ValueRange state) {
+                Value rows = state[0], rowsNow = state[1];
+                Value s = tensor::ExtractOp::create(rb, rl, sortedScores, ValueRange{r});
+                Value pick = arith::IndexCastOp::create(
+                    rb, rl, rb.getIndexType(), tensor::ExtractOp::create(rb, rl, sortedBoxes, ValueRange{r}));
                 Value kept = arith::SubIOp::create(rb, rl, rows, classStart);
-                Value room = arith::CmpIOp::create(rb, rl, Pred::slt, kept, maxOutput);
-                Value going = arith::AndIOp::create(
-                    rb, rl, room, arith::XOrIOp::create(rb, rl, done, i1(rb, rl, true)));
-                auto scan = scf::ForOp::create(
-                    rb, rl, c(rb, rl, 0), arith::SelectOp::create(rb, rl, going, count, c(rb, rl, 0)),
-                    c(rb, rl, 1),
-                    ValueRange{count, arith::ConstantOp::create(rb, rl, rb.getFloatAttr(real, 0))},
-                    [&](OpBuilder &sb, Location sl, Value j, ValueRange best) {
-                      Value s = score(sb, sl, j);
-                      Value free = arith::XOrIOp::create(
-                          sb, sl, tensor::ExtractOp::create(sb, sl, usedNow, ValueRange{j}), i1(sb, sl, true));
-                      // A NaN threshold (none given) keeps every box.
-                      Value passes = arith::OrIOp::create(
-                          sb, sl, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, scoreLimit),
-                          arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::UNO, scoreLimit, scoreLimit));
-                      Value none = arith::CmpIOp::create(sb, sl, Pred::eq, best[0], count);
-                      Value better = arith::OrIOp::create(
-                          sb, sl, none, arith::CmpFOp::create(sb, sl, arith::CmpFPredicate::OGT, s, best[1]));
-                      Value take = arith::AndIOp::create(sb, sl, arith::AndIOp::create(sb, sl, free, passes),
-                                                         better);
-                      scf::YieldOp::create(sb, sl,
-                                           ValueRange{arith::SelectOp::create(sb, sl, take, j, best[0]),
-                                                      arith::SelectOp::create(sb, sl, take, s, best[1])});
-                    });
-                Value pick = scan.getResult(0);
-                Value found = arith::AndIOp::create(
-                    rb, rl, arith::CmpIOp::create(rb, rl, Pred::ult, pick, count), going);
+                // A NaN threshold (none given) keeps every box.
+                Value passes = arith::OrIOp::create(
+                    rb, rl, arith::CmpFOp::create(rb, rl, arith::CmpFPredicate::OGT, s, scoreLimit),
+                    arith::CmpFOp::create(rb, rl, arith::CmpFPredicate::UNO, scoreLimit, scoreLimit));
+                Value consider = arith::AndIOp::create(
+                    rb, rl, passes, arith::CmpIOp::create(rb, rl, Pred::slt, kept, maxOutput));
                 auto step = scf::IfOp::create(
-                    rb, rl, found,
+                    rb, rl, consider,
                     [&](OpBuilder &tb, Location tl) {
-                      Value marked = tensor::InsertOp::create(tb, tl, i1(tb, tl, true), usedNow, ValueRange{pick});
                       // Suppressed by a box this class kept before?
                       auto against = scf::ForOp::create(
                           tb, tl, classStart, rows, c(tb, tl, 1), ValueRange{i1(tb, tl, false)},
-                          [&](OpBuilder &kb, Location kl, Value r, ValueRange hit) {
+                          [&](OpBuilder &kb, Location kl, Value k, ValueRange hit) {
                             Value other = arith::IndexCastOp::create(
                                 kb, kl, kb.getIndexType(),
-                                tensor::ExtractOp::create(kb, kl, rowsNow, ValueRange{r, c(kb, kl, 2)}));
+                                tensor::ExtractOp::create(kb, kl, rowsNow, ValueRange{k, c(kb, kl, 2)}));
                             scf::YieldOp::create(
                                 kb, kl, ValueRange{arith::OrIOp::create(kb, kl, hit[0],
                                                                         overlaps(kb, kl, batch, pick, other))});
@@ -322,15 +310,14 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                                                  ValueRange{arith::AddIOp::create(wb, wl, rows, c(wb, wl, 1)), written});
                           },
                           [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow}); });
-                      scf::YieldOp::create(tb, tl, ValueRange{keep.getResult(0), marked, i1(tb, tl, false),
-                                                              keep.getResult(1)});
+                      scf::YieldOp::create(tb, tl, keep.getResults());
                     },
-                    [&](OpBuilder &eb, Location el) {
-                      scf::YieldOp::create(eb, el, ValueRange{rows, usedNow, i1(eb, el, true), rowsNow});
-                    });
+                    [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow}); });
                 scf::YieldOp::create(rb, rl, step.getResults());
               });
-          scf::YieldOp::create(pb, pl, ValueRange{rounds.getResult(0), rounds.getResult(3)});
+          SmallVector<Value> next{walk.getResult(0), walk.getResult(1)};
+          llvm::append_range(next, sorted);
+          scf::YieldOp::create(pb, pl, next);
         });
     Value n = nn::BoundedExtentOp::create(b, loc, pairs.getResult(0), bound);
     SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes{n, b.getIndexAttr(3)},

@@ -77,6 +77,18 @@ mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTen
                          mlir::Value value, mlir::ValueRange dynamicSizes = {});
 /// The size of `tensor`'s dim `d`.
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
+/// The first k of a slice (`read(i)` its element i of n, for i < n) in
+/// order, written to `values` and `indices` (i64 positions) at `place(r)`
+/// for r = 0..k, which also hold the heap of the k best seen so far, its
+/// worst at the root, and then sort in place (heapsort): O(n log k)
+/// compares, where k scans of the slice take O(k n) (a detector's top 1000
+/// of a million candidates). Returns the two results.
+llvm::SmallVector<mlir::Value>
+heapSelect(mlir::OpBuilder &b, mlir::Location loc, mlir::Value n, mlir::Value k,
+           llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value)> read,
+           llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::Location, mlir::Value)> place,
+           mlir::Value values, mlir::Value indices, bool largest, bool isUnsigned);
+
 /// Marks a Slice or TopK whose operands' dims are counts the data gives
 /// (NonZero's, NonMaxSuppression's), set before the lowering.
 inline constexpr char kCountSized[] = "nnc.count_sized";

@@ -44,23 +44,20 @@ Value before(OpBuilder &b, Location loc, Value a, Value i, Value c, Value j, boo
   return arith::OrIOp::create(b, loc, first, arith::AndIOp::create(b, loc, tie, earlier));
 }
 
-/// The first k of a slice (`read(i)` its element i of n) in order, written
-/// to `values` and `indices` at `place(r)` for r = 0..k: a heap of the k
-/// best seen so far, its worst at the root, then emptied worst first into
-/// the last places. O(n log k) compares: a detector's top 1000 of a million
-/// candidates, which k scans of the slice would take seconds over.
-/// The heap's storage (`heapValues`, `heapIndices`, of k elements, made
-/// before the loops over the slices and carried through them) comes back
-/// after the results.
-SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
-                              function_ref<Value(OpBuilder &, Location, Value)> read,
-                              function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> place,
-                              Value values, Value indices, Value heapValues, Value heapIndices,
-                              bool largest, bool isUnsigned) {
+} // namespace
+
+SmallVector<Value> lowering::heapSelect(OpBuilder &b, Location loc, Value n, Value k,
+                                        function_ref<Value(OpBuilder &, Location, Value)> read,
+                                        function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> place,
+                                        Value values, Value indices, bool largest, bool isUnsigned) {
   auto c = [](OpBuilder &nb, Location nl, int64_t v) { return arith::ConstantIndexOp::create(nb, nl, v).getResult(); };
   using Pred = arith::CmpIPredicate;
-  auto get = [](OpBuilder &nb, Location nl, Value heap, Value i) {
-    return tensor::ExtractOp::create(nb, nl, heap, ValueRange{i}).getResult();
+  // Slot i of the heap is place(i) of the results (values, i64 positions).
+  auto get = [&](OpBuilder &nb, Location nl, Value into, Value i) {
+    return tensor::ExtractOp::create(nb, nl, into, place(nb, nl, i)).getResult();
+  };
+  auto set = [&](OpBuilder &nb, Location nl, Value v, Value into, Value i) {
+    return tensor::InsertOp::create(nb, nl, v, into, place(nb, nl, i)).getResult();
   };
   // Whether the entry at i comes after the one at j (is worse).
   auto worse = [&](OpBuilder &nb, Location nl, ValueRange heap, Value i, Value j) {
@@ -71,8 +68,7 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
     SmallVector<Value> swapped;
     for (Value h : heap) {
       Value x = get(nb, nl, h, i), y = get(nb, nl, h, j);
-      h = tensor::InsertOp::create(nb, nl, y, h, ValueRange{i});
-      swapped.push_back(tensor::InsertOp::create(nb, nl, x, h, ValueRange{j}));
+      swapped.push_back(set(nb, nl, x, set(nb, nl, y, h, i), j));
     }
     return swapped;
   };
@@ -84,7 +80,7 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
         [&](OpBuilder &wb, Location wl, ValueRange state) {
           Value p = state[0];
           ValueRange h = state.drop_front();
-          Value last = arith::SubIOp::create(wb, wl, size, c(wb, wl, 1));
+          Value last = arith::MaxSIOp::create(wb, wl, arith::SubIOp::create(wb, wl, size, c(wb, wl, 1)), c(wb, wl, 0));
           Value left = arith::AddIOp::create(wb, wl, arith::MulIOp::create(wb, wl, p, c(wb, wl, 2)), c(wb, wl, 1));
           Value right = arith::AddIOp::create(wb, wl, left, c(wb, wl, 1));
           // Reads clamped into the heap: a child past its end is not taken.
@@ -97,7 +93,7 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
           scf::ConditionOp::create(wb, wl, go, ValueRange{child, h[0], h[1]});
         },
         [&](OpBuilder &wb, Location wl, ValueRange state) {
-          // state: the child, the heap; the parent is the child's.
+          // The child, whose parent it swaps with.
           Value child = state[0];
           Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, child, c(wb, wl, 1)), c(wb, wl, 2));
           SmallVector<Value> next{child};
@@ -113,7 +109,9 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
         [&](OpBuilder &wb, Location wl, ValueRange state) {
           Value i = state[0];
           ValueRange h = state.drop_front();
-          Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, arith::MaxSIOp::create(wb, wl, i, c(wb, wl, 1)), c(wb, wl, 1)), c(wb, wl, 2));
+          Value p = arith::DivUIOp::create(
+              wb, wl, arith::SubIOp::create(wb, wl, arith::MaxSIOp::create(wb, wl, i, c(wb, wl, 1)), c(wb, wl, 1)),
+              c(wb, wl, 2));
           Value go = arith::AndIOp::create(wb, wl, arith::CmpIOp::create(wb, wl, Pred::sgt, i, c(wb, wl, 0)),
                                            worse(wb, wl, h, i, p));
           scf::ConditionOp::create(wb, wl, go, ValueRange{i, h[0], h[1]});
@@ -131,18 +129,15 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
   Value steps = arith::SelectOp::create(b, loc, arith::CmpIOp::create(b, loc, Pred::eq, k, c(b, loc, 0)),
                                         c(b, loc, 0), n);
   auto fill = scf::ForOp::create(
-      b, loc, c(b, loc, 0), steps, c(b, loc, 1), ValueRange{c(b, loc, 0), heapValues, heapIndices},
+      b, loc, c(b, loc, 0), steps, c(b, loc, 1), ValueRange{c(b, loc, 0), values, indices},
       [&](OpBuilder &fb, Location fl, Value j, ValueRange state) {
         Value size = state[0];
         Value v = read(fb, fl, j);
-        // Positions kept as i64 (the memory plan sizes buffers of known
-        // element widths).
-        j = arith::IndexCastOp::create(fb, fl, fb.getI64Type(), j);
+        Value position = arith::IndexCastOp::create(fb, fl, fb.getI64Type(), j);
         auto growing = scf::IfOp::create(
             fb, fl, arith::CmpIOp::create(fb, fl, Pred::slt, size, k),
             [&](OpBuilder &tb, Location tl) {
-              SmallVector<Value> h{tensor::InsertOp::create(tb, tl, v, state[1], ValueRange{size}),
-                                   tensor::InsertOp::create(tb, tl, j, state[2], ValueRange{size})};
+              SmallVector<Value> h{set(tb, tl, v, state[1], size), set(tb, tl, position, state[2], size)};
               SmallVector<Value> next{arith::AddIOp::create(tb, tl, size, c(tb, tl, 1))};
               llvm::append_range(next, siftUp(tb, tl, h, size));
               scf::YieldOp::create(tb, tl, next);
@@ -152,10 +147,10 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
               // before it.
               Value rootValue = get(eb, el, state[1], c(eb, el, 0)), rootIndex = get(eb, el, state[2], c(eb, el, 0));
               auto replace = scf::IfOp::create(
-                  eb, el, before(eb, el, v, j, rootValue, rootIndex, largest, isUnsigned),
+                  eb, el, before(eb, el, v, position, rootValue, rootIndex, largest, isUnsigned),
                   [&](OpBuilder &rb, Location rl) {
-                    SmallVector<Value> h{tensor::InsertOp::create(rb, rl, v, state[1], ValueRange{c(rb, rl, 0)}),
-                                         tensor::InsertOp::create(rb, rl, j, state[2], ValueRange{c(rb, rl, 0)})};
+                    SmallVector<Value> h{set(rb, rl, v, state[1], c(rb, rl, 0)),
+                                         set(rb, rl, position, state[2], c(rb, rl, 0))};
                     scf::YieldOp::create(rb, rl, siftDown(rb, rl, h, size));
                   },
                   [&](OpBuilder &rb, Location rl) {
@@ -167,27 +162,19 @@ SmallVector<Value> heapSelect(OpBuilder &b, Location loc, Value n, Value k,
             });
         scf::YieldOp::create(fb, fl, growing.getResults());
       });
-  // Emptied worst first into places k - 1 down to 0.
+  // Sorted in place: the worst (the root) swapped to the last place of the
+  // heap, which shrinks by one.
   auto drain = scf::ForOp::create(
-      b, loc, c(b, loc, 0), k, c(b, loc, 1),
-      ValueRange{fill.getResult(1), fill.getResult(2), values, indices},
+      b, loc, c(b, loc, 0), k, c(b, loc, 1), ValueRange{fill.getResult(1), fill.getResult(2)},
       [&](OpBuilder &db, Location dl, Value r, ValueRange state) {
-        Value size = arith::SubIOp::create(db, dl, k, r);
-        Value last = arith::SubIOp::create(db, dl, size, c(db, dl, 1));
-        SmallVector<Value> where = place(db, dl, last);
-        Value rootValue = get(db, dl, state[0], c(db, dl, 0)), rootIndex = get(db, dl, state[1], c(db, dl, 0));
-        Value outValues = tensor::InsertOp::create(db, dl, rootValue, state[2], where);
-        Value outIndices = tensor::InsertOp::create(db, dl, rootIndex, state[3], where);
-        SmallVector<Value> h{
-            tensor::InsertOp::create(db, dl, get(db, dl, state[0], last), state[0], ValueRange{c(db, dl, 0)}),
-            tensor::InsertOp::create(db, dl, get(db, dl, state[1], last), state[1], ValueRange{c(db, dl, 0)})};
-        SmallVector<Value> next = siftDown(db, dl, h, last);
-        next.push_back(outValues);
-        next.push_back(outIndices);
-        scf::YieldOp::create(db, dl, next);
+        Value last = arith::SubIOp::create(db, dl, arith::SubIOp::create(db, dl, k, r), c(db, dl, 1));
+        SmallVector<Value> h = swap(db, dl, state, c(db, dl, 0), last);
+        scf::YieldOp::create(db, dl, siftDown(db, dl, h, last));
       });
-  return {drain.getResult(2), drain.getResult(3), drain.getResult(0), drain.getResult(1)};
+  return {drain.getResult(0), drain.getResult(1)};
 }
+
+namespace {
 
 struct TopKPattern : OpConversionPattern<nn::TopKOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -254,8 +241,7 @@ struct TopKPattern : OpConversionPattern<nn::TopKOp> {
           where[axis] = r;
           return where;
         };
-        return heapSelect(lb, ll, n, k, read, place, outs[0], outs[1], outs[2], outs[3], largest,
-                          isUnsigned);
+        return heapSelect(lb, ll, n, k, read, place, outs[0], outs[1], largest, isUnsigned);
       }
       // One slice: output r is the first element after output r - 1.
       Value zero = scalarConstant(lb, ll, element, 0);
@@ -293,14 +279,8 @@ struct TopKPattern : OpConversionPattern<nn::TopKOp> {
           });
       return {outputs.getResult(2), outputs.getResult(3)};
     };
-    SmallVector<Value> outs{values, indices};
-    if (heap) {
-      auto heapType = [&](Type t) { return RankedTensorType::get({ShapedType::kDynamic}, t); };
-      outs.push_back(emptyTensor(b, loc, heapType(valuesType.getElementType()), {k}));
-      outs.push_back(emptyTensor(b, loc, heapType(b.getI64Type()), {k}));
-    }
-    SmallVector<Value> results = loops(b, loc, 0, outs);
-    b.replaceOp(op, ArrayRef<Value>(results).take_front(2));
+    SmallVector<Value> results = loops(b, loc, 0, ValueRange{values, indices});
+    b.replaceOp(op, results);
     return success();
   }
 };
