@@ -212,27 +212,35 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
       return std::make_pair(Value(arith::MinimumFOp::create(nb, nl, p, q)),
                             Value(arith::MaximumFOp::create(nb, nl, p, q)));
     };
-    // Whether boxes i and j of `batch` overlap by more than the threshold.
-    auto overlaps = [&](OpBuilder &nb, Location nl, Value batch, Value i, Value j) {
+    // A box's extents along both axes and its area.
+    struct Box {
+      Value lo[2], hi[2], area;
+    };
+    auto boxOf = [&](OpBuilder &nb, Location nl, Value batch, Value i) {
+      Box box;
+      box.area = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(real, 1));
+      for (int64_t axis = 0; axis < 2; ++axis) {
+        std::tie(box.lo[axis], box.hi[axis]) = extent(nb, nl, batch, i, axis);
+        box.area = arith::MulFOp::create(nb, nl, box.area, arith::SubFOp::create(nb, nl, box.hi[axis], box.lo[axis]));
+      }
+      return box;
+    };
+    // Whether two boxes overlap by more than the threshold.
+    auto overlaps = [&](OpBuilder &nb, Location nl, const Box &i, const Box &j) {
       Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(real, 0));
       Value inter = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(real, 1));
-      Value areaI = inter, areaJ = inter;
       for (int64_t axis = 0; axis < 2; ++axis) {
-        auto [loI, hiI] = extent(nb, nl, batch, i, axis);
-        auto [loJ, hiJ] = extent(nb, nl, batch, j, axis);
-        Value side = arith::SubFOp::create(nb, nl, arith::MinimumFOp::create(nb, nl, hiI, hiJ),
-                                           arith::MaximumFOp::create(nb, nl, loI, loJ));
+        Value side = arith::SubFOp::create(nb, nl, arith::MinimumFOp::create(nb, nl, i.hi[axis], j.hi[axis]),
+                                           arith::MaximumFOp::create(nb, nl, i.lo[axis], j.lo[axis]));
         inter = arith::MulFOp::create(nb, nl, inter, arith::MaximumFOp::create(nb, nl, side, zero));
-        areaI = arith::MulFOp::create(nb, nl, areaI, arith::SubFOp::create(nb, nl, hiI, loI));
-        areaJ = arith::MulFOp::create(nb, nl, areaJ, arith::SubFOp::create(nb, nl, hiJ, loJ));
       }
-      Value unionArea = arith::SubFOp::create(nb, nl, arith::AddFOp::create(nb, nl, areaI, areaJ), inter);
+      Value unionArea = arith::SubFOp::create(nb, nl, arith::AddFOp::create(nb, nl, i.area, j.area), inter);
       auto positive = [&](Value v) {
         return arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, v, zero).getResult();
       };
       Value valid = arith::AndIOp::create(
-          nb, nl, arith::AndIOp::create(nb, nl, positive(inter), positive(areaI)),
-          arith::AndIOp::create(nb, nl, positive(areaJ), positive(unionArea)));
+          nb, nl, arith::AndIOp::create(nb, nl, positive(inter), positive(i.area)),
+          arith::AndIOp::create(nb, nl, positive(j.area), positive(unionArea)));
       Value iou = arith::DivFOp::create(nb, nl, inter, unionArea);
       return arith::AndIOp::create(
                  nb, nl, valid, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, iou, iouLimit))
@@ -286,16 +294,19 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                 auto step = scf::IfOp::create(
                     rb, rl, consider,
                     [&](OpBuilder &tb, Location tl) {
-                      // Suppressed by a box this class kept before?
+                      // Suppressed by a box this class kept before? (All
+                      // of them compared: a loop without an exit, which LLVM
+                      // vectorizes, ran 4x faster than one that stops at
+                      // the first overlap.)
+                      Box candidate = boxOf(tb, tl, batch, pick);
                       auto against = scf::ForOp::create(
                           tb, tl, classStart, rows, c(tb, tl, 1), ValueRange{i1(tb, tl, false)},
                           [&](OpBuilder &kb, Location kl, Value k, ValueRange hit) {
                             Value other = arith::IndexCastOp::create(
                                 kb, kl, kb.getIndexType(),
                                 tensor::ExtractOp::create(kb, kl, rowsNow, ValueRange{k, c(kb, kl, 2)}));
-                            scf::YieldOp::create(
-                                kb, kl, ValueRange{arith::OrIOp::create(kb, kl, hit[0],
-                                                                        overlaps(kb, kl, batch, pick, other))});
+                            Value overlap = overlaps(kb, kl, candidate, boxOf(kb, kl, batch, other));
+                            scf::YieldOp::create(kb, kl, ValueRange{arith::OrIOp::create(kb, kl, hit[0], overlap)});
                           });
                       auto keep = scf::IfOp::create(
                           tb, tl, arith::XOrIOp::create(tb, tl, against.getResult(0), i1(tb, tl, true)),
