@@ -45,7 +45,8 @@ struct RoiPooler {
   Value sub(Value a, Value b) { return n.create<nn::SubOp>(a, b); }
   Value mul(Value a, Value b) { return n.create<nn::MulOp>(a, b); }
   Value reshape(Value v, ArrayRef<int64_t> shape) {
-    // allowzero: every shape here is static, and a 0 is a size (C = 0).
+    // allowzero: a 0 is a size (C = 0); a -1 is the region count, when
+    // dynamic.
     return n.create<nn::ReshapeOp>(v, n.constI64(shape), n.builder.getBoolAttr(true));
   }
   /// A constant of `compute` type holding `values`, shaped `shape`.
@@ -98,10 +99,15 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   auto indexType = NodeImporter::type(batchIndices);
   if (inType.getRank() != 4 || roiType.getRank() != 2 || indexType.getRank() != 1)
     return n.fail("expected an N x C x H x W input, num_rois x 4 rois and num_rois batch_indices");
-  if (!inType.hasStaticShape() || !roiType.hasStaticShape() || !indexType.hasStaticShape())
-    return n.fail("needs static shapes (pin dynamic dims with --dim or --input-shape)");
+  // The region count may be dynamic (the boxes a detector's first stage
+  // kept, a count of the data): it is the leading dim of every tensor below,
+  // reshaped as -1.
+  if (!inType.hasStaticShape() || roiType.isDynamicDim(1))
+    return n.fail("needs an input of static shape and rois of 4 columns (pin dynamic dims with --dim "
+                  "or --input-shape)");
   int64_t regions = roiType.getDimSize(0);
-  if (roiType.getDimSize(1) != 4 || indexType.getDimSize(0) != regions)
+  bool dynamicRegions = roiType.isDynamicDim(0) || indexType.isDynamicDim(0);
+  if (roiType.getDimSize(1) != 4 || (!dynamicRegions && indexType.getDimSize(0) != regions))
     return n.fail("expected rois of shape " + Twine(regions) + " x 4 and as many batch_indices (got " +
                   Twine(roiType.getDimSize(1)) + " columns and " + Twine(indexType.getDimSize(0)) +
                   " indices)");
@@ -140,9 +146,13 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   if (grid == 0)
     return n.fail("sampling_ratio 0 (an adaptive number of samples per bin, computed from each "
                   "region's size at run time) is not supported; give a positive sampling_ratio");
-  // Every sample's corner is gathered before the reduction: its count must fit.
-  if (failed(n.checked(CheckedInt(regions) * outH * grid * outW * grid * channels, "the sample count")))
+  // Every sample's corner is gathered before the reduction: its count must
+  // fit (per region, when the count is dynamic).
+  if (failed(n.checked(CheckedInt(dynamicRegions ? 1 : regions) * outH * grid * outW * grid * channels,
+                       "the sample count")))
     return failure();
+  if (dynamicRegions)
+    regions = -1;
   double spatialScale = n.attrFloat("spatial_scale", 1.0f);
 
   Type compute = element.isF64() ? element : n.builder.getF32Type();

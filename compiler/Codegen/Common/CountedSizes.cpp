@@ -123,9 +123,16 @@ struct Walk {
   }
 };
 
+/// `v` without casts between index and i64, which keep the value (index is
+/// 64 bits on nnc's targets); a cast from or to a narrower type (a sign
+/// extension, a truncation) is a value of its own.
 Value uncast(Value v) {
-  while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+  auto wide = [](Type t) { return t.isIndex() || t.isInteger(64); };
+  while (auto cast = v.getDefiningOp<arith::IndexCastOp>()) {
+    if (!wide(cast.getIn().getType()) || !wide(cast.getType()))
+      break;
     v = cast.getIn();
+  }
   return v;
 }
 

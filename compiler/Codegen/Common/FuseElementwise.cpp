@@ -53,6 +53,23 @@ bool readsWindowsAcross(Operation *producer, AffineMap consumerMap) {
   return false;
 }
 
+/// Whether `op` reduces a fill along a reduced loop (a sum of ones of a
+/// dynamic length). Folding the fill's value into its body would leave a
+/// reduction that reads nothing along that loop, which MLIR 22's vectorizer
+/// computes once per vector instead of once per element: such an op is left
+/// as it is.
+bool reducesAFill(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    return input->get().getDefiningOp<linalg::FillOp>() &&
+           llvm::any_of(op.getMatchingIndexingMap(input).getResults(), [&](AffineExpr e) {
+             auto dim = dyn_cast<AffineDimExpr>(e);
+             return dim && op.getIteratorTypesArray()[dim.getPosition()] == utils::IteratorType::reduction;
+           });
+  });
+}
+
 /// Fuses each all-parallel generic into the generic consuming it, when that
 /// is its only use: chains of elementwise ops (bias, normalization,
 /// activation, residual add, layout copies) become one pass over memory.
@@ -96,7 +113,7 @@ LogicalResult fuseElementwise(func::FuncOp func, bool broadcasts) {
           continue;
         if (isOpTriviallyDead(&op))
           op.erase();
-        else
+        else if (!reducesAFill(cast<linalg::GenericOp>(op)))
           ops.push_back(&op);
       }
     changed = false;

@@ -532,6 +532,20 @@ def main():
     onnx.save(fill_sum, os.path.join(args.out, "fill_sum", "model.onnx"))
     for n in (3, 40, 0):
         write_set(os.path.join(args.out, "fill_sum", f"n{n}"), [torch.zeros(n)], [torch.tensor(float(n))])
+    # The same per row of a [M, K] fill, both dims dynamic.
+    fill_rows = helper.make_model(
+        helper.make_graph([helper.make_node("Shape", ["w"], ["s"]),
+                           helper.make_node("ConstantOfShape", ["s"], ["f"],
+                                            value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.5])),
+                           helper.make_node("ReduceSum", ["f", "axes"], ["y"], keepdims=0)],
+                          "fill_rows", [helper.make_tensor_value_info("w", TensorProto.FLOAT, ["m", "k"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["m"])],
+                          [helper.make_tensor("axes", TensorProto.INT64, [1], [1])]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    os.makedirs(os.path.join(args.out, "fill_rows"), exist_ok=True)
+    onnx.save(fill_rows, os.path.join(args.out, "fill_rows", "model.onnx"))
+    for m, k in ((2, 3), (5, 77)):
+        write_set(os.path.join(args.out, "fill_rows", f"m{m}_k{k}"), [torch.zeros(m, k)], [torch.full((m,), 1.5 * k)])
 
     # A gather along a dynamic dim: any number of rows, negative indices;
     # an empty table (out-of-range indices, no row to clamp them to) gives

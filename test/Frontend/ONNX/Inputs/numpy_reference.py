@@ -755,9 +755,12 @@ def main():
     for i, info in enumerate(model.graph.input):
         t = info.type.tensor_type
         dtype = np_dtype(t.elem_type)
-        shape = tuple(d.dim_value for d in t.shape.dim)
+        # A symbolic dim (dim_param) takes any size.
+        shape = tuple(d.dim_value if not d.dim_param else None for d in t.shape.dim)
         array = np.asarray(eval(given[info.name], {"np": np, "inf": np.inf, "nan": np.nan}), dtype=dtype)
-        assert array.shape == shape, f"input {info.name}: shape {array.shape}, declared {shape}"
+        assert len(array.shape) == len(shape) and all(
+            want is None or got == want for got, want in zip(array.shape, shape)
+        ), f"input {info.name}: shape {array.shape}, declared {shape}"
         values[info.name] = array
         with open(os.path.join(out_dir, f"input_{i}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(array, info.name).SerializeToString())
