@@ -360,22 +360,40 @@ struct GatherNDPattern : OpConversionPattern<nn::GatherNDOp> {
 /// Scatters are sequential (later updates win, or combine in order): one loop
 /// over the updates' elements carries the result tensor, which starts as a
 /// copy of the input. `target` maps an update's coordinates to the result's.
+/// `empty`: dynamic dims of the input an update's index is clamped into;
+/// where one is 0 there is no element to write to, and no update is made.
 Value buildScatter(OpBuilder &b, Location loc, Value input, Value updates, StringRef reduction,
                    bool isUnsigned,
-                   function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)> target) {
+                   function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)> target,
+                   ValueRange empty = {}) {
   auto updType = tensorType(updates);
-  int64_t count = updType.getNumElements();
   Value init = buildElementwise(b, loc, tensorType(input), {input},
                                 [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  if (count == 0)
+  if (updType.hasStaticShape() && updType.getNumElements() == 0)
     return init;
+  // The updates' dims, and how many there are: read at run time where
+  // dynamic (the regions a detector kept, scattered back into place).
+  SmallVector<Value> dims;
+  Value count = indexConst(b, loc, 1);
+  for (int64_t d = 0; d < updType.getRank(); ++d) {
+    dims.push_back(dimOf(b, loc, updates, d));
+    count = arith::MulIOp::create(b, loc, count, dims.back());
+  }
+  if (!empty.empty()) {
+    // Nothing to write into along a dim of no elements: no update runs.
+    Value none = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    for (Value dim : empty)
+      none = arith::OrIOp::create(b, loc, none,
+                                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, indexConst(b, loc, 0)));
+    count = arith::SelectOp::create(b, loc, none, indexConst(b, loc, 0), count);
+  }
   auto loop = scf::ForOp::create(
-      b, loc, indexConst(b, loc, 0), indexConst(b, loc, count), indexConst(b, loc, 1), ValueRange{init},
+      b, loc, indexConst(b, loc, 0), count, indexConst(b, loc, 1), ValueRange{init},
       [&](OpBuilder &nb, Location nl, Value flat, ValueRange iter) {
         SmallVector<Value> coords(updType.getRank());
         Value rest = flat;
         for (int64_t d = updType.getRank() - 1; d >= 0; --d) {
-          Value size = indexConst(nb, nl, updType.getDimSize(d));
+          Value size = dims[d];
           coords[d] = arith::RemUIOp::create(nb, nl, rest, size);
           rest = arith::DivUIOp::create(nb, nl, rest, size);
         }
@@ -407,15 +425,34 @@ struct ScatterElementsPattern : OpConversionPattern<nn::ScatterElementsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(nn::ScatterElementsOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    int64_t axis = op.getAxis(), dim = tensorType(adaptor.getInput()).getDimSize(axis);
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices(), updates = adaptor.getUpdates();
+    OpFoldResult dim = gatheredSize(b, loc, input, axis);
     bool indexUnsigned = isUnsignedType(op.getIndices().getType());
+    // Dynamic dims: the indices' are the updates', and within the input's.
+    SmallVector<Value> empty;
+    if (isa<Value>(dim))
+      empty.push_back(cast<Value>(dim));
+    auto type = tensorType(updates);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d) && !tensorType(indices).isDynamicDim(d) &&
+          (d == axis || !tensorType(input).isDynamicDim(d)))
+        continue;
+      Value size = dimOf(b, loc, updates, d);
+      checkSameSize(b, loc, dimOf(b, loc, indices, d), size, "the indices' and the updates' dim " + Twine(d));
+      if (d != axis)
+        check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size, dimOf(b, loc, input, d)),
+              "the updates' dim " + Twine(d) + " exceeds the input's");
+    }
     Value result = buildScatter(
-        b, op.getLoc(), adaptor.getInput(), adaptor.getUpdates(), op.getReduction(),
-        isUnsignedType(op.getType()), [&](OpBuilder &nb, Location nl, ArrayRef<Value> u) {
+        b, loc, input, updates, op.getReduction(), isUnsignedType(op.getType()),
+        [&](OpBuilder &nb, Location nl, ArrayRef<Value> u) {
           SmallVector<Value> at(u);
-          at[axis] = indexCoordinate(nb, nl, adaptor.getIndices(), u, nb.getIndexAttr(dim), indexUnsigned);
+          at[axis] = indexCoordinate(nb, nl, indices, u, dim, indexUnsigned);
           return at;
-        });
+        },
+        empty);
     b.replaceOp(op, result);
     return success();
   }

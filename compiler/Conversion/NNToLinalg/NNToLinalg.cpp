@@ -100,6 +100,14 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
   // (reshapeTo). A dropped dim must be a static 1.
   if (isa<nn::UnsqueezeOp>(op))
     return std::nullopt;
+  // A flatten whose trailing dims are static (a detector's regions,
+  // [R, C, 7, 7] to [R, C * 49]) keeps its dynamic dims in the leading group.
+  if (auto flatten = dyn_cast<nn::FlattenOp>(op)) {
+    auto type = cast<RankedTensorType>(flatten.getInput().getType());
+    if (llvm::none_of(type.getShape().drop_front(flatten.getAxis()), ShapedType::isDynamic))
+      return std::nullopt;
+    return refuse("the flattened trailing dims must be static");
+  }
   if (auto squeeze = dyn_cast<nn::SqueezeOp>(op)) {
     auto from = cast<RankedTensorType>(squeeze.getInput().getType());
     auto to = cast<RankedTensorType>(squeeze.getResult().getType());
@@ -111,7 +119,7 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
   // Concatenation along any dim (a key-value cache grows along a dynamic
   // one); gathers along any dims (an embedding of a symbolic batch and
   // sequence, the boxes a detector kept picked by their scores' order).
-  if (isa<nn::ConcatOp, nn::GatherOp, nn::GatherNDOp>(op))
+  if (isa<nn::ConcatOp, nn::GatherOp, nn::GatherNDOp, nn::ScatterElementsOp>(op))
     return std::nullopt;
   // Constants, the dims of a tensor as values, and checks passing a tensor on.
   if (isa<nn::ConstantOp, nn::ShapeOp, nn::SizeOp, nn::CheckOp>(op))

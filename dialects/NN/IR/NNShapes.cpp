@@ -1174,12 +1174,18 @@ LogicalResult ScatterElementsOp::verify() {
        updates = ranked(getUpdates().getType());
   if (failed(verifyScatter(*this, getInput(), getUpdates(), getReduction())))
     return failure();
-  if (indices.getShape() != updates.getShape() || indices.getRank() != input.getRank())
+  // Dynamic dims (regions a detector kept) agree with anything here; the
+  // lowering checks them.
+  auto agree = [](int64_t a, int64_t b) { return a == b || a == kDynamic || b == kDynamic; };
+  if (indices.getRank() != updates.getRank() || indices.getRank() != input.getRank() ||
+      !llvm::all_of(llvm::zip(indices.getShape(), updates.getShape()),
+                    [&](auto pair) { return agree(std::get<0>(pair), std::get<1>(pair)); }))
     return emitOpError("expected indices and updates of one shape and the input's rank");
   if (getAxis() < 0 || getAxis() >= input.getRank())
     return emitOpError("expected axis in [0, ") << input.getRank() << ")";
   for (int64_t d = 0; d < input.getRank(); ++d)
-    if (d != getAxis() && indices.getDimSize(d) > input.getDimSize(d))
+    if (d != getAxis() && !input.isDynamicDim(d) && !indices.isDynamicDim(d) &&
+        indices.getDimSize(d) > input.getDimSize(d))
       return emitOpError("expected indices dim ") << d << " not to exceed the input's";
   return success();
 }

@@ -133,6 +133,27 @@ def main():
         write_set(os.path.join(out, "nonzero_of_dynamic", f"rows{rows}"), [x],
                   [y, np.array(np.nonzero(y > 0), np.int64).reshape(2, -1)])
 
+    # Regions of a dynamic count scattered back into place (MultiScaleRoIAlign
+    # puts each level's pooled regions at their rows) and flattened per row.
+    write_model(out, "scatter_regions",
+                [helper.make_node("Shape", ["x"], ["dims"]),
+                 helper.make_node("ConstantOfShape", ["dims"], ["zeros"],
+                                  value=helper.make_tensor("v", F32, [1], [0.0])),
+                 helper.make_node("Reshape", ["rows", "column"], ["rows2d"]),
+                 helper.make_node("Expand", ["rows2d", "dims"], ["where"]),
+                 helper.make_node("Add", ["x", "x"], ["doubled"]),
+                 helper.make_node("ScatterElements", ["zeros", "where", "doubled"], ["placed"], axis=0,
+                                  name="scatter"),
+                 helper.make_node("Flatten", ["placed"], ["y"], axis=1, name="flatten")],
+                [value("x", F32, ["r", 2, 3]), value("rows", I64, ["r"])], [value("y", F32, ["r", 6])],
+                [ints("column", [-1, 1, 1])])
+    for regions in (5, 1, 0):
+        x = rng.standard_normal((regions, 2, 3)).astype(np.float32)
+        rows = rng.permutation(regions).astype(np.int64)
+        placed = np.zeros_like(x)
+        placed[rows] = 2 * x
+        write_set(os.path.join(out, "scatter_regions", f"r{regions}"), [x, rows], [placed.reshape(regions, 6)])
+
     # A count's size as a value: the run's, not the bound.
     write_model(out, "size_of_count",
                 [helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
