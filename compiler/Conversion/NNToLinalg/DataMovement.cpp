@@ -442,7 +442,7 @@ struct ScatterElementsPattern : OpConversionPattern<nn::ScatterElementsOp> {
       Value size = dimOf(b, loc, updates, d);
       checkSameSize(b, loc, dimOf(b, loc, indices, d), size, "the indices' and the updates' dim " + Twine(d));
       if (d != axis)
-        check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size, dimOf(b, loc, input, d)),
+        check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, size, dimOf(b, loc, input, d)),
               "the updates' dim " + Twine(d) + " exceeds the input's");
     }
     Value result = buildScatter(

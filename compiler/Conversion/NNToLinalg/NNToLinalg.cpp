@@ -100,13 +100,17 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
   // (reshapeTo). A dropped dim must be a static 1.
   if (isa<nn::UnsqueezeOp>(op))
     return std::nullopt;
-  // A flatten whose trailing dims are static (a detector's regions,
-  // [R, C, 7, 7] to [R, C * 49]) keeps its dynamic dims in the leading group.
+  // A flatten of one dynamic leading dim (and 1s) over static trailing ones
+  // (a detector's regions, [R, C, 7, 7] to [R, C * 49]): the dynamic dim is
+  // kept as is. Collapsing it with another size is not supported.
   if (auto flatten = dyn_cast<nn::FlattenOp>(op)) {
-    auto type = cast<RankedTensorType>(flatten.getInput().getType());
-    if (llvm::none_of(type.getShape().drop_front(flatten.getAxis()), ShapedType::isDynamic))
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(flatten.getInput().getType()).getShape();
+    ArrayRef<int64_t> leading = shape.take_front(flatten.getAxis()), trailing = shape.drop_front(flatten.getAxis());
+    if (llvm::none_of(trailing, ShapedType::isDynamic) &&
+        llvm::count_if(leading, [](int64_t d) { return d != 1; }) <= 1)
       return std::nullopt;
-    return refuse("the flattened trailing dims must be static");
+    return refuse("only one dynamic dim (and 1s) before the axis, and static dims after it, are "
+                  "supported");
   }
   if (auto squeeze = dyn_cast<nn::SqueezeOp>(op)) {
     auto from = cast<RankedTensorType>(squeeze.getInput().getType());
