@@ -14,6 +14,7 @@
 
 #include "compiler/Codegen/CUDA/CUDA.h"
 #include "compiler/Codegen/CUDA/HostKernels.h"
+#include "compiler/Codegen/Common/BFloat16.h"
 #include "compiler/Codegen/Common/RuntimeContext.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -562,6 +563,7 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, llvmContext, "nnc_module");
   if (!m)
     return module.emitError("translation to LLVM IR failed");
+  expandBFloat16Conversions(*m);
 
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/CUDA/HostKernels.h"
+#include "compiler/Codegen/Common/BFloat16.h"
 
 #include "runtime/include/nnc/abi.h"
 
@@ -55,7 +56,7 @@ Error failure(const Twine &message) {
 /// What an NVVM intrinsic is on the host.
 struct Meaning {
   enum Kind {
-    Unknown, SpecialRegister, WarpSize, Barrier, Warp, Mma, ToTF32, ToBF16x2, Fence, Math
+    Unknown, SpecialRegister, WarpSize, Barrier, Warp, Mma, ToTF32, ToBF16x2, ToF16x2, Fence, Math
   } kind = Unknown;
   int field = 0, dim = 0; // SpecialRegister
   int warpOp = 0;         // Warp: NNC_CUDA_WARP_*
@@ -149,6 +150,10 @@ Meaning classify(StringRef name) {
   }
   if (name == "ff2bf16x2.rn") {
     m.kind = Meaning::ToBF16x2;
+    return m;
+  }
+  if (name == "ff2f16x2.rn") {
+    m.kind = Meaning::ToF16x2;
     return m;
   }
   if (name == "membar.cta" || name == "membar.gl" || name == "membar.sys") {
@@ -575,18 +580,21 @@ Error rewriteIntrinsics(Module &m) {
       case Meaning::ToBF16x2: {
         // cvt.rn.bf16x2.f32 d, x, y: x to d's upper half, y to its lower,
         // each rounded to nearest even; a NaN stays a (quiet) NaN.
-        auto toBF16 = [&](Value *x) {
-          Value *bits = b.CreateBitCast(x, i32);
-          Value *odd = b.CreateAnd(b.CreateLShr(bits, 16), 1);
-          Value *rounded =
-              b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(odd, b.getInt32(0x7fff))), 16);
-          Value *nan = b.CreateICmpUGT(b.CreateAnd(bits, 0x7fffffff), b.getInt32(0x7f800000));
-          Value *quiet = b.CreateOr(b.CreateLShr(bits, 16), 0x40);
-          return b.CreateSelect(nan, quiet, rounded);
-        };
-        Value *packed = b.CreateOr(b.CreateShl(toBF16(call->getArgOperand(0)), 16),
-                                   toBF16(call->getArgOperand(1)));
+        Value *packed = b.CreateOr(b.CreateShl(nnc::bfloat16Bits(b, call->getArgOperand(0)), 16),
+                                   nnc::bfloat16Bits(b, call->getArgOperand(1)));
         result = b.CreateBitCast(packed, call->getType()); // <2 x bfloat>
+        break;
+      }
+      case Meaning::ToF16x2: {
+        // cvt.rn.f16x2.f32 d, x, y: x to d's upper half (element 1), y to
+        // its lower (element 0). The host's conversion rounds to nearest
+        // even too, overflows to infinity and keeps a NaN one.
+        auto *half = Type::getHalfTy(ctx);
+        result = PoisonValue::get(call->getType());
+        result = b.CreateInsertElement(result, b.CreateFPTrunc(call->getArgOperand(1), half),
+                                       uint64_t(0));
+        result = b.CreateInsertElement(result, b.CreateFPTrunc(call->getArgOperand(0), half),
+                                       uint64_t(1));
         break;
       }
       case Meaning::Fence:
@@ -718,6 +726,7 @@ Error nnc::rewriteKernelsForHost(Module &m) {
     return error;
   if (Error error = rewriteIntrinsics(m))
     return error;
+  nnc::expandBFloat16Conversions(m);
   stripGPUAttributes(m);
 
   LLVMContext &ctx = m.getContext();

@@ -14,13 +14,16 @@ summary line.
 """
 
 import argparse
+import math
+import struct
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper, mapping, numpy_helper
 
 F32 = TensorProto.FLOAT
 INF, NAN = np.inf, np.nan
@@ -29,12 +32,51 @@ DENORMALS = np.array([1e-39, -3e-40, 1.4e-45, 5e-42], dtype=np.float32)
 
 
 def model(nodes, inputs, outputs, opset=17, initializers=(), elem=F32):
+    """elem None: each input's element type is its array's."""
     graph = helper.make_graph(
         nodes, "edge",
-        [helper.make_tensor_value_info(n, elem, list(a.shape)) for n, a in inputs],
+        [helper.make_tensor_value_info(
+            n, elem or mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape))
+         for n, a in inputs],
         [helper.make_tensor_value_info(n, t, list(a.shape)) for n, t, a in outputs],
         list(initializers))
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def bfloat16(name, values):
+    """A BFLOAT16 tensor of `values` rounded once to nearest even (exactly,
+    with fractions), as later ONNX versions specify a Cast to it: the sign,
+    f32's exponent range and 8 significant bits; beyond its largest finite
+    value, an infinity."""
+    bits = []
+    for v in np.asarray(values).ravel().tolist():
+        v = float(v) if not isinstance(v, int) else v
+        if v != v:
+            bits.append(0x7FC0)
+            continue
+        sign = 0x8000 if math.copysign(1.0, v) < 0 else 0
+        a = abs(Fraction(v)) if math.isfinite(v) else None
+        if a is None:
+            bits.append(sign | 0x7F80)
+            continue
+        if a == 0:
+            bits.append(sign)
+            continue
+        exponent = max(math.floor(math.log2(a)), -126)
+        while Fraction(2) ** exponent > a and exponent > -126:
+            exponent -= 1
+        while Fraction(2) ** (exponent + 1) <= a:
+            exponent += 1
+        quantum = Fraction(2) ** (exponent - 7)
+        rounded = round(a / quantum) * quantum  # round() on a Fraction: ties to even
+        if rounded >= Fraction(2) ** 128:
+            bits.append(sign | 0x7F80)
+        else:
+            f32 = struct.unpack("<I", struct.pack("<f", float(rounded)))[0]
+            assert f32 & 0xFFFF == 0
+            bits.append(sign | (f32 >> 16))
+    return helper.make_tensor(name, TensorProto.BFLOAT16, list(np.shape(values)),
+                              np.array(bits, dtype=np.uint16).tobytes(), raw=True)
 
 
 def softmax64(x, axis=-1):
@@ -270,6 +312,34 @@ def cases():
                  np.cosh(w64).astype(dtype), np.arcsinh(w64).astype(dtype)],
                 tolerance)
 
+    # Casts to bfloat16, rounded once to nearest even from f32, f64, int32
+    # and f16: ties both ways, values that round to infinity, denormals,
+    # NaN; f64 values just off a bf16 tie that rounding to f32 first would
+    # move onto it (and then to even, the wrong way).
+    tie = 1.0 + 2.0 ** -8  # halfway between bf16's 1 and 1 + 2^-7
+    f = np.array([1.0, tie, 1.0 + 3 * 2.0 ** -8, -tie, 0.48046875, 1 / 3, -0.0, INF, -INF, NAN,
+                  3.3961e38, 3.3895e38, 1e-39, -1.4e-45, 65504.0], dtype=np.float32)
+    d = np.array([tie + 2.0 ** -40, tie - 2.0 ** -40, -(tie + 2.0 ** -40), 1e300, 1e-300, 0.1,
+                  -2.5e-39, NAN], dtype=np.float64)
+    i = np.array([0, 1, -1, 257, 259, -(2 ** 31), 2 ** 31 - 1, 16777217, 12345], dtype=np.int32)
+    h = np.array([1.0, 1.0009765625, -65504.0, 6e-8, INF, NAN], dtype=np.float16)
+    # 64-bit: ties and near-ties far past 32 bits, the extremes.
+    big = [2 ** 40 + 2 ** 32, 2 ** 40 + 2 ** 32 + 1, 2 ** 40 + 2 ** 32 - 1, 2 ** 40 + 3 * 2 ** 32,
+           2 ** 62 + 2 ** 54 + 1]
+    q = np.array([0, -1, 2 ** 63 - 1, -(2 ** 63)] + big + [-v for v in big], dtype=np.int64)
+    u = np.array([0, 2 ** 64 - 1, 2 ** 63 + 2 ** 55] + big, dtype=np.uint64)
+    b8 = np.array([0, 255, 129], dtype=np.uint8)
+    sources = (("f", f), ("d", d), ("i", i), ("h", h), ("q", q), ("u", u), ("b", b8))
+    out["cast_to_bfloat16"] = (
+        model([helper.make_node("Cast", [n], [n + "_bf16"], to=TensorProto.BFLOAT16)
+               for n, _ in sources],
+              list(sources),
+              [(n + "_bf16", TensorProto.BFLOAT16, a) for n, a in sources],
+              opset=13, elem=None),
+        [a for _, a in sources],
+        [bfloat16(n + "_bf16", a) for n, a in sources],
+        (0.0, 0.0))
+
     # Zero-size tensors: elementwise ops, a matmul with an empty batch and one
     # with an empty contraction (zeros), reductions over an empty axis (the
     # identity: 0 for a sum, 1 for a product), a concat with an empty input.
@@ -309,8 +379,9 @@ def write(out_dir):
             (data / f"input_{i}.pb").write_bytes(
                 numpy_helper.from_array(value, info.name).SerializeToString())
         for i, (info, value) in enumerate(zip(proto.graph.output, outputs)):
-            (data / f"output_{i}.pb").write_bytes(
-                numpy_helper.from_array(np.asarray(value), info.name).SerializeToString())
+            if not isinstance(value, TensorProto):
+                value = numpy_helper.from_array(np.asarray(value), info.name)
+            (data / f"output_{i}.pb").write_bytes(value.SerializeToString())
 
 
 def check(out_dir, nnc, nnc_run, target, device):
