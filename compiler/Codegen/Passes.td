@@ -403,7 +403,7 @@ def CUDAMapToGPU : Pass<"nnc-cuda-map-to-gpu", "mlir::func::FuncOp"> {
     Option<"blockSize", "block-size", "int64_t", "256", "threads per block of mapped loops">,
     Option<"precision", "precision", "std::string", "\"f32\"",
            "what tiled contractions' products are computed in: f32 (exact, SIMT), "
-           "tf32 or bf16 (tensor cores, f32 sums)">,
+           "tf32, bf16 or f16 (tensor cores, f32 sums)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",

@@ -35,7 +35,7 @@ struct CompileOptions {
   int64_t vectorRegisters = 32;
   /// CUDA: the chips to emit PTX for, one image each.
   std::vector<std::string> cudaChips = {"sm_80", "sm_90"};
-  /// CUDA: what contractions' products are computed in (f32, tf32, bf16).
+  /// CUDA: what contractions' products are computed in (f32, tf32, bf16, f16).
   std::string precision = "f32";
   /// Set: compile the training functions of the model instead of @main.
   std::optional<TrainOptions> train;

@@ -233,7 +233,7 @@ class Module:
     @property
     def precision(self):
         """What matmuls' and convolutions' products are computed in: ``"f32"``,
-        or on CUDA's tensor cores ``"tf32"`` or ``"bf16"`` (nnc --precision)."""
+        or on CUDA's tensor cores ``"tf32"``, ``"bf16"`` or ``"f16"`` (nnc --precision)."""
         return self._module.precision
 
     @property

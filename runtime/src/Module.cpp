@@ -215,7 +215,8 @@ std::string readDescriptor(nnc_module &module) {
   if (abi.num_functions < 0 || (abi.num_functions > 0 && !abi.functions))
     return "invalid function list (count " + std::to_string(abi.num_functions) + ")";
   if (abi.precision && std::strcmp(abi.precision, "f32") != 0 &&
-      !((std::strcmp(abi.precision, "tf32") == 0 || std::strcmp(abi.precision, "bf16") == 0) &&
+      !((std::strcmp(abi.precision, "tf32") == 0 || std::strcmp(abi.precision, "bf16") == 0 ||
+         std::strcmp(abi.precision, "f16") == 0) &&
         std::strcmp(abi.target, "cuda") == 0))
     return std::string("precision '") + abi.precision + "' is not one a " + abi.target +
            " module may have";

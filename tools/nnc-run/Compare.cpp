@@ -114,7 +114,7 @@ std::string nnc::run::readTensorFor(const std::string &path, const nnc_tensor_in
 
 Tolerance nnc::run::defaultTolerance(const std::string &precision, bool gradients,
                                      Tolerance given) {
-  double loose = precision == "tf32" ? 1e-2 : precision == "bf16" ? 5e-2 : 0;
+  double loose = precision == "tf32" || precision == "f16" ? 1e-2 : precision == "bf16" ? 5e-2 : 0;
   Tolerance tolerance = given;
   if (tolerance.rtol < 0)
     tolerance.rtol = loose ? loose : gradients ? 1e-3 : 1e-4;

@@ -34,7 +34,7 @@ struct Tolerance {
 /// (nnc_module_precision) are compared with: `given`'s values where they are
 /// set (not negative), else f32's rtol 1e-4 (1e-3 for `gradients`, which sum
 /// the rounding of a whole backward pass) and atol 1e-5; products in tf32 or
-/// bf16 (about 1e-3 and 8e-3 of each term) 1e-2 and 5e-2 for both.
+/// f16 (about 1e-3 of each term) 1e-2 for both, in bf16 (8e-3) 5e-2.
 Tolerance defaultTolerance(const std::string &precision, bool gradients, Tolerance given);
 
 /// Compares a tensor shaped like info with its reference (integers and bools

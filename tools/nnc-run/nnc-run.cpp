@@ -45,7 +45,8 @@ Runs one function of a module compiled by nnc and checks or times it.
   --rtol R, --atol A    tolerance: an element passes if
                         |got - expected| <= atol + rtol * |expected|
                         (default rtol 1e-4, atol 1e-5; both 1e-2 for a module
-                        compiled with --precision=tf32, 5e-2 with bf16);
+                        compiled with --precision=tf32 or f16, 5e-2
+                        with bf16);
                         integer and bool outputs must match exactly
   --bench N             time N runs and print the median and minimum latency
   --profile N           time each kernel over N runs and print the median per
@@ -78,7 +79,7 @@ input; no separate labels when the loss is the model's own, --loss=model).
                         the initializer's name); a missing reference, or one
                         for no parameter, fails like a mismatch. Default
                         tolerance rtol 1e-3, atol 1e-5 (as --rtol's for
-                        tf32 and bf16 modules). Runs twice, and the
+                        tf32, bf16 and f16 modules). Runs twice, and the
                         second run must repeat the first bit for bit
   --train DIR           take optimizer steps on the batch and print
                         "step K loss X" for each (K counts from the loaded

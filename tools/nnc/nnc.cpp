@@ -76,8 +76,8 @@ static cl::list<std::string> cudaArch(
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("CUDA: what matmuls' and convolutions' products are computed in: f32 (default, "
-             "exact), tf32 or bf16 (tensor cores, f32 sums)"),
-    cl::init("f32"), cl::value_desc("f32|tf32|bf16"), cl::cat(compileCategory));
+             "exact), tf32, bf16 or f16 (tensor cores, f32 sums)"),
+    cl::init("f32"), cl::value_desc("f32|tf32|bf16|f16"), cl::cat(compileCategory));
 static cl::opt<std::string> linker("linker",
                                    cl::desc("the ELF linker to use (default: ld.lld of LLVM 22)"),
                                    cl::value_desc("path"), cl::cat(compileCategory));
@@ -262,7 +262,7 @@ static double measureWithPeakTool(const char *argv0, StringRef arg, StringRef ke
 
 /// The peak rates estimates are made against: the flags, else for CUDA the
 /// reference chip's published rates (H100: f32 51 TFLOP/s, 3.0 TB/s; with
-/// --precision, its tensor cores' 378 TFLOP/s for tf32, 756 for bf16, which
+/// --precision, its tensor cores' 378 TFLOP/s for tf32, 756 for bf16 and f16, which
 /// bound the contractions, the kernels that count), else
 /// for the CPU, with `measure`, one core of this machine as nnc-peak
 /// measures it (which takes seconds).
@@ -275,7 +275,7 @@ static nnc::PeakRates peakRates(const char *argv0, bool measure) {
     sources.push_back("given");
   if (target == "cuda") {
     if (peak.flopsPerSecond <= 0)
-      peak.flopsPerSecond = precision == "tf32" ? 378e12 : precision == "bf16" ? 756e12 : 51e12;
+      peak.flopsPerSecond = precision == "tf32" ? 378e12 : precision == "f32" ? 51e12 : 756e12;
     if (peak.bytesPerSecond <= 0)
       peak.bytesPerSecond = 3.0e12;
     if (!peakGFlops.getNumOccurrences() || !peakGBps.getNumOccurrences())
@@ -327,11 +327,16 @@ static LogicalResult parseOptions(nnc::onnx_frontend::ImportOptions &options) {
     return bad("unknown target '" + target + "' (expected cpu or cuda)");
   if (!cudaArch.empty() && target != "cuda")
     return bad("--cuda-arch needs -target=cuda");
-  if (precision != "f32" && precision != "tf32" && precision != "bf16")
-    return bad("unknown precision '" + precision + "' (expected f32, tf32 or bf16)");
+  if (precision != "f32" && precision != "tf32" && precision != "bf16" && precision != "f16")
+    return bad("unknown precision '" + precision + "' (expected f32, tf32, bf16 or f16)");
   if (precision != "f32" && target != "cuda")
     return bad("--precision=" + precision +
                " needs -target=cuda (the CPU target computes in f32 only)");
+  // f16's smallest value is 6e-8: a backward pass's small gradients would
+  // become zeros without the loss scaling nnc does not do.
+  if (precision == "f16" && train)
+    return bad("--precision=f16 cannot train (small gradients would round to zero in f16 "
+               "without loss scaling); use bf16 or tf32, which keep f32's range");
   for (const std::string &chip : cudaArch)
     if (chip != "sm_80" && chip != "sm_86" && chip != "sm_89" && chip != "sm_90" &&
         chip != "sm_90a")

@@ -82,7 +82,7 @@ struct MapToGPU : nnc::impl::CUDAMapToGPUBase<MapToGPU> {
     }
     std::optional<nnc::cuda::Precision> parsed = nnc::cuda::parsePrecision(precision);
     if (!parsed) {
-      func.emitError("unknown precision '") << precision << "' (expected f32, tf32 or bf16)";
+      func.emitError("unknown precision '") << precision << "' (expected f32, tf32, bf16 or f16)";
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());

@@ -104,8 +104,8 @@ mlir::LogicalResult scheduleSplitReduction(mlir::RewriterBase &rewriter,
 
 /// What contractions may compute their products in (nnc --precision): f32
 /// on the SIMT cores, exactly as written; or the tensor cores' mma.sync on
-/// operands rounded to tf32 or bf16, accumulating in f32.
-enum class Precision { F32, TF32, BF16 };
+/// operands rounded to tf32, bf16 or f16, accumulating in f32.
+enum class Precision { F32, TF32, BF16, F16 };
 std::optional<Precision> parsePrecision(llvm::StringRef name);
 
 /// Block-tiled contraction through shared memory (TiledMatmul.cpp). With a

@@ -10,7 +10,7 @@
 // output still starts from its previous value and takes its K terms in order,
 // exactly as the one-thread loop does, so any body with one output is fine.
 //
-// With --precision=tf32 or bf16, a plain sum of products (out + a * b) takes
+// With --precision=tf32, bf16 or f16, a plain sum of products (out + a * b) takes
 // its products from the tensor cores instead: each warp computes a 16 x 8
 // (or 32 x 16) part of the tile with mma.sync, its operands read from the
 // same staged tiles in the fragments PTX assigns each lane, rounded to the
@@ -214,13 +214,19 @@ struct Builder {
       memref::StoreOp::create(b, loc, v, smem, ValueRange{slot.first, slot.second});
   }
 
-  /// The tensor cores' operand from staged f32 values: one tf32, or two
-  /// bf16 packed low half first, as a 32-bit register.
+  /// The tensor cores' operand from staged f32 values: one tf32 as a 32-bit
+  /// register, two bf16 packed low half first in one, or two f16 as the
+  /// vector<2xf16> that mma.sync's f16 form takes.
   Value operandRegister(OpBuilder &b, ArrayRef<Value> values) const {
     if (precision == Precision::TF32)
       return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), values[0],
                                                 NVVM::FPRoundingMode::RNA,
                                                 NVVM::SaturationMode::NONE, false);
+    if (precision == Precision::F16)
+      return NVVM::ConvertF32x2ToF16x2Op::create(
+          b, loc, VectorType::get({2}, b.getF16Type()), /*src_hi=*/values[1],
+          /*src_lo=*/values[0], /*random_bits=*/Value(), NVVM::FPRoundingMode::RN,
+          NVVM::SaturationMode::NONE, false);
     auto pair = NVVM::ConvertF32x2ToBF16x2Op::create(
         b, loc, VectorType::get({2}, b.getBF16Type()), /*src_hi=*/values[1], /*src_lo=*/values[0],
         /*random_bits=*/Value(), NVVM::FPRoundingMode::RN, NVVM::SaturationMode::NONE, false);
@@ -229,7 +235,7 @@ struct Builder {
 
   /// One step of `kStep` along K through the staged tiles on the tensor
   /// cores: this lane's fragments of A and B (PTX's layouts for
-  /// m16n8k8.tf32 and m16n8k16.bf16: lane = 4 g + t reads rows g and g + 8
+  /// m16n8k8.tf32 and m16n8k16.bf16/f16: lane = 4 g + t reads rows g and g + 8
   /// of A and column g of B, at K offsets from t), then one mma.sync per
   /// 16 x 8 fragment of the warp's outputs.
   SmallVector<Value> mmaStep(OpBuilder &b, Value smemA, Value smemB, Value kk, Value warpRow,
@@ -238,7 +244,7 @@ struct Builder {
     // Each register holds one element (tf32) or two consecutive along K.
     int64_t perRegister = tf32 ? 1 : 2;
     auto kOffset = [&](int64_t i, int64_t half) {
-      // tf32: t, t + 4; bf16: 2 t + i, 2 t + i + 8.
+      // tf32: t, t + 4; bf16 and f16: 2 t + i, 2 t + i + 8.
       Value base = tf32 ? t : mul(b, t, 2);
       return add(b, add(b, kk, base), index(b, i + half * (tf32 ? 4 : 8)));
     };
@@ -271,7 +277,9 @@ struct Builder {
     }
     Type f32 = b.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    NVVM::MMATypes type = tf32 ? NVVM::MMATypes::tf32 : NVVM::MMATypes::bf16;
+    NVVM::MMATypes type = tf32                           ? NVVM::MMATypes::tf32
+                          : precision == Precision::F16 ? NVVM::MMATypes::f16
+                                                        : NVVM::MMATypes::bf16;
     SmallVector<Value> next;
     for (int64_t mi = 0; mi < tiling.fragmentsM(); ++mi)
       for (int64_t nj = 0; nj < tiling.fragmentsN(); ++nj) {
@@ -535,6 +543,7 @@ std::optional<Precision> parsePrecision(StringRef name) {
       .Case("f32", Precision::F32)
       .Case("tf32", Precision::TF32)
       .Case("bf16", Precision::BF16)
+      .Case("f16", Precision::F16)
       .Default(std::nullopt);
 }
 

@@ -300,7 +300,7 @@ typedef struct nnc_abi_module {
    * the order of cuda_kernels; NULL when the module has none. */
   const nnc_abi_cuda_host_kernel_t *cuda_host_kernels;
   /* What contractions' products are computed in: "f32" (exactly as written),
-   * or on CUDA's tensor cores "tf32" or "bf16" (nnc --precision). NULL reads
+   * or on CUDA's tensor cores "tf32", "bf16" or "f16" (nnc --precision). NULL reads
    * as "f32". */
   const char *precision;
 } nnc_abi_module_t;

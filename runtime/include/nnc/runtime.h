@@ -198,7 +198,7 @@ NNC_API const char *nnc_module_producer(const nnc_module_t *module);
 NNC_API const char *nnc_module_target(const nnc_module_t *module);
 
 /* What the module's matmuls and convolutions compute their products in:
- * "f32" (exactly as written), or on CUDA's tensor cores "tf32" or "bf16"
+ * "f32" (exactly as written), or on CUDA's tensor cores "tf32", "bf16" or "f16"
  * (nnc --precision), whose results are compared with looser tolerances
  * (docs/CUDA.md). Thread-safe. */
 NNC_API const char *nnc_module_precision(const nnc_module_t *module);

@@ -1,13 +1,14 @@
 // RUN: nnc-opt %s --nnc-cuda-map-to-gpu="precision=tf32" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,TF32
 // RUN: nnc-opt %s --nnc-cuda-map-to-gpu="precision=bf16" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,BF16
+// RUN: nnc-opt %s --nnc-cuda-map-to-gpu="precision=f16" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,F16
 // RUN: not nnc-opt %s --nnc-cuda-map-to-gpu="precision=fp8" -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// The tiled matmul with --precision=tf32 or bf16 (TiledMatmul.cpp): the same
+// The tiled matmul with --precision=tf32, bf16 or f16 (TiledMatmul.cpp): the same
 // 64x64 block tiles staged through shared memory (rows padded to 72 floats,
 // so that a warp's fragment reads, lanes 4 g + t at row t and column g, hit
 // 32 banks), 8 warps of 32x16 outputs: 2 x 2 fragments of 16 x 8, each
 // lane holding 4 accumulators of each (16 in all). Each K step of the tile
-// (8 for tf32, 16 for bf16) converts the lane's operands and issues 4
+// (8 for tf32, 16 for bf16 and f16) converts the lane's operands and issues 4
 // mma.sync.
 // CHECK-LABEL: func.func @batched
 // CHECK: gpu.launch {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} workgroup(%[[SA:.*]] : memref<32x72xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x72xf32, #gpu.address_space<workgroup>>)
@@ -25,6 +26,9 @@
 // BF16: scf.for %{{.*}} = %c0 to %c32 step %c16
 // BF16-COUNT-8: nvvm.convert.f32x2.to.bf16x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>}
 // BF16: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// F16: scf.for %{{.*}} = %c0 to %c32 step %c16
+// F16-COUNT-8: nvvm.convert.f32x2.to.f16x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>}
+// F16: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-COUNT-3: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
@@ -58,4 +62,4 @@ func.func @max_of_products(%a: memref<1024x64xf32>, %b: memref<64x1024xf32>, %c:
   return
 }
 
-// UNKNOWN: error: unknown precision 'fp8' (expected f32, tf32 or bf16)
+// UNKNOWN: error: unknown precision 'fp8' (expected f32, tf32, bf16 or f16)

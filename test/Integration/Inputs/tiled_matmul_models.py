@@ -4,11 +4,12 @@ multiples of the tiles, and their float64 references.
 
     tiled_matmul_models.py OUT  ->  OUT/<name>/model.onnx, test_data_set_0
 
-test_data_set_0's reference is exact. test_data_set_tf32 and _bf16 take
-the products of the operands rounded as nnc --precision=tf32 and bf16 round
-them before the tensor cores multiply (tf32: to 10 mantissa bits, ties away
-from zero, as cvt.rna.tf32.f32; bf16: to 7, ties to even, as
-cvt.rn.bf16x2.f32), summed in float64.
+test_data_set_0's reference is exact. test_data_set_tf32, _bf16 and _f16
+take the products of the operands rounded as nnc --precision=tf32, bf16 and
+f16 round them before the tensor cores multiply (tf32: to 10 mantissa bits,
+ties away from zero, as cvt.rna.tf32.f32; bf16: to 7, ties to even, as
+cvt.rn.bf16x2.f32; f16: to IEEE half, ties to even, beyond 65504 an
+infinity, as cvt.rn.f16x2.f32), summed in float64.
 """
 
 import os
@@ -31,6 +32,7 @@ CASES = {
     "narrow_ragged": (4, 20, 70, 1000),    # M under 32
     "narrow_n_ragged": (2, 900, 40, 20),   # N under 32: 64 x 16
     "nan_payload": (1, 64, 32, 64),        # a[0, 3, 0] a NaN whose payload tf32 drops
+    "f16_range": (1, 64, 32, 64),          # operands past f16's largest and below its normals
 }
 
 
@@ -47,11 +49,20 @@ def round_bf16(x):
     return ((bits + np.uint32(0x7FFF) + odd) & np.uint32(0xFFFF0000)).view(np.float32)
 
 
+def round_f16(x):
+    with np.errstate(over="ignore"):
+        return x.astype(np.float16).astype(np.float32)
+
+
 def build(out, name, batch, m, k, n):
     rng = np.random.default_rng(sorted(CASES).index(name))
     a = rng.uniform(-1, 1, (batch, m, k)).astype(np.float32)
     if name == "nan_payload":
         a[0, 3, 0] = np.array([0x7F800001], np.uint32).view(np.float32)[0]
+    if name == "f16_range":
+        a[0, 5, 7] = 7e4     # an infinity in f16: row 5 all infinities
+        a[0, 9, :] = 3e-6    # subnormal in f16 (its smallest normal is 6.1e-5)
+        a[0, 11, :] = 70000  # infinities of both signs in one sum: NaNs
     w = rng.uniform(-1, 1, (batch, k, n)).astype(np.float32)
     bias = rng.uniform(-1, 1, (n,)).astype(np.float32)
     # MatMul with a bias and a ReLU after it: the tiled schedule takes the
@@ -68,8 +79,10 @@ def build(out, name, batch, m, k, n):
     model.ir_version = 8
     os.makedirs(os.path.join(out, name), exist_ok=True)
     onnx.save(model, os.path.join(out, name, "model.onnx"))
-    for suffix, rounded in (("0", lambda x: x), ("tf32", round_tf32), ("bf16", round_bf16)):
-        product = rounded(a).astype(np.float64) @ rounded(w).astype(np.float64)
+    for suffix, rounded in (("0", lambda x: x), ("tf32", round_tf32), ("bf16", round_bf16),
+                            ("f16", round_f16)):
+        with np.errstate(invalid="ignore"):
+            product = rounded(a).astype(np.float64) @ rounded(w).astype(np.float64)
         ref = np.maximum(product + bias, 0)
         write_set(os.path.join(out, name, "test_data_set_" + suffix), [a],
                   [ref.astype(np.float32)])

@@ -5,8 +5,8 @@ shared memory the budget file allows.
 
 usage: ptxas_gate.py --nnc NNC --ptxas PTXAS --models DIR --budget FILE --work DIR
 
-The budget file names models as in DIR, or as <model>+train, +tf32 or +bf16:
-the model compiled with --train, --precision=tf32 or --precision=bf16.
+The budget file names models as in DIR, or as <model>+train, +tf32, +bf16 or +f16:
+the model compiled with --train or --precision=tf32, bf16 or f16.
 
 The budget file lists, per model, the most registers and shared-memory bytes
 any one kernel may use. Prints one line per model and chip (kernels, most
@@ -61,10 +61,11 @@ def main():
         out = args.work / model
         # "<model>+train": the model's training functions (MSE, Adam), whose
         # backward kernels go through the same gate; "<model>+tf32" and
-        # "+bf16": its contractions on the tensor cores (--precision).
+        # "+bf16", "+f16": its contractions on the tensor cores (--precision).
         name, _, variant = model.partition("+")
         extra = {"train": ["--train", "--loss=mse", "--optimizer=adam"],
-                 "tf32": ["--precision=tf32"], "bf16": ["--precision=bf16"]}.get(variant, [])
+                 "tf32": ["--precision=tf32"], "bf16": ["--precision=bf16"],
+                 "f16": ["--precision=f16"]}.get(variant, [])
         r = subprocess.run([args.nnc, str(args.models / name / "model.onnx"), "-target=cuda",
                             *extra, "--emit=ptx", "-o", str(out), "--report=json"],
                            capture_output=True, text=True)
