@@ -262,6 +262,7 @@ void nnc::buildCPULLVMPipeline(OpPassManager &pm, const CompileOptions &) {
   OpPassManager &perFunction = pm.nest<func::FuncOp>();
   perFunction.addPass(createConvertVectorToSCFPass(toSCF));
   perFunction.addPass(createLowerAffinePass());
+  perFunction.addPass(createSplitBlocksAtRegions());
   perFunction.addPass(createSCFToControlFlowPass());
   // Subviews and views become plain pointer arithmetic.
   perFunction.addPass(createExpandDynamicViews());

@@ -416,7 +416,10 @@ uint64_t constantBytes(llvm::Module &m) {
   return total;
 }
 
-void optimize(llvm::Module &m, llvm::TargetMachine &tm, int level) {
+/// LLVM's optimizations, then conversions to bfloat16 written out: its
+/// InstCombine narrows f32 arithmetic on bfloat16 values back to bfloat16,
+/// which x86-64's code generation would compute with __truncsfbf2.
+llvm::Error optimize(llvm::Module &m, llvm::TargetMachine &tm, int level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -432,6 +435,7 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, int level) {
                                 : level == 1 ? llvm::OptimizationLevel::O1
                                              : llvm::OptimizationLevel::O0;
   pb.buildPerModuleDefaultPipeline(opt).run(m, mam);
+  return nnc::expandBFloat16Conversions(m);
 }
 
 /// The directories where the system's libraries (libm) live for `triple`.
@@ -563,7 +567,6 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, llvmContext, "nnc_module");
   if (!m)
     return module.emitError("translation to LLVM IR failed");
-  expandBFloat16Conversions(*m);
 
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
@@ -622,7 +625,8 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
   addDescriptor(*m, functions, entries, prepares, options, cpu, cpuFeatureBits(*tm->getMCSubtargetInfo()),
                 cuda ? cuda->constantsSize : constantBytes(*m), cuda ? &*cuda : nullptr);
   if (kind == ArtifactKind::LLVMIR) {
-    optimize(*m, *tm, options.optLevel);
+    if (llvm::Error error = optimize(*m, *tm, options.optLevel))
+      return module.emitError(llvm::toString(std::move(error)));
     auto out = openOutputFile(outputPath, &error);
     if (!out)
       return module.emitError(error);
@@ -712,7 +716,10 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
         return;
       }
     }
-    optimize(*part, *machine, options.optLevel);
+    if (llvm::Error error = optimize(*part, *machine, options.optLevel)) {
+      errors[i] = llvm::toString(std::move(error));
+      return;
+    }
     SmallString<128> objectPath(outputPath);
     if (kind == ArtifactKind::SharedLibrary &&
         llvm::sys::fs::createTemporaryFile("nnc", "o", objectPath)) {

@@ -38,16 +38,24 @@ struct AxisSamples {
 struct RoiPooler {
   NodeImporter &n;
   Type compute; // f32, or f64 for an f64 input
-  int64_t regions, grid;
+  int64_t grid;
 
   Value scalar(double v) { return n.scalar(compute, v); }
   Value add(Value a, Value b) { return n.create<nn::AddOp>(a, b); }
   Value sub(Value a, Value b) { return n.create<nn::SubOp>(a, b); }
   Value mul(Value a, Value b) { return n.create<nn::MulOp>(a, b); }
   Value reshape(Value v, ArrayRef<int64_t> shape) {
-    // allowzero: a 0 is a size (C = 0); a -1 is the region count, when
-    // dynamic.
+    // allowzero: a 0 is a size (C = 0).
     return n.create<nn::ReshapeOp>(v, n.constI64(shape), n.builder.getBoolAttr(true));
+  }
+  /// `v`, whose dim 0 is the region count R, reshaped to [R, dims...] (each
+  /// of dims at least 1): the leading 0 copies R, static or a count the data
+  /// gives (a detector's proposals), whose element count then checks before
+  /// the run, where a -1 would divide it out.
+  Value perRegion(Value v, ArrayRef<int64_t> dims) {
+    SmallVector<int64_t> shape{0};
+    shape.append(dims.begin(), dims.end());
+    return n.create<nn::ReshapeOp>(v, n.constI64(shape), n.builder.getBoolAttr(false));
   }
   /// A constant of `compute` type holding `values`, shaped `shape`.
   Value constant(ArrayRef<int64_t> shape, ArrayRef<double> values) {
@@ -151,12 +159,10 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   if (failed(n.checked(CheckedInt(dynamicRegions ? 1 : regions) * outH * grid * outW * grid * channels,
                        "the sample count")))
     return failure();
-  if (dynamicRegions)
-    regions = -1;
   double spatialScale = n.attrFloat("spatial_scale", 1.0f);
 
   Type compute = element.isF64() ? element : n.builder.getF32Type();
-  RoiPooler p{n, compute, regions, grid};
+  RoiPooler p{n, compute, grid};
   if (roiType.getElementType() != compute)
     rois = n.create<nn::CastOp>(rois, TypeAttr::get(compute));
 
@@ -164,7 +170,7 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   auto coordinate = [&](int64_t column) {
     Value index = n.scalar(n.builder.getI64Type(), static_cast<double>(column));
     Value picked = n.create<nn::GatherOp>(rois, index, n.builder.getI64IntegerAttr(1));
-    Value column3d = p.reshape(picked, {regions, 1, 1});
+    Value column3d = p.perRegion(picked, {1, 1});
     Value scaled = p.mul(column3d, p.scalar(spatialScale));
     return p.sub(scaled, p.scalar(halfPixel ? 0.5 : 0.0));
   };
@@ -193,22 +199,22 @@ LogicalResult importRoiAlign(NodeImporter &n) {
   image = n.create<nn::MaxOp>(image, n.scalar(i64, 0));
   image = n.create<nn::MinOp>(image, n.scalar(i64, static_cast<double>(batch - 1)));
   Value imageRow = p.mul(image, n.scalar(i64, static_cast<double>(height * width)));
-  Value firstRow = p.reshape(imageRow, {regions, 1, 1, 1, 1});
+  Value firstRow = p.perRegion(imageRow, {1, 1, 1, 1});
   Value rowStride = n.scalar(i64, static_cast<double>(width));
 
   // One corner of every sample: weight * input at (y, x),
   // [R, outH, grid, outW, grid, C].
   auto corner = [&](Value y, Value yWeight, Value x, Value xWeight) {
-    Value yRows = p.reshape(p.mul(y, rowStride), {regions, outH, grid, 1, 1});
+    Value yRows = p.perRegion(p.mul(y, rowStride), {outH, grid, 1, 1});
     Value rowStart = p.add(firstRow, yRows);
-    Value column = p.reshape(x, {regions, 1, 1, outW, grid});
+    Value column = p.perRegion(x, {1, 1, outW, grid});
     Value row = p.add(rowStart, column);
     Value picked = n.create<nn::GatherOp>(pixels, row, n.builder.getI64IntegerAttr(0));
     if (element != compute)
       picked = n.create<nn::CastOp>(picked, TypeAttr::get(compute));
-    Value yWeights = p.reshape(yWeight, {regions, outH, grid, 1, 1});
-    Value xWeights = p.reshape(xWeight, {regions, 1, 1, outW, grid});
-    Value weight = p.reshape(p.mul(yWeights, xWeights), {regions, outH, grid, outW, grid, 1});
+    Value yWeights = p.perRegion(yWeight, {outH, grid, 1, 1});
+    Value xWeights = p.perRegion(xWeight, {1, 1, outW, grid});
+    Value weight = p.perRegion(p.mul(yWeights, xWeights), {outH, grid, outW, grid, 1});
     return p.mul(picked, weight);
   };
   Value a = corner(ys.low, ys.lowWeight, xs.low, xs.lowWeight);

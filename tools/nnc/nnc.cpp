@@ -613,8 +613,8 @@ int main(int argc, char **argv) {
                              : emit == Emit::Object ? nnc::ArtifactKind::Object
                                                     : nnc::ArtifactKind::SharedLibrary;
     // The module records the precision its kernels compute in: f32 where
-    // no contraction took the tensor cores (all too small), so that results
-    // are compared as f32 ones.
+    // no contraction took the tensor cores (all too small, or not f32), so
+    // that results are compared as written.
     if (target == "cuda" && precision != "f32") {
       auto images = (*module)->getAttrOfType<DictionaryAttr>(nnc::kCUDAImagesAttr);
       bool tensorCores = images && llvm::any_of(images, [](NamedAttribute image) {
@@ -624,8 +624,8 @@ int main(int argc, char **argv) {
       if (!tensorCores) {
         llvm::WithColor::note(llvm::errs(), "nnc")
             << "--precision=" << precision
-            << ": no contraction is large enough for the tensor cores; the module computes in "
-               "f32\n";
+            << ": no f32 contraction is large enough for the tensor cores; the module computes "
+               "as written\n";
         artifactOptions.precision = "f32";
       }
     }

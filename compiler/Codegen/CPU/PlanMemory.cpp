@@ -295,6 +295,8 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     std::function<FailureOr<Value>(Value)> rebuild = [&](Value v) -> FailureOr<Value> {
       if (Value mapped = mapping.lookupOrNull(v))
         return mapped;
+      if (Value selected = nnc::selectedForEveryCount(v); selected != v)
+        return rebuild(selected);
       Operation *def = v.getDefiningOp();
       if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
         auto arg = dyn_cast<BlockArgument>(dim.getSource());

@@ -726,7 +726,6 @@ Error nnc::rewriteKernelsForHost(Module &m) {
     return error;
   if (Error error = rewriteIntrinsics(m))
     return error;
-  nnc::expandBFloat16Conversions(m);
   stripGPUAttributes(m);
 
   LLVMContext &ctx = m.getContext();

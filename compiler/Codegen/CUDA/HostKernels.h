@@ -40,7 +40,6 @@ inline std::string hostKernelSymbol(llvm::StringRef kernel) {
 ///   function, is an error naming it;
 /// - shared (addrspace 3) variables become offsets into the block's shared
 ///   memory, which the state points to;
-/// - conversions to bfloat16 are written out (BFloat16.h);
 /// - NVVM-only attributes and metadata go, as do function attributes inferred
 ///   from the intrinsics' semantics (memory effects, nosync, ...);
 /// - each kernel K gets `void entry(void **params, ptr thread)` and a global

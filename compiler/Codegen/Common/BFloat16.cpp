@@ -4,55 +4,11 @@
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
 using namespace llvm;
-
-namespace {
-
-Constant *constantLike(Value *v, uint64_t value) { return ConstantInt::get(v->getType(), value); }
-
-/// f64 `x` rounded to f32 to odd: toward zero, with the last bit set when
-/// inexact. Rounding that to bfloat16's 8 bits rounds as once from f64
-/// (f32 keeps more than two bits past them, over the same exponents).
-Value *roundToOddF32(IRBuilder<> &b, Value *x) {
-  Type *i32 = x->getType()->getWithNewType(b.getInt32Ty());
-  Value *t = b.CreateFPTrunc(x, x->getType()->getWithNewType(b.getFloatTy()));
-  Value *back = b.CreateFPExt(t, x->getType());
-  Value *away = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(Intrinsic::fabs, back),
-                                b.CreateUnaryIntrinsic(Intrinsic::fabs, x));
-  Value *bits = b.CreateBitCast(t, i32);
-  Value *truncated = b.CreateSelect(away, b.CreateSub(bits, ConstantInt::get(i32, 1)), bits);
-  Value *odd = b.CreateBitCast(b.CreateOr(truncated, ConstantInt::get(i32, 1)), t->getType());
-  // Unordered: a NaN (and an exact value) is kept as it is.
-  return b.CreateSelect(b.CreateFCmpUEQ(back, x), t, odd);
-}
-
-/// Integer `x` as an f64 that rounds to bfloat16 as `x` itself does: exact
-/// up to 32 bits; wider, its magnitude's top 32 significant bits with any
-/// lower one set ORed into the last (a sticky bit, far below bfloat16's 8).
-Value *integerToF64(IRBuilder<> &b, Value *x, bool isSigned) {
-  Type *f64 = x->getType()->getWithNewType(b.getDoubleTy());
-  unsigned width = x->getType()->getScalarSizeInBits();
-  if (width <= 32)
-    return isSigned ? b.CreateSIToFP(x, f64) : b.CreateUIToFP(x, f64);
-  Value *negative = isSigned ? b.CreateICmpSLT(x, constantLike(x, 0)) : nullptr;
-  // The most negative value's magnitude is itself, read unsigned.
-  Value *magnitude = negative ? b.CreateSelect(negative, b.CreateNeg(x), x) : x;
-  Value *leadingZeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, magnitude, b.getFalse());
-  Value *shift = b.CreateBinaryIntrinsic(Intrinsic::usub_sat, constantLike(x, width - 32),
-                                         leadingZeros);
-  Value *unit = b.CreateShl(constantLike(x, 1), shift);
-  Value *lost = b.CreateAnd(magnitude, b.CreateSub(unit, constantLike(x, 1)));
-  Value *kept = b.CreateOr(b.CreateLShr(magnitude, shift),
-                           b.CreateZExt(b.CreateICmpNE(lost, constantLike(x, 0)), x->getType()));
-  // Both exact in f64: at most 32 bits, and a power of two.
-  Value *value = b.CreateFMul(b.CreateUIToFP(kept, f64), b.CreateUIToFP(unit, f64));
-  return negative ? b.CreateSelect(negative, b.CreateFNeg(value), value) : value;
-}
-
-} // namespace
 
 Value *nnc::bfloat16Bits(IRBuilder<> &b, Value *x) {
   Type *i32 = x->getType()->getWithNewType(b.getInt32Ty());
@@ -65,25 +21,90 @@ Value *nnc::bfloat16Bits(IRBuilder<> &b, Value *x) {
   return b.CreateSelect(nan, quiet, rounded);
 }
 
-void nnc::expandBFloat16Conversions(Module &module) {
-  SmallVector<Instruction *> conversions;
+namespace {
+/// Whether every value of `type` is exact in f32.
+bool exactInF32(Type *type) {
+  Type *scalar = type->getScalarType();
+  return scalar->isFloatTy() || scalar->isHalfTy() ||
+         (scalar->isIntegerTy() && scalar->getIntegerBitWidth() <= 24);
+}
+
+/// Arithmetic on bfloat16 values, which x86-64's back end computes in f32
+/// and rounds back with __truncsfbf2: in f32 here, rounded as a conversion.
+/// An f32 add, subtract, multiply, divide, remainder or sqrt of bfloat16
+/// operands, rounded to bfloat16, is the bfloat16 operation's result (f32
+/// has more than twice bfloat16's bits); an fma may round twice.
+bool isBFloat16Arithmetic(Instruction &inst) {
+  if (!inst.getType()->getScalarType()->isBFloatTy())
+    return false;
+  if (isa<BinaryOperator>(inst))
+    return true;
+  auto *call = dyn_cast<IntrinsicInst>(&inst);
+  if (!call)
+    return false;
+  switch (call->getIntrinsicID()) {
+  case Intrinsic::sqrt:
+  case Intrinsic::fma:
+  case Intrinsic::fmuladd:
+  case Intrinsic::minnum:
+  case Intrinsic::maxnum:
+  case Intrinsic::minimum:
+  case Intrinsic::maximum:
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+Error nnc::expandBFloat16Conversions(Module &module) {
+  SmallVector<Instruction *> arithmetic, conversions;
   for (Function &f : module)
-    for (Instruction &inst : instructions(f))
-      if (isa<FPTruncInst, SIToFPInst, UIToFPInst>(inst) &&
-          inst.getType()->getScalarType()->isBFloatTy())
+    for (Instruction &inst : instructions(f)) {
+      if (isBFloat16Arithmetic(inst))
+        arithmetic.push_back(&inst);
+      else if (isa<FPTruncInst, SIToFPInst, UIToFPInst>(inst) &&
+               inst.getType()->getScalarType()->isBFloatTy())
         conversions.push_back(&inst);
+    }
+  for (Instruction *inst : arithmetic) {
+    IRBuilder<> b(inst);
+    Type *f32 = inst->getType()->getWithNewType(b.getFloatTy());
+    SmallVector<Value *> operands;
+    for (Value *operand : inst->operands())
+      if (!isa<Function>(operand))
+        operands.push_back(b.CreateFPExt(operand, f32));
+    Value *wide;
+    if (auto *binary = dyn_cast<BinaryOperator>(inst))
+      wide = b.CreateBinOp(binary->getOpcode(), operands[0], operands[1]);
+    else
+      wide = b.CreateIntrinsic(f32, cast<IntrinsicInst>(inst)->getIntrinsicID(), operands);
+    if (auto *result = dyn_cast<Instruction>(wide))
+      result->copyFastMathFlags(inst);
+    auto *narrowed = cast<Instruction>(b.CreateFPTrunc(wide, inst->getType()));
+    inst->replaceAllUsesWith(narrowed);
+    inst->eraseFromParent();
+    conversions.push_back(narrowed);
+  }
   for (Instruction *conversion : conversions) {
-    IRBuilder<> b(conversion);
     Value *x = conversion->getOperand(0);
-    auto like = [&](Type *scalar) { return x->getType()->getWithNewType(scalar); };
-    if (x->getType()->isIntOrIntVectorTy())
-      x = integerToF64(b, x, isa<SIToFPInst>(conversion));
-    if (x->getType()->getScalarType()->isDoubleTy())
-      x = roundToOddF32(b, x);
+    // NNToLinalg converts f64 and wide integers through an f32 that rounds
+    // as they do (castScalar); this rounds from f32 alone.
+    if (!exactInF32(x->getType()))
+      return createStringError(inconvertibleErrorCode(),
+                               "'" + conversion->getFunction()->getName() +
+                                   "' converts to bfloat16 from a type not exact in f32");
+    IRBuilder<> b(conversion);
+    Type *f32 = x->getType()->getWithNewType(b.getFloatTy());
+    if (isa<SIToFPInst>(conversion))
+      x = b.CreateSIToFP(x, f32);
+    else if (isa<UIToFPInst>(conversion))
+      x = b.CreateUIToFP(x, f32);
     else if (!x->getType()->getScalarType()->isFloatTy())
-      x = b.CreateFPExt(x, like(b.getFloatTy())); // f16: exact in f32
-    Value *bits = b.CreateTrunc(bfloat16Bits(b, x), like(b.getInt16Ty()));
+      x = b.CreateFPExt(x, f32);
+    Value *bits = b.CreateTrunc(bfloat16Bits(b, x), x->getType()->getWithNewType(b.getInt16Ty()));
     conversion->replaceAllUsesWith(b.CreateBitCast(bits, conversion->getType()));
     conversion->eraseFromParent();
   }
+  return Error::success();
 }

@@ -16,7 +16,11 @@ using namespace mlir;
 using namespace nnc;
 
 namespace {
+Value uncast(Value v);
 bool nonNegative(Value v, int depth = 0);
+/// An upper bound of a size or a value computed from sizes, where one is
+/// known when compiling (a count's constant bound, and what grows with it).
+std::optional<uint64_t> upperBound(Value v, int depth = 0);
 
 enum class Trend { None, Up, Down, Unknown };
 
@@ -102,6 +106,9 @@ struct Walk {
     Operation *op = v.getDefiningOp();
     if (isa_and_present<nn::BoundedExtentOp>(op)) {
       result = {true, nullptr};
+    } else if (Value resolved = uncast(v); isa_and_present<arith::SelectOp>(op) && resolved != v) {
+      // A select that is one of its values for every count (uncast).
+      result = at(resolved);
     } else if (op) {
       bool shaped = llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
       for (OpOperand &operand : op->getOpOperands()) {
@@ -126,14 +133,52 @@ struct Walk {
 /// `v` without casts between index and i64, which keep the value (index is
 /// 64 bits on nnc's targets); a cast from or to a narrower type (a sign
 /// extension, a truncation) is a value of its own.
+bool compares(arith::CmpIPredicate predicate, Value a, Value b);
+
 Value uncast(Value v) {
   auto wide = [](Type t) { return t.isIndex() || t.isInteger(64); };
-  while (auto cast = v.getDefiningOp<arith::IndexCastOp>()) {
-    if (!wide(cast.getIn().getType()) || !wide(cast.getType()))
+  for (int depth = 0; depth < 8; ++depth) {
+    if (auto cast = v.getDefiningOp<arith::IndexCastOp>()) {
+      if (!wide(cast.getIn().getType()) || !wide(cast.getType()))
+        break;
+      v = cast.getIn();
+      continue;
+    }
+    // A select whose condition holds, or never does, for every count (an
+    // exported Expand's where(shape == -1, 1, shape) of a count).
+    // So is one whose two values are one (an Expand's dim: the shape's
+    // where the input's is 1, itself).
+    auto select = v.getDefiningOp<arith::SelectOp>();
+    if (!select)
       break;
-    v = cast.getIn();
+    Value whenTrue = uncast(select.getTrueValue());
+    if (whenTrue == uncast(select.getFalseValue())) {
+      v = whenTrue;
+      continue;
+    }
+    auto condition = select.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (!condition)
+      break;
+    if (compares(condition.getPredicate(), condition.getLhs(), condition.getRhs()))
+      v = select.getTrueValue();
+    else if (compares(arith::invertPredicate(condition.getPredicate()), condition.getLhs(),
+                      condition.getRhs()))
+      v = select.getFalseValue();
+    else
+      break;
   }
   return v;
+}
+
+/// The divisor of a division by a positive constant that truncates or
+/// floors (of a non-negative dividend, the same).
+std::optional<int64_t> positiveDivisor(Operation *op) {
+  APInt divisor;
+  if (!isa_and_present<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(op) ||
+      !matchPattern(uncast(op->getOperand(1)), m_ConstantInt(&divisor)) ||
+      !divisor.isStrictlyPositive())
+    return std::nullopt;
+  return divisor.getSExtValue();
 }
 
 /// The low half of a widening product is the wrapping product.
@@ -157,6 +202,18 @@ std::optional<Polynomial> polynomial(Value v, int depth = 0) {
   if (matchPattern(v, m_ConstantInt(&constant)))
     return Polynomial{{Monomial{}, constant.getZExtValue()}};
   Operation *op = v.getDefiningOp();
+  // A quotient by a positive constant that divides every coefficient of a
+  // dividend neither negative nor past 2^62 (so that it did not wrap): the
+  // exact quotient (a Reshape's -1 of [N, 90, 4] by [-1, 4]: 360 N / 4).
+  if (std::optional<int64_t> d = positiveDivisor(op);
+      d && depth <= 6 && nonNegative(op->getOperand(0)) && upperBound(op->getOperand(0))) {
+    std::optional<Polynomial> x = polynomial(op->getOperand(0), depth + 1);
+    if (x && llvm::all_of(*x, [&](auto &term) { return int64_t(term.second) % *d == 0; })) {
+      for (auto &[m, c] : *x)
+        c = uint64_t(int64_t(c) / *d);
+      return x;
+    }
+  }
   bool sum = isa_and_present<arith::AddIOp, arith::SubIOp>(op), product = isProduct(v);
   if ((!sum && !product) || depth > 6)
     return Polynomial{{Monomial{v.getAsOpaquePointer()}, 1}};
@@ -193,10 +250,6 @@ bool equal(Value a, Value b) {
   return x && y && *x == *y;
 }
 
-/// An upper bound of a size or a value computed from sizes, where one is
-/// known when compiling (a count's constant bound, and what grows with it).
-std::optional<uint64_t> upperBound(Value v, int depth = 0);
-
 /// Whether the product `a * b` of two non-negative values fits in 62 bits.
 bool smallProduct(Value a, Value b, int depth) {
   std::optional<uint64_t> x = upperBound(a, depth + 1), y = upperBound(b, depth + 1);
@@ -212,14 +265,28 @@ std::optional<uint64_t> upperBound(Value v, int depth) {
   Operation *op = v.getDefiningOp();
   if (!op || depth > 8)
     return std::nullopt;
-  if (auto extent = dyn_cast<nn::BoundedExtentOp>(op))
-    return upperBound(extent.getBound(), depth + 1);
+  if (auto extent = dyn_cast<nn::BoundedExtentOp>(op)) {
+    // Counts bounded by counts (a detector's proposals, kept, then levelled:
+    // six deep in Faster R-CNN) are followed whole: the chain does not
+    // branch, so it needs no share of the depth.
+    Value bound = extent.getBound();
+    while (auto inner = uncast(bound).getDefiningOp<nn::BoundedExtentOp>())
+      bound = inner.getBound();
+    return upperBound(bound, depth + 1);
+  }
   if (isa<arith::MinSIOp>(op)) {
     std::optional<uint64_t> x = upperBound(op->getOperand(0), depth + 1),
                             y = upperBound(op->getOperand(1), depth + 1);
     if (x && y)
       return std::min(*x, *y);
     return x ? x : y;
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    std::optional<uint64_t> x = upperBound(select.getTrueValue(), depth + 1),
+                            y = upperBound(select.getFalseValue(), depth + 1);
+    if (!x || !y)
+      return std::nullopt;
+    return std::max(*x, *y);
   }
   if (isa<arith::MaxSIOp, arith::AddIOp>(op)) {
     std::optional<uint64_t> x = upperBound(op->getOperand(0), depth + 1),
@@ -231,6 +298,10 @@ std::optional<uint64_t> upperBound(Value v, int depth) {
   }
   if (isProduct(v) && smallProduct(op->getOperand(0), op->getOperand(1), depth))
     return *upperBound(op->getOperand(0), depth + 1) * *upperBound(op->getOperand(1), depth + 1);
+  if (std::optional<int64_t> d = positiveDivisor(op))
+    if (std::optional<uint64_t> x = upperBound(op->getOperand(0), depth + 1);
+        x && nonNegative(op->getOperand(0), depth + 1))
+      return *x / uint64_t(*d);
   return std::nullopt;
 }
 
@@ -248,6 +319,14 @@ bool nonNegative(Value v, int depth) {
     return nonNegative(op->getOperand(0), depth + 1) || nonNegative(op->getOperand(1), depth + 1);
   if (isa<arith::MinSIOp>(op))
     return nonNegative(op->getOperand(0), depth + 1) && nonNegative(op->getOperand(1), depth + 1);
+  // Either of two non-negative values (an exported Expand's
+  // where(shape == -1, 1, shape)).
+  if (auto select = dyn_cast<arith::SelectOp>(op))
+    return nonNegative(select.getTrueValue(), depth + 1) &&
+           nonNegative(select.getFalseValue(), depth + 1);
+  // A non-negative value divided by a positive constant.
+  if (positiveDivisor(op))
+    return nonNegative(op->getOperand(0), depth + 1);
   // Sums and products of non-negative values that cannot wrap.
   if (isa<arith::AddIOp>(op) || isProduct(v))
     return upperBound(v, depth + 1).has_value();
@@ -301,6 +380,14 @@ bool compares(arith::CmpIPredicate predicate, Value a, Value b) {
           return compares(arith::invertPredicate(flag.getPredicate()), flag.getLhs(), flag.getRhs());
     return false;
   }
+  case P::ne: {
+    // A non-negative size is no negative constant.
+    APInt constant;
+    auto negative = [&](Value v) {
+      return matchPattern(uncast(v), m_ConstantInt(&constant)) && constant.isNegative();
+    };
+    return (nonNegative(a) && negative(b)) || (nonNegative(b) && negative(a));
+  }
   default:
     return false;
   }
@@ -317,6 +404,13 @@ LogicalResult nnc::shrinkingError(Operation *shrinking, StringRef what) {
                     "NonMaxSuppression or Unique) through '"
          << shrinking->getName() << "', which may make it smaller as the count grows; sizes are "
          << "planned before the run from the count's bound, so this is not supported";
+}
+
+Value nnc::selectedForEveryCount(Value v) {
+  if (!v.getDefiningOp<arith::SelectOp>())
+    return v;
+  Value resolved = uncast(v);
+  return resolved.getType() == v.getType() ? resolved : v;
 }
 
 bool nnc::holdsForEveryCount(Value holds) {

@@ -39,6 +39,10 @@ mlir::LogicalResult shrinkingError(mlir::Operation *shrinking, llvm::StringRef w
 /// and non-negative sizes prove.
 bool holdsForEveryCount(mlir::Value holds);
 
+/// The value a select of sizes is for every count (its condition decided,
+/// or its two values one: an Expand's dim), else `v` itself.
+mlir::Value selectedForEveryCount(mlir::Value v);
+
 } // namespace nnc
 
 #endif // NNC_COMPILER_CODEGEN_COMMON_COUNTEDSIZES_H

@@ -3,6 +3,7 @@
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -349,11 +350,69 @@ Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorT
   return tensor::ExpandShapeOp::create(b, loc, type, flat, all);
 }
 
+namespace {
+/// `value`, an f64 or an integer, as an f32 that rounds to bfloat16 as
+/// `value` itself does, so that a Cast to bfloat16 rounds once on every
+/// target (sm_80's back end rounds f64 to f32 and then again, and x86-64's
+/// calls functions its libgcc lacks): integers of up to 24 bits exactly;
+/// wider ones through f64, exactly, and past 32 bits their magnitude's top
+/// 32 significant bits with any lower one set kept as the last (a sticky
+/// bit far below bfloat16's 8); f64 rounded to f32 to odd (toward zero,
+/// the last bit set when inexact), which keeps more than two bits past
+/// bfloat16's over the same exponents.
+Value roundableInF32(OpBuilder &b, Location loc, Value value, bool isUnsigned) {
+  Type f32 = b.getF32Type(), f64 = b.getF64Type(), i32 = b.getI32Type();
+  if (auto integer = dyn_cast<IntegerType>(value.getType())) {
+    unsigned width = integer.getWidth();
+    auto toFloat = [&](Value v, Type type, bool unsignedValue) -> Value {
+      return unsignedValue ? Value(arith::UIToFPOp::create(b, loc, type, v))
+                           : Value(arith::SIToFPOp::create(b, loc, type, v));
+    };
+    if (width <= 24)
+      return toFloat(value, f32, isUnsigned);
+    if (width <= 32) {
+      value = toFloat(value, f64, isUnsigned);
+    } else {
+      auto c = [&](int64_t v) { return lowering::scalarConstant(b, loc, integer, v); };
+      Value negative = isUnsigned ? Value() : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, value, c(0));
+      // The most negative value's magnitude is itself, read unsigned.
+      Value magnitude = negative ? arith::SelectOp::create(b, loc, negative, arith::SubIOp::create(b, loc, c(0), value), value) : value;
+      Value leadingZeros = math::CountLeadingZerosOp::create(b, loc, magnitude);
+      Value shift = arith::MaxSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, c(width - 32), leadingZeros), c(0));
+      Value unit = arith::ShLIOp::create(b, loc, c(1), shift);
+      Value lost = arith::AndIOp::create(b, loc, magnitude, arith::SubIOp::create(b, loc, unit, c(1)));
+      Value sticky = arith::ExtUIOp::create(
+          b, loc, integer, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, lost, c(0)));
+      Value kept = arith::OrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, magnitude, shift), sticky);
+      // Both exact in f64: at most 32 bits, and a power of two.
+      value = arith::MulFOp::create(b, loc, toFloat(kept, f64, true), toFloat(unit, f64, true));
+      if (negative)
+        value = arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, value), value);
+    }
+  }
+  Value t = arith::TruncFOp::create(b, loc, f32, value);
+  Value back = arith::ExtFOp::create(b, loc, f64, t);
+  Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, loc, back),
+                                     math::AbsFOp::create(b, loc, value));
+  Value bits = arith::BitcastOp::create(b, loc, i32, t);
+  Value one = lowering::scalarConstant(b, loc, i32, 1);
+  Value truncated = arith::SelectOp::create(b, loc, away, arith::SubIOp::create(b, loc, bits, one), bits);
+  Value odd = arith::BitcastOp::create(b, loc, f32, arith::OrIOp::create(b, loc, truncated, one));
+  // Unordered: a NaN, like an exact value, stays as it is.
+  Value exact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, back, value);
+  return arith::SelectOp::create(b, loc, exact, t, odd);
+}
+} // namespace
+
 Value lowering::castScalar(OpBuilder &b, Location loc, Value value, Type to, bool fromUnsigned,
                            bool toUnsigned) {
   Type from = value.getType();
   if (from == to)
     return value;
+  if (to.isBF16() && (from.isF64() || isa<IntegerType>(from)))
+    return arith::TruncFOp::create(
+        b, loc, to, roundableInF32(b, loc, value, fromUnsigned || from.isInteger(1)));
   auto fromFloat = dyn_cast<FloatType>(from), toFloat = dyn_cast<FloatType>(to);
   if (to.isInteger(1)) {
     if (fromFloat)

@@ -143,7 +143,12 @@ struct ReshapePattern : OpConversionPattern<nn::ReshapeOp> {
     // count is 0 whatever the others ([2^40, 2^40, 0] with allowzero).
     Value product = m.c(1), fits = m.cmp(Pred::eq, m.c(0), m.c(0)), empty = m.cmp(Pred::ne, m.c(0), m.c(0));
     for (int64_t i = 0; i < rank; ++i) {
-      dims[i] = m.select(inferred[i], rest, dims[i]);
+      // Where the type knows the -1's size (the other dims copy or name the
+      // input's: [N, 364] to [N, -1]), that size, which the count check
+      // below confirms; a quotient of counts (N * 364 / N) no check on
+      // counts could prove before the run.
+      Value size = type.isDynamicDim(i) ? rest : m.c(type.getDimSize(i));
+      dims[i] = m.select(inferred[i], size, dims[i]);
       product = m.checkedMul(product, dims[i], fits);
       empty = m.either(empty, m.cmp(Pred::eq, dims[i], m.c(0)));
     }

@@ -684,10 +684,132 @@ std::optional<ShapeElement> nnc::nn::traceShapeElement(Value shape, int64_t i) {
   return traceElement(shape, i, /*arithmetic=*/4);
 }
 
+/// Where dim `dim` of `value` comes from: the first (value, dim) up its
+/// producers that it provably equals, through ops that keep a dim (each
+/// input's dims of an elementwise op, the kept dims of gathers, matmuls,
+/// transposes, slices, concats, scatters, flattens and (un)squeezes, and the dims a
+/// Reshape or ConstantOfShape takes from another tensor's). Two dims of one
+/// origin are equal at run time, whatever their sizes: a detector's box
+/// regression reshaped to the proposals' count. `steps` bounds the walk
+/// (broadcasts look into each operand).
+static std::pair<Value, int64_t> dimOrigin(Value value, int64_t dim, int &steps) {
+  while (steps-- > 0) {
+    Operation *def = value.getDefiningOp();
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!def || !type.isDynamicDim(dim))
+      break;
+    int64_t rank = type.getRank();
+    auto follow = [&](Value next, int64_t nextDim) {
+      value = next;
+      dim = nextDim;
+      return true;
+    };
+    bool moved = false;
+    if (isa<SqrtOp, ExpOp, LogOp, ErfOp, SigmoidOp, TanhOp, SoftplusOp, HardSwishOp, FloorOp,
+            CeilOp, RoundOp, ReciprocalOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+            CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftsignOp, NegOp, AbsOp, SignOp, ReluOp, NotOp,
+            LeakyReluOp, EluOp, SeluOp, HardSigmoidOp, CastOp>(def)) {
+      moved = follow(def->getOperand(0), dim);
+    } else if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, ShiftLeftOp, ShiftRightOp,
+                   AndOp, OrOp, XorOp, EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp,
+                   WhereOp>(def)) {
+      // NumPy broadcasting: the operands whose aligned dim is not a static 1
+      // set it; dynamic ones of one origin give that origin.
+      std::optional<std::pair<Value, int64_t>> origin;
+      bool agree = true;
+      for (Value operand : def->getOperands()) {
+        auto operandType = cast<RankedTensorType>(operand.getType());
+        int64_t aligned = dim - (rank - operandType.getRank());
+        if (aligned < 0 || operandType.getDimSize(aligned) == 1)
+          continue;
+        if (!operandType.isDynamicDim(aligned)) {
+          agree = false;
+          break;
+        }
+        std::pair<Value, int64_t> o = dimOrigin(operand, aligned, steps);
+        if (origin && *origin != o)
+          agree = false;
+        origin = o;
+      }
+      if (agree && origin)
+        moved = follow(origin->first, origin->second);
+    } else if (auto gather = dyn_cast<GatherOp>(def)) {
+      int64_t axis = gather.getAxis(), indices = cast<RankedTensorType>(gather.getIndices().getType()).getRank();
+      moved = dim < axis              ? follow(gather.getInput(), dim)
+              : dim < axis + indices ? follow(gather.getIndices(), dim - axis)
+                                      : follow(gather.getInput(), dim - indices + 1);
+    } else if (auto matmul = dyn_cast<MatMulOp>(def)) {
+      auto lhs = cast<RankedTensorType>(matmul.getOperand(0).getType());
+      auto rhs = cast<RankedTensorType>(matmul.getOperand(1).getType());
+      if (dim == rank - 1 && rhs.getRank() >= 2)
+        moved = follow(matmul.getOperand(1), rhs.getRank() - 1);
+      else if (dim == rank - 2 && lhs.getRank() >= 2 && rhs.getRank() >= 2)
+        moved = follow(matmul.getOperand(0), lhs.getRank() - 2);
+    } else if (auto transpose = dyn_cast<TransposeOp>(def)) {
+      moved = follow(transpose.getInput(), transpose.getPerm()[dim]);
+    } else if (auto flatten = dyn_cast<FlattenOp>(def)) {
+      int64_t inputRank = cast<RankedTensorType>(flatten.getInput().getType()).getRank();
+      if (dim == 0 && flatten.getAxis() == 1)
+        moved = follow(flatten.getInput(), 0);
+      else if (dim == 1 && flatten.getAxis() == inputRank - 1)
+        moved = follow(flatten.getInput(), inputRank - 1);
+    } else if (auto concat = dyn_cast<ConcatOp>(def)) {
+      // The inputs' other dims match (checked before the run).
+      if (dim != concat.getAxis())
+        moved = follow(concat.getInputs().front(), dim);
+    } else if (isa<ScatterElementsOp>(def)) {
+      moved = follow(def->getOperand(0), dim);
+    } else if (auto unsqueeze = dyn_cast<UnsqueezeOp>(def)) {
+      // The inserted dims are 1s: a dynamic one is the input's.
+      int64_t inputDim = dim;
+      for (int64_t axis : unsqueeze.getAxes())
+        if ((axis < 0 ? axis + rank : axis) < dim)
+          --inputDim;
+      moved = follow(unsqueeze.getInput(), inputDim);
+    } else if (auto squeeze = dyn_cast<SqueezeOp>(def)) {
+      int64_t inputRank = cast<RankedTensorType>(squeeze.getInput().getType()).getRank();
+      SmallVector<bool> removed(inputRank, false);
+      for (int64_t axis : squeeze.getAxes())
+        removed[axis < 0 ? axis + inputRank : axis] = true;
+      for (int64_t d = 0, kept = 0; d < inputRank; ++d)
+        if (!removed[d] && kept++ == dim) {
+          moved = follow(squeeze.getInput(), d);
+          break;
+        }
+    } else if (auto slice = dyn_cast<SliceOp>(def)) {
+      // A dim no axis slices.
+      std::optional<SmallVector<int64_t>> axes = getConstantInts(slice.getAxes());
+      if (axes && llvm::none_of(*axes, [&](int64_t a) { return (a < 0 ? a + rank : a) == dim; }))
+        moved = follow(slice.getInput(), dim);
+    } else if (isa<ReshapeOp, ConstantOfShapeOp>(def)) {
+      // A dim a shape element takes from another tensor.
+      Value shape = isa<ReshapeOp>(def) ? cast<ReshapeOp>(def).getShape() : def->getOperand(0);
+      std::optional<ShapeElement> e = traceShapeElement(shape, dim);
+      auto reshape = dyn_cast<ReshapeOp>(def);
+      if (e && e->of)
+        moved = follow(e->of, e->dim);
+      else if (e && e->constant == 0 && reshape && !reshape.getAllowzero())
+        moved = follow(reshape.getInput(), dim); // a 0 copies the input's dim
+    }
+    if (!moved)
+      break;
+  }
+  return {value, dim};
+}
+
+/// Whether dim `a` of `x` and dim `b` of `y` are the same at run time.
+static bool sameDim(Value x, int64_t a, Value y, int64_t b) {
+  if (x == y && a == b)
+    return true;
+  int steps = 256;
+  return dimOrigin(x, a, steps) == dimOrigin(y, b, steps);
+}
+
 namespace {
 /// A Reshape to the shape of its own input at some positions (x.view(
 /// x.size(0), -1)): each such element becomes 0, which copies the input's dim,
-/// so that the shape is a constant and the result's dims are known.
+/// so that the shape is a constant and the result's dims are known. The
+/// element may name another tensor's dim of the same origin (dimOrigin).
 struct ReshapeToOwnDims : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
@@ -699,7 +821,8 @@ struct ReshapeToOwnDims : OpRewritePattern<ReshapeOp> {
       std::optional<ShapeElement> e = traceShapeElement(op.getShape(), i);
       if (e && e->constant)
         values.push_back(*e->constant);
-      else if (e && e->of == op.getInput() && e->dim == i)
+      else if (e && e->of && i < cast<RankedTensorType>(op.getInput().getType()).getRank() &&
+               sameDim(e->of, e->dim, op.getInput(), i))
         values.push_back(0);
       else
         return failure();

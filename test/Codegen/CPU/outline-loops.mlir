@@ -3,18 +3,22 @@
 // A loop over a dynamic batch keeps only a call of its body, moved into a
 // function of the values it uses and the index (not inlined: LLVM's loop
 // passes would scan the whole body again per use of the index). The
-// constant is re-created in the body. Another loop nest over a dynamic size
-// becomes a function called once, in its place, returning its results; a
-// loop of constant bounds stays.
+// constant is re-created in the body. Every other loop nest, over a dynamic
+// size or not, becomes a function called once, in its place, returning its
+// results.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[IN:.*]]: memref<?x4xf32>, %[[OUT:.*]]: memref<?x4xf32>, %[[S:.*]]: f32)
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: func.call @main_sample0(%[[IN]], %[[S]], %[[OUT]], %[[I]]) : (memref<?x4xf32>, f32, memref<?x4xf32>, index) -> ()
 // CHECK-NEXT: } {nnc.batch_loop}
 // CHECK-NEXT: %[[SUM:.*]] = call @main_loop0(%[[N:.*]], %[[S]], %[[OUT]]) : (index, f32, memref<?x4xf32>) -> f32
+// CHECK-NEXT: %{{.*}} = arith.constant 4 : index
+// CHECK-NEXT: call @main_loop1(%[[SUM]], %[[OUT]]) : (f32, memref<?x4xf32>) -> ()
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func private @main_loop1
+// CHECK-SAME: (%[[SUM4:.*]]: f32, %[[OUT4:.*]]: memref<?x4xf32>)
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
-// CHECK-NEXT: memref.store %[[SUM]], %[[OUT]][%c0,
-// CHECK: return
+// CHECK-NEXT: memref.store %[[SUM4]], %[[OUT4]][%c0,
 // CHECK-LABEL: func.func private @main_loop0
 // CHECK-SAME: (%[[N3:.*]]: index, %[[S3:.*]]: f32, %[[OUT3:.*]]: memref<?x4xf32>) -> f32
 // CHECK-SAME: attributes {passthrough = ["noinline"]}

@@ -35,8 +35,10 @@ def model(nodes, inputs, outputs, opset=17, initializers=(), elem=F32):
     """elem None: each input's element type is its array's."""
     graph = helper.make_graph(
         nodes, "edge",
-        [helper.make_tensor_value_info(
-            n, elem or mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape))
+        [helper.make_tensor_value_info(n, a.data_type, list(a.dims))
+         if isinstance(a, TensorProto) else
+         helper.make_tensor_value_info(
+             n, elem or mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape))
          for n, a in inputs],
         [helper.make_tensor_value_info(n, t, list(a.shape)) for n, t, a in outputs],
         list(initializers))
@@ -77,6 +79,13 @@ def bfloat16(name, values):
             bits.append(sign | (f32 >> 16))
     return helper.make_tensor(name, TensorProto.BFLOAT16, list(np.shape(values)),
                               np.array(bits, dtype=np.uint16).tobytes(), raw=True)
+
+
+def bfloat16_values(values):
+    """float64 values rounded to bfloat16 (as the values a bfloat16 tensor
+    of them holds)."""
+    raw = np.frombuffer(bfloat16("v", np.array(values, dtype=np.float64)).raw_data, np.uint16)
+    return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
 
 def softmax64(x, axis=-1):
@@ -340,6 +349,27 @@ def cases():
         [bfloat16(n + "_bf16", a) for n, a in sources],
         (0.0, 0.0))
 
+    # Arithmetic on bfloat16 (computed in f32 and rounded once, which gives
+    # the correctly rounded bfloat16 result): the reference in float64,
+    # whose 53 bits make rounding it to bfloat16 round once too.
+    x = bfloat16_values([1.0, 1.0078125, 3.3895e38, -2.5, 1.2e-38, NAN, INF, 0.1, 7.0, -0.0])
+    y = bfloat16_values([1.0078125, 2 ** -9, 3.3895e38, 0.3, -1.2e-38, 1.0, 2.0, 3.0, -0.0, 5.0])
+    ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+           "max": np.maximum}
+    onnx_ops = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max"}
+    with np.errstate(all="ignore"):
+        refs = {k: f(x, y) for k, f in ops.items()}
+        refs["sqrt"] = np.sqrt(x)
+    out["bfloat16_arithmetic"] = (
+        model([helper.make_node(onnx_ops[k], ["x", "y"], [k]) for k in ops] +
+              [helper.make_node("Sqrt", ["x"], ["sqrt"])],
+              [("x", bfloat16("x", x)), ("y", bfloat16("y", y))],
+              [(k, TensorProto.BFLOAT16, x) for k in refs],
+              opset=13),
+        [bfloat16("x", x), bfloat16("y", y)],
+        [bfloat16(k, r) for k, r in refs.items()],
+        (0.0, 0.0))
+
     # Zero-size tensors: elementwise ops, a matmul with an empty batch and one
     # with an empty contraction (zeros), reductions over an empty axis (the
     # identity: 0 for a sum, 1 for a product), a concat with an empty input.
@@ -376,8 +406,9 @@ def write(out_dir):
         onnx.checker.check_model(proto)
         onnx.save(proto, str(case / "model.onnx"))
         for i, (info, value) in enumerate(zip(proto.graph.input, inputs)):
-            (data / f"input_{i}.pb").write_bytes(
-                numpy_helper.from_array(value, info.name).SerializeToString())
+            if not isinstance(value, TensorProto):
+                value = numpy_helper.from_array(value, info.name)
+            (data / f"input_{i}.pb").write_bytes(value.SerializeToString())
         for i, (info, value) in enumerate(zip(proto.graph.output, outputs)):
             if not isinstance(value, TensorProto):
                 value = numpy_helper.from_array(np.asarray(value), info.name)
