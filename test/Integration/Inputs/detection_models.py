@@ -133,6 +133,56 @@ def main():
         write_set(os.path.join(out, "nonzero_of_dynamic", f"rows{rows}"), [x],
                   [y, np.array(np.nonzero(y > 0), np.int64).reshape(2, -1)])
 
+    # A two-stage detector's box decoding (Faster R-CNN's): the features and
+    # the boxes of the kept proposals, gathered apart; the regression
+    # reshaped to [count, -1] by the boxes' count, then [count, -1, 4] (the
+    # -1s known: the two counts share their origin), scaled by each box's
+    # width (two gathers of one count broadcast), flattened per row and cut
+    # into boxes ([count * 3, 4]: an exact quotient of the count's size).
+    write_model(out, "box_decoding",
+                [helper.make_node("Greater", ["scores", "zero"], ["kept"]),
+                 helper.make_node("NonZero", ["kept"], ["nz"]),
+                 helper.make_node("Squeeze", ["nz", "axis0"], ["idx"]),
+                 helper.make_node("Gather", ["boxes", "idx"], ["props"], axis=0),
+                 helper.make_node("Gather", ["feats", "idx"], ["f"], axis=0),
+                 helper.make_node("Gather", ["props", "two"], ["x1"], axis=1),
+                 helper.make_node("Gather", ["props", "zero_i"], ["x0"], axis=1),
+                 helper.make_node("Sub", ["x1", "x0"], ["w"]),
+                 helper.make_node("MatMul", ["f", "weight"], ["mm"]),
+                 helper.make_node("Add", ["mm", "bias"], ["reg"]),
+                 helper.make_node("Shape", ["props"], ["ps"]),
+                 helper.make_node("Gather", ["ps", "zero_i"], ["n"], axis=0),
+                 helper.make_node("Unsqueeze", ["n", "axis0"], ["n1"]),
+                 helper.make_node("Concat", ["n1", "minus1"], ["shape2"], axis=0),
+                 helper.make_node("Reshape", ["reg", "shape2"], ["reg2"]),
+                 helper.make_node("Concat", ["n1", "minus1", "four"], ["shape3"], axis=0),
+                 helper.make_node("Reshape", ["reg2", "shape3"], ["deltas"]),
+                 helper.make_node("Unsqueeze", ["w", "axes12"], ["w3"]),
+                 helper.make_node("Mul", ["deltas", "w3"], ["scaled"]),
+                 helper.make_node("Flatten", ["scaled"], ["rows"], axis=1),
+                 helper.make_node("Reshape", ["rows", "boxes_shape"], ["y"])],
+                [value("scores", F32, [12]), value("boxes", F32, [12, 4]), value("feats", F32, [12, 8])],
+                [value("y", F32, ["m", 4])],
+                [helper.make_tensor("zero", F32, [], [0.0]), ints("axis0", [0]),
+                 helper.make_tensor("two", I64, [], [2]), helper.make_tensor("zero_i", I64, [], [0]),
+                 helper.make_tensor("weight", F32, [8, 12], rng.standard_normal(96).astype(np.float32)),
+                 helper.make_tensor("bias", F32, [12], rng.standard_normal(12).astype(np.float32)),
+                 ints("minus1", [-1]), ints("four", [4]), ints("axes12", [1, 2]),
+                 ints("boxes_shape", [-1, 4])])
+    weight = onnx.numpy_helper.to_array(onnx.load(os.path.join(out, "box_decoding", "model.onnx")).graph.initializer[4])
+    bias = onnx.numpy_helper.to_array(onnx.load(os.path.join(out, "box_decoding", "model.onnx")).graph.initializer[5])
+    for label, kept in (("many", 7), ("one", 1), ("none", 0)):
+        scores = -np.ones(12, np.float32)
+        scores[rng.permutation(12)[:kept]] = 1
+        boxes = rng.uniform(0, 10, (12, 4)).astype(np.float32)
+        feats = rng.standard_normal((12, 8)).astype(np.float32)
+        idx = np.nonzero(scores > 0)[0]
+        props, f = boxes[idx].astype(np.float64), feats[idx].astype(np.float64)
+        reg = f @ weight.astype(np.float64) + bias
+        scaled = reg.reshape(len(idx), 3, 4) * (props[:, 2] - props[:, 0])[:, None, None]
+        write_set(os.path.join(out, "box_decoding", label), [scores, boxes, feats],
+                  [scaled.reshape(-1, 4).astype(np.float32)])
+
     # Regions of a dynamic count scattered back into place (MultiScaleRoIAlign
     # puts each level's pooled regions at their rows) and flattened per row.
     write_model(out, "scatter_regions",
