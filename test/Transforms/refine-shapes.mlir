@@ -50,3 +50,49 @@ func.func @chain() -> (tensor<?x?xf32>, tensor<?xi64>) {
   %r = nn.range %start, %limit, %delta : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
   return %z, %r : tensor<?x?xf32>, tensor<?xi64>
 }
+
+// -----
+
+// A Reshape by another tensor's dim of the input's origin (a detector's box
+// regression reshaped by its proposals' count: both gathers of one index
+// list) copies the input's dim, and its -1 is known.
+// CHECK-LABEL: func.func @shared_origin
+// CHECK: %[[R:.*]] = nn.reshape %{{.*}}, %{{.*}} {allowzero = false} : (tensor<?x12xf32>, tensor<2xi64>) -> tensor<?x12xf32>
+// CHECK: %[[D:.*]] = nn.reshape %[[R]], %{{.*}} {allowzero = false} : (tensor<?x12xf32>, tensor<3xi64>) -> tensor<?x3x4xf32>
+func.func @shared_origin(%boxes: tensor<9x4xf32>, %feats: tensor<9x12xf32>, %idx: tensor<?xi64>) -> tensor<?x?x4xf32> {
+  %props = nn.gather %boxes, %idx {axis = 0 : i64} : (tensor<9x4xf32>, tensor<?xi64>) -> tensor<?x4xf32>
+  %f = nn.gather %feats, %idx {axis = 0 : i64} : (tensor<9x12xf32>, tensor<?xi64>) -> tensor<?x12xf32>
+  %w = nn.relu %f : (tensor<?x12xf32>) -> tensor<?x12xf32>
+  %s = nn.shape %props {start = 0 : i64, end = 2 : i64} : (tensor<?x4xf32>) -> tensor<2xi64>
+  %i = nn.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %n = nn.gather %s, %i {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %u = nn.unsqueeze %n {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %m = nn.constant {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c = nn.concat %u, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %w, %c {allowzero = false} : (tensor<?x12xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %four = nn.constant {value = dense<4> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c3 = nn.concat %u, %m, %four {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %d = nn.reshape %r, %c3 {allowzero = false} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x4xf32>
+  return %d : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Not when the named dim is another tensor's of its own origin: a Reshape of
+// x by y's count copies x's dim where that count is 0 (allowzero = false),
+// so r's dim is y's or x's, and xp reshaped by r's count keeps its -1.
+// CHECK-LABEL: func.func @other_origin
+// CHECK: nn.reshape %{{.*}}, %{{.*}} {allowzero = false} : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+// CHECK-NOT: dense<[0, -1]>
+// CHECK: return
+func.func @other_origin(%x: tensor<?x?xf32>, %xp: tensor<?x?xf32>, %y: tensor<?xf32>) -> tensor<?x?xf32> {
+  %sy = nn.shape %y {start = 0 : i64, end = 1 : i64} : (tensor<?xf32>) -> tensor<1xi64>
+  %m = nn.constant {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c = nn.concat %sy, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %x, %c {allowzero = false} : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %rp = nn.reshape %xp, %c {allowzero = false} : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %sr = nn.shape %r {start = 0 : i64, end = 1 : i64} : (tensor<?x?xf32>) -> tensor<1xi64>
+  %c2 = nn.concat %sr, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %out = nn.reshape %rp, %c2 {allowzero = false} : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %out : tensor<?x?xf32>
+}

@@ -208,7 +208,13 @@ std::optional<Polynomial> polynomial(Value v, int depth = 0) {
   if (std::optional<int64_t> d = positiveDivisor(op);
       d && depth <= 6 && nonNegative(op->getOperand(0)) && upperBound(op->getOperand(0))) {
     std::optional<Polynomial> x = polynomial(op->getOperand(0), depth + 1);
-    if (x && llvm::all_of(*x, [&](auto &term) { return int64_t(term.second) % *d == 0; })) {
+    // Coefficients of magnitude below 2^62, so that the quotient mod 2^64
+    // is the exact one.
+    auto exact = [&](auto &term) {
+      int64_t c = int64_t(term.second);
+      return c > -(int64_t(1) << 62) && c < (int64_t(1) << 62) && c % *d == 0;
+    };
+    if (x && llvm::all_of(*x, exact)) {
       for (auto &[m, c] : *x)
         c = uint64_t(int64_t(c) / *d);
       return x;

@@ -786,10 +786,19 @@ static std::pair<Value, int64_t> dimOrigin(Value value, int64_t dim, int &steps)
       Value shape = isa<ReshapeOp>(def) ? cast<ReshapeOp>(def).getShape() : def->getOperand(0);
       std::optional<ShapeElement> e = traceShapeElement(shape, dim);
       auto reshape = dyn_cast<ReshapeOp>(def);
-      if (e && e->of)
+      bool copies = reshape && !reshape.getAllowzero() &&
+                    dim < cast<RankedTensorType>(reshape.getInput().getType()).getRank();
+      if (e && e->of && !copies) {
         moved = follow(e->of, e->dim);
-      else if (e && e->constant == 0 && reshape && !reshape.getAllowzero())
+      } else if (e && e->of) {
+        // An element that is 0 at run time copies the input's dim: the
+        // named dim's origin only where the input's dim has it too.
+        std::pair<Value, int64_t> named = dimOrigin(e->of, e->dim, steps);
+        if (named == dimOrigin(reshape.getInput(), dim, steps))
+          moved = follow(named.first, named.second);
+      } else if (e && e->constant == 0 && copies) {
         moved = follow(reshape.getInput(), dim); // a 0 copies the input's dim
+      }
     }
     if (!moved)
       break;
