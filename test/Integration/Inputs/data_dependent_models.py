@@ -11,24 +11,11 @@ import argparse
 import os
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
-from test_sets import write_set
+from test_sets import value, write_model, write_set
 
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
-
-
-def write_model(out, name, nodes, inputs, outputs):
-    graph = helper.make_graph(nodes, name, inputs, outputs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    onnx.checker.check_model(model)
-    os.makedirs(os.path.join(out, name), exist_ok=True)
-    onnx.save(model, os.path.join(out, name, "model.onnx"))
-
-
-def value(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
 
 
 def main():

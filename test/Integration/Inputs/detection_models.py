@@ -18,21 +18,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from test_sets import write_set
+from test_sets import value, write_model, write_set
 
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
-
-
-def write_model(out, name, nodes, inputs, outputs, initializers=()):
-    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    onnx.checker.check_model(model)
-    os.makedirs(os.path.join(out, name), exist_ok=True)
-    onnx.save(model, os.path.join(out, name, "model.onnx"))
-
-
-def value(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
 
 
 def ints(name, values):
@@ -236,6 +224,43 @@ def main():
                 [value("x", F32, [10])], [value("y", F32, ["r"])],
                 [ints("one", [1]), ints("two", [2]), ints("minus_two", [-2]), ints("twenty", [20]),
                  ints("none", [0])])
+
+    # Two counts that must agree but need not (each input's positive
+    # elements): the checks only the run could make, refused.
+    positives = [helper.make_node("Greater", ["x", "zero"], ["px"]),
+                 helper.make_node("NonZero", ["px"], ["nx"]),
+                 helper.make_node("Squeeze", ["nx", "axis0"], ["ix"]),
+                 helper.make_node("Greater", ["y", "zero"], ["py"]),
+                 helper.make_node("NonZero", ["py"], ["ny"]),
+                 helper.make_node("Squeeze", ["ny", "axis0"], ["iy"])]
+    counts = [helper.make_tensor("zero", F32, [], [0.0]), ints("axis0", [0])]
+    write_model(out, "nms_counts",
+                positives + [
+                    helper.make_node("Gather", ["boxes", "ix"], ["b"], axis=0),
+                    helper.make_node("Gather", ["y", "iy"], ["s"], axis=0),
+                    helper.make_node("Unsqueeze", ["b", "axis0"], ["b3"]),
+                    helper.make_node("Unsqueeze", ["s", "axes01"], ["s3"]),
+                    helper.make_node("NonMaxSuppression", ["b3", "s3", "keep"], ["kept"], name="nms")],
+                [value("x", F32, [6]), value("y", F32, [6]), value("boxes", F32, [6, 4])],
+                [value("kept", I64, ["k", 3])],
+                counts + [ints("axes01", [0, 1]), ints("keep", [6])])
+    write_model(out, "scatter_counts",
+                positives + [
+                    helper.make_node("Unsqueeze", ["ix", "axis1"], ["where"]),
+                    helper.make_node("Gather", ["rows", "iy"], ["updates"], axis=0),
+                    helper.make_node("ScatterElements", ["table", "where", "updates"], ["t"],
+                                     axis=0, name="scatter")],
+                [value("x", F32, [6]), value("y", F32, [6]), value("rows", F32, [6, 1]),
+                 value("table", F32, [6, 1])],
+                [value("t", F32, [6, 1])], counts + [ints("axis1", [1])])
+    write_model(out, "scatter_too_many",
+                positives[:3] + [
+                    helper.make_node("Unsqueeze", ["ix", "axis1"], ["where"]),
+                    helper.make_node("Gather", ["rows", "ix"], ["updates"], axis=0),
+                    helper.make_node("ScatterElements", ["table", "where", "updates"], ["t"],
+                                     axis=1, name="scatter")],
+                [value("x", F32, [6]), value("rows", F32, [6, 1]), value("table", F32, [2, 1])],
+                [value("t", F32, [2, 1])], counts + [ints("axis1", [1])])
 
 
 if __name__ == "__main__":

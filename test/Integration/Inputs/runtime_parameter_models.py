@@ -13,30 +13,15 @@ import argparse
 import os
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
-from test_sets import write_set
+from test_sets import value, write_model, write_set
 
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
 
 
-def write_model(out, name, nodes, inputs, outputs, opset=13):
-    graph = helper.make_graph(nodes, name, inputs, outputs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    # ONNX 1.12's checker knows opsets up to 17.
-    if opset <= 17:
-        onnx.checker.check_model(model)
-    os.makedirs(os.path.join(out, name), exist_ok=True)
-    onnx.save(model, os.path.join(out, name, "model.onnx"))
-
-
 def i64(*values):
     return np.array(values, dtype=np.int64)
-
-
-def value(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
 
 
 def unknown(name, rank):
