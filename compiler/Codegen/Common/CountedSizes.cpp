@@ -130,14 +130,13 @@ struct Walk {
   }
 };
 
-/// `v` without casts between index and i64, which keep the value (index is
-/// 64 bits on nnc's targets); a cast from or to a narrower type (a sign
-/// extension, a truncation) is a value of its own.
 bool compares(arith::CmpIPredicate predicate, Value a, Value b);
 
-Value uncast(Value v) {
+/// uncast, resolving selects nested `nesting` deep in selects' values at
+/// most (each level looks into both values).
+Value uncastNested(Value v, int nesting) {
   auto wide = [](Type t) { return t.isIndex() || t.isInteger(64); };
-  for (int depth = 0; depth < 8; ++depth) {
+  for (int step = 0; step < 8; ++step) {
     if (auto cast = v.getDefiningOp<arith::IndexCastOp>()) {
       if (!wide(cast.getIn().getType()) || !wide(cast.getType()))
         break;
@@ -149,10 +148,10 @@ Value uncast(Value v) {
     // So is one whose two values are one (an Expand's dim: the shape's
     // where the input's is 1, itself).
     auto select = v.getDefiningOp<arith::SelectOp>();
-    if (!select)
+    if (!select || nesting > 3)
       break;
-    Value whenTrue = uncast(select.getTrueValue());
-    if (whenTrue == uncast(select.getFalseValue())) {
+    Value whenTrue = uncastNested(select.getTrueValue(), nesting + 1);
+    if (whenTrue == uncastNested(select.getFalseValue(), nesting + 1)) {
       v = whenTrue;
       continue;
     }
@@ -169,6 +168,12 @@ Value uncast(Value v) {
   }
   return v;
 }
+
+/// `v` without casts between index and i64, which keep the value (index is
+/// 64 bits on nnc's targets), and without selects that are one of their
+/// values for every count; a cast from or to a narrower type (a sign
+/// extension, a truncation) is a value of its own.
+Value uncast(Value v) { return uncastNested(v, 0); }
 
 /// The divisor of a division by a positive constant that truncates or
 /// floors (of a non-negative dividend, the same).
