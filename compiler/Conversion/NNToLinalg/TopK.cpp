@@ -72,6 +72,10 @@ SmallVector<Value> lowering::heapSelect(OpBuilder &b, Location loc, Value n, Val
     }
     return swapped;
   };
+  // The slot above slot i (> 0).
+  auto parent = [&](OpBuilder &nb, Location nl, Value i) -> Value {
+    return arith::DivUIOp::create(nb, nl, arith::SubIOp::create(nb, nl, i, c(nb, nl, 1)), c(nb, nl, 2));
+  };
   // The entry at 0 moved down while a child is worse, in a heap of `size`.
   auto siftDown = [&](OpBuilder &nb, Location nl, ValueRange heap, Value size) -> SmallVector<Value> {
     auto loop = scf::WhileOp::create(
@@ -95,9 +99,8 @@ SmallVector<Value> lowering::heapSelect(OpBuilder &b, Location loc, Value n, Val
         [&](OpBuilder &wb, Location wl, ValueRange state) {
           // The child, whose parent it swaps with.
           Value child = state[0];
-          Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, child, c(wb, wl, 1)), c(wb, wl, 2));
           SmallVector<Value> next{child};
-          llvm::append_range(next, swap(wb, wl, state.drop_front(), p, child));
+          llvm::append_range(next, swap(wb, wl, state.drop_front(), parent(wb, wl, child), child));
           scf::YieldOp::create(wb, wl, next);
         });
     return {loop.getResult(1), loop.getResult(2)};
@@ -109,16 +112,14 @@ SmallVector<Value> lowering::heapSelect(OpBuilder &b, Location loc, Value n, Val
         [&](OpBuilder &wb, Location wl, ValueRange state) {
           Value i = state[0];
           ValueRange h = state.drop_front();
-          Value p = arith::DivUIOp::create(
-              wb, wl, arith::SubIOp::create(wb, wl, arith::MaxSIOp::create(wb, wl, i, c(wb, wl, 1)), c(wb, wl, 1)),
-              c(wb, wl, 2));
+          Value p = parent(wb, wl, arith::MaxSIOp::create(wb, wl, i, c(wb, wl, 1)));
           Value go = arith::AndIOp::create(wb, wl, arith::CmpIOp::create(wb, wl, Pred::sgt, i, c(wb, wl, 0)),
                                            worse(wb, wl, h, i, p));
           scf::ConditionOp::create(wb, wl, go, ValueRange{i, h[0], h[1]});
         },
         [&](OpBuilder &wb, Location wl, ValueRange state) {
           Value i = state[0];
-          Value p = arith::DivUIOp::create(wb, wl, arith::SubIOp::create(wb, wl, i, c(wb, wl, 1)), c(wb, wl, 2));
+          Value p = parent(wb, wl, i);
           SmallVector<Value> next{p};
           llvm::append_range(next, swap(wb, wl, state.drop_front(), i, p));
           scf::YieldOp::create(wb, wl, next);
