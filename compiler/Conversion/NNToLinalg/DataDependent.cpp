@@ -258,9 +258,14 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
     auto orderType = [&](Type t) { return RankedTensorType::get({ShapedType::kDynamic}, t); };
     SmallVector<Value> order{emptyTensor(b, loc, orderType(real), {count}),
                              emptyTensor(b, loc, orderType(b.getI64Type()), {count})};
+    // The kept boxes' extents and areas, row by row as the scratch's: the
+    // compares with every box kept before stream them instead of gathering
+    // and normalizing each kept box's corners again.
+    Value keptBoxes = emptyTensor(b, loc, RankedTensorType::get({ShapedType::kDynamic, 5}, real), {bound});
     Value zero = c(b, loc, 0), one = c(b, loc, 1);
     SmallVector<Value> inits{zero, scratch};
     llvm::append_range(inits, order);
+    inits.push_back(keptBoxes);
     // Over (batch, class) pairs: the rows written so far.
     auto pairs = scf::ForOp::create(
         b, loc, zero, c(b, loc, batches * classes), one, inits,
@@ -274,13 +279,19 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
           auto place = [](OpBuilder &, Location, Value r) { return SmallVector<Value>{r}; };
           SmallVector<Value> sorted = heapSelect(pb, pl, count, count, score, place, outer[2], outer[3],
                                                  /*largest=*/true, /*isUnsigned=*/false);
+          auto keptBox = [&](OpBuilder &nb, Location nl, Value kept, Value k) {
+            auto field = [&](int64_t f) {
+              return tensor::ExtractOp::create(nb, nl, kept, ValueRange{k, c(nb, nl, f)}).getResult();
+            };
+            return Box{{field(0), field(1)}, {field(2), field(3)}, field(4)};
+          };
           Value sortedScores = sorted[0], sortedBoxes = sorted[1];
           // In that order, each box above the score threshold is kept unless
           // one kept before overlaps it, until max_output are kept.
           auto walk = scf::ForOp::create(
-              pb, pl, c(pb, pl, 0), count, c(pb, pl, 1), ValueRange{outer[0], outer[1]},
+              pb, pl, c(pb, pl, 0), count, c(pb, pl, 1), ValueRange{outer[0], outer[1], outer[4]},
               [&](OpBuilder &rb, Location rl, Value r, ValueRange state) {
-                Value rows = state[0], rowsNow = state[1];
+                Value rows = state[0], rowsNow = state[1], keptNow = state[2];
                 Value s = tensor::ExtractOp::create(rb, rl, sortedScores, ValueRange{r});
                 Value pick = arith::IndexCastOp::create(
                     rb, rl, rb.getIndexType(), tensor::ExtractOp::create(rb, rl, sortedBoxes, ValueRange{r}));
@@ -302,10 +313,7 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                       auto against = scf::ForOp::create(
                           tb, tl, classStart, rows, c(tb, tl, 1), ValueRange{i1(tb, tl, false)},
                           [&](OpBuilder &kb, Location kl, Value k, ValueRange hit) {
-                            Value other = arith::IndexCastOp::create(
-                                kb, kl, kb.getIndexType(),
-                                tensor::ExtractOp::create(kb, kl, rowsNow, ValueRange{k, c(kb, kl, 2)}));
-                            Value overlap = overlaps(kb, kl, candidate, boxOf(kb, kl, batch, other));
+                            Value overlap = overlaps(kb, kl, candidate, keptBox(kb, kl, keptNow, k));
                             scf::YieldOp::create(kb, kl, ValueRange{arith::OrIOp::create(kb, kl, hit[0], overlap)});
                           });
                       auto keep = scf::IfOp::create(
@@ -317,17 +325,27 @@ struct NonMaxSuppressionPattern : OpConversionPattern<nn::NonMaxSuppressionOp> {
                               written = tensor::InsertOp::create(
                                   wb, wl, arith::IndexCastOp::create(wb, wl, wb.getI64Type(), fields[f]), written,
                                   ValueRange{rows, c(wb, wl, f)});
-                            scf::YieldOp::create(wb, wl,
-                                                 ValueRange{arith::AddIOp::create(wb, wl, rows, c(wb, wl, 1)), written});
+                            Value extents = keptNow;
+                            Value box[] = {candidate.lo[0], candidate.lo[1], candidate.hi[0], candidate.hi[1],
+                                           candidate.area};
+                            for (int64_t f = 0; f < 5; ++f)
+                              extents = tensor::InsertOp::create(wb, wl, box[f], extents, ValueRange{rows, c(wb, wl, f)});
+                            scf::YieldOp::create(
+                                wb, wl, ValueRange{arith::AddIOp::create(wb, wl, rows, c(wb, wl, 1)), written, extents});
                           },
-                          [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow}); });
+                          [&](OpBuilder &eb, Location el) {
+                            scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow, keptNow});
+                          });
                       scf::YieldOp::create(tb, tl, keep.getResults());
                     },
-                    [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow}); });
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el, ValueRange{rows, rowsNow, keptNow});
+                    });
                 scf::YieldOp::create(rb, rl, step.getResults());
               });
           SmallVector<Value> next{walk.getResult(0), walk.getResult(1)};
           llvm::append_range(next, sorted);
+          next.push_back(walk.getResult(2));
           scf::YieldOp::create(pb, pl, next);
         });
     Value n = nn::BoundedExtentOp::create(b, loc, pairs.getResult(0), bound);
