@@ -16,7 +16,6 @@ using namespace mlir;
 using namespace nnc;
 
 namespace {
-Value uncast(Value v);
 bool nonNegative(Value v, int depth = 0);
 /// An upper bound of a size or a value computed from sizes, where one is
 /// known when compiling (a count's constant bound, and what grows with it).
@@ -106,9 +105,8 @@ struct Walk {
     Operation *op = v.getDefiningOp();
     if (isa_and_present<nn::BoundedExtentOp>(op)) {
       result = {true, nullptr};
-    } else if (Value resolved = uncast(v); isa_and_present<arith::SelectOp>(op) && resolved != v) {
-      // A select that is one of its values for every count (uncast).
-      result = at(resolved);
+    } else if (Value selected = nnc::selectedForEveryCount(v); selected != v) {
+      result = at(selected);
     } else if (op) {
       bool shaped = llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
       for (OpOperand &operand : op->getOpOperands()) {

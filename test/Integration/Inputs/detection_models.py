@@ -121,18 +121,28 @@ def main():
         write_set(os.path.join(out, "nonzero_of_dynamic", f"rows{rows}"), [x],
                   [y, np.array(np.nonzero(y > 0), np.int64).reshape(2, -1)])
 
-    # A two-stage detector's box decoding (Faster R-CNN's): the features and
-    # the boxes of the kept proposals, gathered apart; the regression
-    # reshaped to [count, -1] by the boxes' count, then [count, -1, 4] (the
-    # -1s known: the two counts share their origin), scaled by each box's
-    # width (two gathers of one count broadcast), flattened per row and cut
-    # into boxes ([count * 3, 4]: an exact quotient of the count's size).
+    # A two-stage detector's box decoding (Faster R-CNN's): the proposals
+    # kept over six stages (each a count bounded by the one before), their
+    # features and boxes gathered apart; the regression reshaped to
+    # [count, -1] by the boxes' count, then [count, -1, 4] (the -1s known:
+    # the two counts share their origin), scaled by each box's width (two
+    # gathers of one count broadcast), flattened per row and cut into boxes
+    # ([count * 3, 4]: an exact quotient of the count's size).
+    stages = [helper.make_node("Greater", ["scores", "zero"], ["kept0"]),
+              helper.make_node("NonZero", ["kept0"], ["nz0"]),
+              helper.make_node("Squeeze", ["nz0", "axis0"], ["idx0"])]
+    for k in range(1, 6):
+        stages += [helper.make_node("Gather", ["scores", f"idx{k - 1}"], [f"s{k}"], axis=0),
+                   helper.make_node("Greater", [f"s{k}", "zero"], [f"kept{k}"]),
+                   helper.make_node("NonZero", [f"kept{k}"], [f"nz{k}"]),
+                   helper.make_node("Squeeze", [f"nz{k}", "axis0"], [f"sel{k}"]),
+                   helper.make_node("Gather", [f"idx{k - 1}", f"sel{k}"], [f"idx{k}"], axis=0)]
+    weight = rng.standard_normal((8, 12)).astype(np.float32)
+    bias = rng.standard_normal(12).astype(np.float32)
     write_model(out, "box_decoding",
-                [helper.make_node("Greater", ["scores", "zero"], ["kept"]),
-                 helper.make_node("NonZero", ["kept"], ["nz"]),
-                 helper.make_node("Squeeze", ["nz", "axis0"], ["idx"]),
-                 helper.make_node("Gather", ["boxes", "idx"], ["props"], axis=0),
-                 helper.make_node("Gather", ["feats", "idx"], ["f"], axis=0),
+                stages + [
+                 helper.make_node("Gather", ["boxes", "idx5"], ["props"], axis=0),
+                 helper.make_node("Gather", ["feats", "idx5"], ["f"], axis=0),
                  helper.make_node("Gather", ["props", "two"], ["x1"], axis=1),
                  helper.make_node("Gather", ["props", "zero_i"], ["x0"], axis=1),
                  helper.make_node("Sub", ["x1", "x0"], ["w"]),
@@ -153,12 +163,9 @@ def main():
                 [value("y", F32, ["m", 4])],
                 [helper.make_tensor("zero", F32, [], [0.0]), ints("axis0", [0]),
                  helper.make_tensor("two", I64, [], [2]), helper.make_tensor("zero_i", I64, [], [0]),
-                 helper.make_tensor("weight", F32, [8, 12], rng.standard_normal(96).astype(np.float32)),
-                 helper.make_tensor("bias", F32, [12], rng.standard_normal(12).astype(np.float32)),
+                 onnx.numpy_helper.from_array(weight, "weight"), onnx.numpy_helper.from_array(bias, "bias"),
                  ints("minus1", [-1]), ints("four", [4]), ints("axes12", [1, 2]),
                  ints("boxes_shape", [-1, 4])])
-    weight = onnx.numpy_helper.to_array(onnx.load(os.path.join(out, "box_decoding", "model.onnx")).graph.initializer[4])
-    bias = onnx.numpy_helper.to_array(onnx.load(os.path.join(out, "box_decoding", "model.onnx")).graph.initializer[5])
     for label, kept in (("many", 7), ("one", 1), ("none", 0)):
         scores = -np.ones(12, np.float32)
         scores[rng.permutation(12)[:kept]] = 1
