@@ -295,8 +295,14 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     std::function<FailureOr<Value>(Value)> rebuild = [&](Value v) -> FailureOr<Value> {
       if (Value mapped = mapping.lookupOrNull(v))
         return mapped;
-      if (Value selected = nnc::selectedForEveryCount(v); selected != v)
-        return rebuild(selected);
+      // Every value rebuilt is mapped: a clone below takes its operands
+      // from the mapping, and one left out would be the function's own.
+      if (Value selected = nnc::selectedForEveryCount(v); selected != v) {
+        FailureOr<Value> rebuilt = rebuild(selected);
+        if (succeeded(rebuilt))
+          mapping.map(v, *rebuilt);
+        return rebuilt;
+      }
       Operation *def = v.getDefiningOp();
       if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
         auto arg = dyn_cast<BlockArgument>(dim.getSource());
@@ -426,6 +432,7 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           return failure();
         }
       }
+      // (clone maps the results too.)
       Operation *clone = b.clone(*def, mapping);
       Value result = clone->getResult(cast<OpResult>(v).getResultNumber());
       if (fromCount)

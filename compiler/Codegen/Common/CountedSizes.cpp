@@ -322,7 +322,9 @@ bool nonNegative(Value v, int depth) {
   Operation *op = v.getDefiningOp();
   if (!op || depth > 8)
     return false;
-  if (isa<nn::BoundedExtentOp, tensor::DimOp>(op))
+  // A count, a tensor's or a buffer's dim (after bufferization, the dim of
+  // one of two buffers, what an scf.if of tensors becomes, stays a dim).
+  if (isa<nn::BoundedExtentOp, tensor::DimOp, memref::DimOp>(op))
     return true;
   if (isa<arith::MaxSIOp>(op))
     return nonNegative(op->getOperand(0), depth + 1) || nonNegative(op->getOperand(1), depth + 1);

@@ -50,60 +50,37 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynami
 /// of rows, which B's panels are streamed once for anyway.
 constexpr int64_t kRowChunk = 32;
 
-/// The static row counts the rest of a dynamic row count is padded to: powers
-/// of two up to 8, then multiples of 8 (of the register tiles' rows on AVX2
-/// and AVX-512) up to kRowChunk. The waste is under 8 rows: 21 rows (a batch
-/// of 3 sequences of 7) ran as 32 at 1.3x the time of 21 pinned.
-SmallVector<int64_t> restSizes() {
-  SmallVector<int64_t> sizes{1, 2, 4};
-  for (int64_t p = 8; p <= kRowChunk; p += 8)
-    sizes.push_back(p);
-  return sizes;
-}
+/// The register tiles' rows on AVX2 and AVX-512: the rows left after the
+/// chunks are one product of a multiple of this and one of fewer.
+constexpr int64_t kRowGroup = 8;
 
 /// rows [M, K] x rhs [K, N] into `out` [M, N], M dynamic, as static products:
 /// a loop over chunks of kRowChunk rows, then the R < kRowChunk rows left as
-/// one product of the least of restSizes() P >= R rows: the last P rows of A
-/// when there are that many (rows of a product are independent: the ones
-/// already computed come out the same), else a zero-padded copy of the R
-/// (whose padding's results are dropped). B is read once per chunk and once
-/// for the rest, and every product takes the static schedule. The loop and
-/// the switch carry nnc.batch_loop for the schedules.
+/// one product of R rounded down to a multiple of kRowGroup and one of the
+/// fewer than kRowGroup rows after it, each chosen by a switch on its
+/// static size. Every product takes the static schedule of exactly its rows:
+/// padding 7 rows (a sequence of 7) to a product of 8 cost 1.2x the pinned
+/// time, in the zero rows and the copies around them, where the 8 rows'
+/// register tile computes 7 rows about as fast as 8. B is read once per
+/// chunk and at most twice for the rest. The loop and the switches carry
+/// nnc.batch_loop for the schedules.
 Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value out) {
   auto outType = tensorType(out);
   int64_t k = tensorType(rows).getDimSize(1), n = outType.getDimSize(1);
   Type element = outType.getElementType();
   auto strides = SmallVector<OpFoldResult>(2, b.getIndexAttr(1));
-  // `count` rows of A from `at` (count <= padded; a value or a constant)
-  // times B, as a static product of `padded` rows (zeros past count), into
-  // acc at `at`.
-  auto product = [&](OpBuilder &nb, Location nl, Value at, OpFoldResult count, int64_t padded,
-                     Value acc) {
+  // `count` rows of A from `at` times B, into acc at `at`.
+  auto product = [&](OpBuilder &nb, Location nl, Value at, int64_t count, Value acc) {
     SmallVector<OpFoldResult> offsets{at, nb.getIndexAttr(0)};
-    auto aType = RankedTensorType::get({padded, k}, element);
-    auto cType = RankedTensorType::get({padded, n}, element);
-    Value a;
-    if (isa<Attribute>(count)) {
-      a = tensor::ExtractSliceOp::create(nb, nl, aType, rows, offsets,
-                                         SmallVector<OpFoldResult>{count, nb.getIndexAttr(k)},
-                                         strides);
-    } else {
-      // The rest's rows, then zero rows.
-      a = tensor::ExtractSliceOp::create(nb, nl, rows, offsets,
-                                         SmallVector<OpFoldResult>{count, nb.getIndexAttr(k)},
-                                         strides);
-      a = tensor::InsertSliceOp::create(nb, nl, a, zeros(nb, nl, aType),
-                                        SmallVector<OpFoldResult>(2, nb.getIndexAttr(0)),
-                                        SmallVector<OpFoldResult>{count, nb.getIndexAttr(k)}, strides);
-    }
-    Value c = linalg::MatmulOp::create(nb, nl, ValueRange{a, rhs}, ValueRange{zeros(nb, nl, cType)})
+    Value a = tensor::ExtractSliceOp::create(
+        nb, nl, RankedTensorType::get({count, k}, element), rows, offsets,
+        SmallVector<OpFoldResult>{nb.getIndexAttr(count), nb.getIndexAttr(k)}, strides);
+    Value c = linalg::MatmulOp::create(nb, nl, ValueRange{a, rhs},
+                                       ValueRange{zeros(nb, nl, RankedTensorType::get({count, n}, element))})
                   .getResult(0);
-    // The first count rows (all of a full chunk: this slice folds away).
-    c = tensor::ExtractSliceOp::create(nb, nl, c, SmallVector<OpFoldResult>(2, nb.getIndexAttr(0)),
-                                       SmallVector<OpFoldResult>{count, nb.getIndexAttr(n)}, strides);
-    return tensor::InsertSliceOp::create(nb, nl, c, acc, offsets,
-                                         SmallVector<OpFoldResult>{count, nb.getIndexAttr(n)},
-                                         strides)
+    return tensor::InsertSliceOp::create(
+               nb, nl, c, acc, offsets,
+               SmallVector<OpFoldResult>{nb.getIndexAttr(count), nb.getIndexAttr(n)}, strides)
         .getResult();
   };
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
@@ -113,51 +90,36 @@ Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value 
   auto loop = scf::ForOp::create(
       b, loc, index(0), full, index(kRowChunk), ValueRange{out},
       [&](OpBuilder &nb, Location nl, Value at, ValueRange acc) {
-        scf::YieldOp::create(nb, nl, product(nb, nl, at, nb.getIndexAttr(kRowChunk), kRowChunk, acc[0]));
+        scf::YieldOp::create(nb, nl, product(nb, nl, at, kRowChunk, acc[0]));
       });
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
-  Value acc = loop.getResult(0);
-  Value rest = arith::SubIOp::create(b, loc, m, full);
-  // One switch on the padded size (no rows left: the default), not a chain
-  // of branches: bufferization's analysis of a chain of branches, each
-  // yielding the tensor the next one updates, took seconds per product.
-  SmallVector<int64_t> sizes = restSizes();
-  Value padded = index(0);
-  for (auto [i, p] : llvm::enumerate(sizes)) {
-    // The size before p < rest <= p
-    Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
-                                        index(i ? sizes[i - 1] : 0));
-    Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rest, index(p));
-    padded = arith::SelectOp::create(b, loc, arith::AndIOp::create(b, loc, above, within), index(p),
-                                     padded);
-  }
-  auto switchOp = scf::IndexSwitchOp::create(b, loc, TypeRange{out.getType()}, padded, sizes,
-                                             sizes.size());
-  switchOp->setAttr("nnc.batch_loop", b.getUnitAttr());
-  {
+  // One product of `size` rows from `at`, `size` one of `sizes` (none
+  // else): one switch, not a chain of branches, as bufferization's analysis
+  // of a chain, each branch yielding the tensor the next one updates, took
+  // seconds per product.
+  auto restProduct = [&](Value size, Value at, ArrayRef<int64_t> sizes, Value acc) -> Value {
+    auto switchOp = scf::IndexSwitchOp::create(b, loc, TypeRange{out.getType()}, size, sizes,
+                                               sizes.size());
+    switchOp->setAttr("nnc.batch_loop", b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&switchOp.getDefaultRegion().emplaceBlock());
     scf::YieldOp::create(b, loc, acc);
     for (auto [p, region] : llvm::zip(sizes, switchOp.getCaseRegions())) {
       b.setInsertionPointToStart(&region.emplaceBlock());
-      // With at least P rows in all, the last P rows, some computed again
-      // (to the same values): static slices, no copies. Fewer (a batch of 3
-      // is padded to 4) go through the zero-padded copy.
-      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, m, index(p));
-      auto branch = scf::IfOp::create(
-          b, loc, fits,
-          [&](OpBuilder &nb, Location nl) {
-            Value last = arith::SubIOp::create(nb, nl, m, arith::ConstantIndexOp::create(nb, nl, p));
-            scf::YieldOp::create(nb, nl, product(nb, nl, last, nb.getIndexAttr(p), p, acc));
-          },
-          [&](OpBuilder &nb, Location nl) {
-            scf::YieldOp::create(nb, nl, product(nb, nl, full, rest, p, acc));
-          });
-      branch->setAttr("nnc.batch_loop", b.getUnitAttr());
-      scf::YieldOp::create(b, loc, branch.getResult(0));
+      scf::YieldOp::create(b, loc, product(b, loc, at, p, acc));
     }
-  }
-  return switchOp.getResult(0);
+    return switchOp.getResult(0);
+  };
+  Value rest = arith::SubIOp::create(b, loc, m, full);
+  Value grouped = arith::AndIOp::create(b, loc, rest, index(~(kRowGroup - 1)));
+  SmallVector<int64_t> groups, fewer;
+  for (int64_t p = kRowGroup; p < kRowChunk; p += kRowGroup)
+    groups.push_back(p);
+  for (int64_t p = 1; p < kRowGroup; ++p)
+    fewer.push_back(p);
+  Value acc = restProduct(grouped, full, groups, loop.getResult(0));
+  return restProduct(arith::SubIOp::create(b, loc, rest, grouped),
+                     arith::AddIOp::create(b, loc, full, grouped), fewer, acc);
 }
 
 /// A matrix product with dynamic dims: [..., M, K] x [K, N] (the leading

@@ -269,6 +269,46 @@ def main():
                 [value("x", F32, [6]), value("rows", F32, [6, 1]), value("table", F32, [2, 1])],
                 [value("t", F32, [2, 1])], counts + [ints("axis1", [1])])
 
+    # The rows of a TopK of a count (min(3, count)), put back into place by
+    # index.expand(k, 4) as PyTorch exports it, Expand(index, where(shape
+    # == -1, 1, shape)): the index is a gather along a count's dim, one of
+    # two buffers (nothing read when the count is 0), whose dim is its size.
+    write_model(out, "expand_of_topk",
+                positives[:3] + [
+                    helper.make_node("Gather", ["x", "ix"], ["v"], axis=0),
+                    helper.make_node("Shape", ["v"], ["n"]),
+                    helper.make_node("Concat", ["three", "n"], ["candidates"], axis=0),
+                    helper.make_node("ReduceMin", ["candidates"], ["k"], keepdims=1),
+                    helper.make_node("TopK", ["v", "k"], ["top", "at"]),
+                    helper.make_node("Gather", ["ix", "at"], ["kept"], axis=0),
+                    helper.make_node("Unsqueeze", ["kept", "axis1"], ["index"]),
+                    helper.make_node("Shape", ["index"], ["dims"]),
+                    helper.make_node("Gather", ["dims", "zero_i"], ["rows"], axis=0),
+                    helper.make_node("Unsqueeze", ["rows", "axis0"], ["rows1"]),
+                    helper.make_node("Concat", ["rows1", "four"], ["shape"], axis=0),
+                    helper.make_node("Shape", ["shape"], ["length"]),
+                    helper.make_node("ConstantOfShape", ["length"], ["ones"],
+                                     value=helper.make_tensor("one", I64, [1], [1])),
+                    helper.make_node("Mul", ["ones", "minus1"], ["minus_ones"]),
+                    helper.make_node("Equal", ["shape", "minus_ones"], ["unchanged"]),
+                    helper.make_node("Where", ["unchanged", "ones", "shape"], ["to"]),
+                    helper.make_node("Expand", ["index", "to"], ["where"], name="expand"),
+                    helper.make_node("Gather", ["table", "kept"], ["updates"], axis=0),
+                    helper.make_node("ScatterElements", ["zeros", "where", "updates"], ["y"], axis=0,
+                                     name="scatter")],
+                [value("x", F32, [6]), value("table", F32, [6, 4])], [value("y", F32, [6, 4])],
+                counts + [ints("three", [3]), ints("axis1", [1]), helper.make_tensor("zero_i", I64, [], [0]),
+                          ints("four", [4]), ints("minus1", [-1]),
+                          onnx.numpy_helper.from_array(np.zeros((6, 4), np.float32), "zeros")])
+    for label, kept in (("many", 5), ("one", 1), ("none", 0)):
+        x = -np.ones(6, np.float32)
+        x[rng.permutation(6)[:kept]] = rng.permutation(kept).astype(np.float32) + 1
+        table = rng.standard_normal((6, 4)).astype(np.float32)
+        top = np.argsort(-x, kind="stable")[:min(3, kept)]
+        y = np.zeros_like(table)
+        y[top] = table[top]
+        write_set(os.path.join(out, "expand_of_topk", label), [x, table], [y])
+
 
 if __name__ == "__main__":
     main()

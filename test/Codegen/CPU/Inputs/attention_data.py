@@ -1,0 +1,26 @@
+"""Test data for dynamic-attention.test: q [4, T, 32], k [4, 32, T] and
+v [4, T, 32], and by NumPy in float64 the scores q @ k and
+softmax(scores) @ v, in DIR/t<T> for T = 1, 7, 8, 9, 37 (edges of an
+8-row, 32-column register tile and of a 16-lane step; 37 = 32 + 5)."""
+
+import os
+import sys
+
+import numpy as np
+from onnx import numpy_helper
+
+out = sys.argv[1]
+for t in (1, 7, 8, 9, 37):
+    rng = np.random.default_rng(t)
+    q, k, v = (rng.standard_normal(shape).astype(np.float32)
+               for shape in ((4, t, 32), (4, 32, t), (4, t, 32)))
+    scores = q.astype(np.float64) @ k.astype(np.float64)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    attended = (e / e.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+    directory = os.path.join(out, f"t{t}")
+    os.makedirs(directory, exist_ok=True)
+    for name, array in (("input_0", q), ("input_1", k), ("input_2", v),
+                        ("output_0", scores.astype(np.float32)),
+                        ("output_1", attended.astype(np.float32))):
+        with open(os.path.join(directory, name + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(array).SerializeToString())
