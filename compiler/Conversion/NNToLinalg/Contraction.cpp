@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
+#include "compiler/Codegen/Common/SaturatingMath.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -50,12 +51,32 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynami
 /// of rows, which B's panels are streamed once for anyway.
 constexpr int64_t kRowChunk = 32;
 
+/// The multiply-adds from which the CPU schedule splits a static product
+/// into thread chunks (kMinParallelWork in TileAndVectorize.cpp), and the
+/// most rows a chunk takes to reach them.
+constexpr int64_t kParallelWork = 1 << 20, kMaxRowChunk = 4 * kRowChunk;
+
+/// The rows of a chunk of a [?, K] x [K, N] product: kRowChunk, or the
+/// least multiple of it by a power of two whose product the schedule
+/// splits across threads. A GPT block's 128x128 projection in chunks of 32
+/// rows (2^19 multiply-adds) ran on one thread, 2.3x its time pinned at a
+/// batch of 32 on two threads.
+int64_t chunkRows(int64_t k, int64_t n) {
+  int64_t work = saturatingMul(k, n);
+  if (saturatingMul(work, kRowChunk) >= kParallelWork || work * kMaxRowChunk < kParallelWork)
+    return kRowChunk;
+  int64_t rows = kRowChunk;
+  while (rows * work < kParallelWork)
+    rows *= 2;
+  return rows;
+}
+
 /// The register tiles' rows on AVX2 and AVX-512: the rows left after the
 /// chunks are one product of a multiple of this and one of fewer.
 constexpr int64_t kRowGroup = 8;
 
 /// rows [M, K] x rhs [K, N] into `out` [M, N], M dynamic, as static products:
-/// a loop over chunks of kRowChunk rows, then the R < kRowChunk rows left as
+/// a loop over chunks of chunkRows rows, then the R rows left as
 /// one product of R rounded down to a multiple of kRowGroup and one of the
 /// fewer than kRowGroup rows after it, each chosen by a switch on its
 /// static size. Every product takes the static schedule of exactly its rows:
@@ -84,12 +105,13 @@ Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value 
   };
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   Value m = dimOf(b, loc, rows, 0);
-  Value full = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, m, index(kRowChunk)),
-                                     index(kRowChunk));
+  int64_t chunk = chunkRows(k, n);
+  Value full = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, m, index(chunk)),
+                                     index(chunk));
   auto loop = scf::ForOp::create(
-      b, loc, index(0), full, index(kRowChunk), ValueRange{out},
+      b, loc, index(0), full, index(chunk), ValueRange{out},
       [&](OpBuilder &nb, Location nl, Value at, ValueRange acc) {
-        scf::YieldOp::create(nb, nl, product(nb, nl, at, kRowChunk, acc[0]));
+        scf::YieldOp::create(nb, nl, product(nb, nl, at, chunk, acc[0]));
       });
   loop->setAttr("nnc.batch_loop", b.getUnitAttr());
   // One product of `size` rows from `at`, `size` one of `sizes` (none
@@ -112,7 +134,7 @@ Value rowChunkedMatmul(OpBuilder &b, Location loc, Value rows, Value rhs, Value 
   Value rest = arith::SubIOp::create(b, loc, m, full);
   Value grouped = arith::AndIOp::create(b, loc, rest, index(~(kRowGroup - 1)));
   SmallVector<int64_t> groups, fewer;
-  for (int64_t p = kRowGroup; p < kRowChunk; p += kRowGroup)
+  for (int64_t p = kRowGroup; p < chunk; p += kRowGroup)
     groups.push_back(p);
   for (int64_t p = 1; p < kRowGroup; ++p)
     fewer.push_back(p);

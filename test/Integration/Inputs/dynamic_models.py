@@ -577,6 +577,19 @@ def main():
     export(Unsupported(), (torch.randn(2, 4),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
            os.path.join(args.out, "cumsum", "model.onnx"))
 
+    # A 128x128 projection: chunks of 64 rows, whose products the schedule
+    # splits across threads (32 rows are too little work).
+    projection = torch.nn.Linear(128, 128).eval()
+    export(projection, (torch.randn(2, 128),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
+           os.path.join(args.out, "projection", "model.onnx"))
+    reference = torch.nn.Linear(128, 128).double().eval()
+    reference.load_state_dict({k: v.double() for k, v in projection.state_dict().items()})
+    for batch in (0, 7, 63, 64, 65, 127, 130):
+        x = torch.randn(batch, 128)
+        with torch.no_grad():
+            y = reference(x.double())
+        write_set(os.path.join(args.out, "projection", f"batch{batch}"), [x], [y])
+
 
 if __name__ == "__main__":
     main()
