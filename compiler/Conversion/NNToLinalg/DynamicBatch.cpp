@@ -76,11 +76,15 @@ bool perSampleOp(Operation *op) {
 /// sample's static one: an op on rows (a norm, a softmax, a transpose, a
 /// split, attention's products), whose dynamic schedules split the whole
 /// batch into thread chunks. A window over an image (a convolution, a pool,
-/// a batch norm) needs a sample's static shape for its register tiles.
+/// a batch norm) needs a sample's static shape for its register tiles. Each
+/// of these has a dynamic lowering for every form perSampleOp accepts but a
+/// product whose other batch dims broadcast (multi-query attention's one
+/// head of keys against four of queries), which only the loop takes.
 bool rowWise(Operation *op) {
+  if (auto matmul = dyn_cast<nn::MatMulOp>(op))
+    return isDynamicBatchedMatmul(matmul);
   return isElementwise(op) ||
-         isa<nn::LayerNormOp, nn::SoftmaxOp, nn::LogSoftmaxOp, nn::TransposeOp, nn::SplitOp,
-             nn::MatMulOp>(op);
+         isa<nn::LayerNormOp, nn::SoftmaxOp, nn::LogSoftmaxOp, nn::TransposeOp, nn::SplitOp>(op);
 }
 
 bool floatType(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }

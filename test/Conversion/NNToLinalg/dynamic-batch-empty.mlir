@@ -28,3 +28,13 @@ func.func @softmax_rows(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = nn.softmax %x {axis = 1 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// But a product whose other batch dims broadcast (multi-query attention: one
+// head of keys against four of queries) has no dynamic lowering: a loop.
+// CHECK-LABEL: func.func @broadcast_heads
+// CHECK:       scf.for
+// CHECK:       } {nnc.batch_loop}
+func.func @broadcast_heads(%q: tensor<?x4x5x8xf32>, %k: tensor<?x1x8x6xf32>) -> tensor<?x4x5x6xf32> {
+  %0 = nn.matmul %q, %k : (tensor<?x4x5x8xf32>, tensor<?x1x8x6xf32>) -> tensor<?x4x5x6xf32>
+  return %0 : tensor<?x4x5x6xf32>
+}

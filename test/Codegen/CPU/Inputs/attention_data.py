@@ -1,7 +1,10 @@
 """Test data for dynamic-attention.test: q [4, T, 32], k [4, 32, T] and
 v [4, T, 32], and by NumPy in float64 the scores q @ k and
 softmax(scores) @ v, in DIR/t<T> for T = 1, 7, 8, 9, 37 (edges of an
-8-row, 32-column register tile and of a 16-lane step; 37 = 32 + 5)."""
+8-row, 32-column register tile and of a 16-lane step; 37 = 32 + 5). And
+for products whose heads broadcast over a dynamic batch N, q [N, 4, 5, 8]
+times k [N, 1, 8, 6] and q1 [N, 1, 5, 8] times k4 [N, 4, 8, 6], in
+DIR/n<N> for N = 1, 3, 7."""
 
 import os
 import sys
@@ -22,5 +25,17 @@ for t in (1, 7, 8, 9, 37):
     for name, array in (("input_0", q), ("input_1", k), ("input_2", v),
                         ("output_0", scores.astype(np.float32)),
                         ("output_1", attended.astype(np.float32))):
+        with open(os.path.join(directory, name + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(array).SerializeToString())
+
+for n in (1, 3, 7):
+    rng = np.random.default_rng(100 + n)
+    q, k, q1, k4 = (rng.standard_normal(shape).astype(np.float32)
+                    for shape in ((n, 4, 5, 8), (n, 1, 8, 6), (n, 1, 5, 8), (n, 4, 8, 6)))
+    directory = os.path.join(out, f"n{n}")
+    os.makedirs(directory, exist_ok=True)
+    for name, array in (("input_0", q), ("input_1", k), ("input_2", q1), ("input_3", k4),
+                        ("output_0", (q.astype(np.float64) @ k).astype(np.float32)),
+                        ("output_1", (q1.astype(np.float64) @ k4).astype(np.float32))):
         with open(os.path.join(directory, name + ".pb"), "wb") as f:
             f.write(numpy_helper.from_array(array).SerializeToString())
