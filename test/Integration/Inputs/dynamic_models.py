@@ -577,6 +577,42 @@ def main():
     export(Unsupported(), (torch.randn(2, 4),), ["x"], {"x": {0: "batch"}, "y": {0: "batch"}},
            os.path.join(args.out, "cumsum", "model.onnx"))
 
+    # Ops on rows over a dynamic batch, which keep their dynamic lowerings
+    # (no loop over the samples without a convolution or pool among them):
+    # norms and softmaxes at each axis, transposes, splits, products of two
+    # activations, one of them with a broadcast head; then a convolution's
+    # output through the same ops, which stay in its loop.
+    class RowOps(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.nn.LayerNorm([6, 8])
+            self.conv = torch.nn.Conv2d(2, 2, 3, padding=1)
+
+        def forward(self, x, heads):
+            a = self.norm(x) + torch.softmax(x, dim=1)
+            b = torch.log_softmax(x.transpose(1, 2), dim=-1).transpose(1, 2)
+            top, bottom = x.split([2, 4], dim=1)
+            scores = torch.softmax(top @ bottom.transpose(1, 2), dim=-1)
+            c = scores @ bottom
+            # heads [N, 3, 6, 8] against one head of keys [N, 1, 8, 6].
+            shared = heads @ x.transpose(1, 2).unsqueeze(1)
+            image = self.conv(x.view(x.shape[0], 2, 3, 8))
+            d = torch.softmax(image, dim=-1).transpose(2, 3)
+            return a + b, c, shared, d
+
+    rows = RowOps().eval()
+    export(rows, (torch.randn(2, 6, 8), torch.randn(2, 3, 6, 8)), ["x", "heads"],
+           {"x": {0: "batch"}, "heads": {0: "batch"}, "ab": {0: "batch"}, "c": {0: "batch"},
+            "shared": {0: "batch"}, "d": {0: "batch"}},
+           os.path.join(args.out, "row_ops", "model.onnx"), outputs=("ab", "c", "shared", "d"))
+    reference = RowOps().double().eval()
+    reference.load_state_dict({k: v.double() for k, v in rows.state_dict().items()})
+    for batch in (1, 3, 7):
+        x, heads = torch.randn(batch, 6, 8), torch.randn(batch, 3, 6, 8)
+        with torch.no_grad():
+            outputs = reference(x.double(), heads.double())
+        write_set(os.path.join(args.out, "row_ops", f"batch{batch}"), [x, heads], list(outputs))
+
     # A 128x128 projection: chunks of 64 rows, whose products the schedule
     # splits across threads (32 rows are too little work).
     projection = torch.nn.Linear(128, 128).eval()
