@@ -32,6 +32,11 @@ namespace nnc {
 /// function.
 inline constexpr char kBatchLoopAttr[] = "nnc.batch_loop";
 
+/// The rows of the register tiles of a product of a part of a dynamic row
+/// count (Contraction.cpp: 4, 2 or 1 rows, or none), which the CPU schedule
+/// takes instead of its own, so that no tile is masked along its rows.
+inline constexpr char kRowTileAttr[] = "nnc.row_tile";
+
 /// Whether `op` is a loop whose body the schedules and the memory plan treat
 /// like a function's: a batch loop, or an scf.while. Only a Loop that
 /// computes its condition makes one on the CPU target (ControlFlowOps.cpp),

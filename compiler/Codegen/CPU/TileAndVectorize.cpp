@@ -665,6 +665,11 @@ LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
   int64_t loops = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // A part of a dynamic row count in tiles of its rows (nnc.row_tile):
+  // none masked along the rows, where a tile of shapes.m rows masked to
+  // fewer took a branch per row at each k step.
+  auto rowTile = op->getAttrOfType<IntegerAttr>(nnc::kRowTileAttr);
+  int64_t rows = rowTile ? std::min<int64_t>(rowTile.getInt(), shapes.m) : shapes.m;
   SmallVector<int64_t> batchOrder(dims.batch.begin(), dims.batch.end());
   if (!dims.batch.empty()) {
     SmallVector<int64_t> split(loops, 0);
@@ -676,7 +681,7 @@ LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     op = chunk->op;
   }
   SmallVector<int64_t> parallel(loops, 0), reduction(loops, 0);
-  parallel[m] = shapes.m;
+  parallel[m] = rows;
   parallel[n] = shapes.n;
   reduction[k] = 1;
   SmallVector<int64_t> order(batchOrder);
@@ -701,9 +706,9 @@ LogicalResult scheduleDynamicMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   auto maskable = [&](unsigned d, int64_t tile) {
     return ShapedType::isDynamic(ranges[d]) || ranges[d] % tile == 0;
   };
-  if (maskable(m, shapes.m) && maskable(n, shapes.n)) {
+  if (maskable(m, rows) && maskable(n, shapes.n)) {
     SmallVector<int64_t> vectorSizes(loops, 1);
-    vectorSizes[m] = shapes.m;
+    vectorSizes[m] = rows;
     vectorSizes[n] = shapes.n;
     tileOp->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
   }

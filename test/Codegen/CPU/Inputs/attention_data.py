@@ -4,7 +4,9 @@ softmax(scores) @ v, in DIR/t<T> for T = 1, 7, 8, 9, 37 (edges of an
 8-row, 32-column register tile and of a 16-lane step; 37 = 32 + 5). And
 for products whose heads broadcast over a dynamic batch N, q [N, 4, 5, 8]
 times k [N, 1, 8, 6] and q1 [N, 1, 5, 8] times k4 [N, 4, 8, 6], in
-DIR/n<N> for N = 1, 3, 7."""
+DIR/n<N> for N = 1, 3, 7. And a decoding step's products, q [4, M, 32]
+times keys [4, 32, P], in DIR/m<M>_p<P> for (M, P) = (1, 100), (3, 5),
+(7, 40), (13, 13), (15, 1), (0, 9)."""
 
 import os
 import sys
@@ -37,5 +39,16 @@ for n in (1, 3, 7):
     for name, array in (("input_0", q), ("input_1", k), ("input_2", q1), ("input_3", k4),
                         ("output_0", (q.astype(np.float64) @ k).astype(np.float32)),
                         ("output_1", (q1.astype(np.float64) @ k4).astype(np.float32))):
+        with open(os.path.join(directory, name + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(array).SerializeToString())
+
+for m, p in ((1, 100), (3, 5), (7, 40), (13, 13), (15, 1), (0, 9)):
+    rng = np.random.default_rng(1000 + 100 * m + p)
+    q = rng.standard_normal((4, m, 32)).astype(np.float32)
+    keys = rng.standard_normal((4, 32, p)).astype(np.float32)
+    directory = os.path.join(out, f"m{m}_p{p}")
+    os.makedirs(directory, exist_ok=True)
+    for name, array in (("input_0", q), ("input_1", keys),
+                        ("output_0", (q.astype(np.float64) @ keys).astype(np.float32))):
         with open(os.path.join(directory, name + ".pb"), "wb") as f:
             f.write(numpy_helper.from_array(array).SerializeToString())
