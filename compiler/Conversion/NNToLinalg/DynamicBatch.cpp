@@ -5,7 +5,9 @@
 // every other dim static, a run of such ops becomes a loop over the batch of
 // the same ops on one sample: static, so they take the static lowering and
 // the CPU schedules' register tiles as in code pinned to batch 1, and the
-// loop's bound is the only dynamic value.
+// loop's bound is the only dynamic value. Runs of ops on rows alone (norms,
+// softmaxes, attention's products) keep their dynamic lowerings instead
+// (rowWise), which split the whole batch across threads.
 //
 //===----------------------------------------------------------------------===//
 
