@@ -295,8 +295,9 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
     std::function<FailureOr<Value>(Value)> rebuild = [&](Value v) -> FailureOr<Value> {
       if (Value mapped = mapping.lookupOrNull(v))
         return mapped;
-      // Every value rebuilt is mapped: a clone below takes its operands
-      // from the mapping, and one left out would be the function's own.
+      // Every value rebuilt is mapped (a clone below maps its results):
+      // the clones take their operands from the mapping, and an operand
+      // left out would be the function's own value.
       if (Value selected = nnc::selectedForEveryCount(v); selected != v) {
         FailureOr<Value> rebuilt = rebuild(selected);
         if (succeeded(rebuilt))
@@ -432,7 +433,6 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           return failure();
         }
       }
-      // (clone maps the results too.)
       Operation *clone = b.clone(*def, mapping);
       Value result = clone->getResult(cast<OpResult>(v).getResultNumber());
       if (fromCount)

@@ -71,8 +71,8 @@ int64_t chunkRows(int64_t k, int64_t n) {
   return rows;
 }
 
-/// The register tiles' rows on AVX2 and AVX-512: the rows left after the
-/// chunks are one product of a multiple of this and one of fewer.
+/// The register tiles' rows on AVX2 and AVX-512: a dynamic row count's rows
+/// past whole tiles of this many are products of their own.
 constexpr int64_t kRowGroup = 8;
 
 /// rows [M, K] x rhs [K, N] into `out` [M, N], M dynamic, as static products:
@@ -251,7 +251,7 @@ Value dynamicBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
       SmallVector<Value> partSizes(sizes);
       partSizes[type3.isDynamicDim(0) ? 1 : 0] = rows;
       linalg::BatchMatmulOp part = product(a, type3, partSizes);
-      if (tile < kRowGroup)
+      if (tile < kRowGroup) // kRowTileAttr (compiler/Codegen/Passes.h)
         part->setAttr("nnc.row_tile", b.getI64IntegerAttr(tile));
       out = tensor::InsertSliceOp::create(b, loc, part.getResult(0), out, offsets, outSizes, strides);
       from = arith::AddIOp::create(b, loc, from, rows);
