@@ -56,8 +56,11 @@ inline bool isKernelLevel(mlir::Operation *op) {
 }
 
 /// The blocks where kernels start: `func`'s body and the regions of the
-/// batch loops in it (isKernelLevel), outer ones first.
+/// batch loops in it (isKernelLevel), outer ones first; none for a
+/// declaration (the runtime's string functions).
 inline llvm::SmallVector<mlir::Block *> kernelLevelBlocks(mlir::func::FuncOp func) {
+  if (func.isExternal())
+    return {};
   llvm::SmallVector<mlir::Block *> blocks{&func.getBody().front()};
   for (size_t i = 0; i < blocks.size(); ++i)
     for (mlir::Operation &op : *blocks[i])

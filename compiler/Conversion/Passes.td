@@ -20,11 +20,15 @@ def ConvertNNToLinalg : Pass<"nnc-convert-nn-to-linalg", "mlir::ModuleOp"> {
   let options = [
     Option<"maxTapSum", "max-tap-sum", "int64_t", /*default=*/"49",
            "the most taps a depthwise convolution sums in one elementwise op "
-           "(one operand per tap); larger filters keep the loop nest">
+           "(one operand per tap); larger filters keep the loop nest">,
+    Option<"strings", "strings", "bool", /*default=*/"true",
+           "whether string tensors may be compiled (the runtime reads and makes "
+           "their text on the CPU only)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
-                           "mlir::scf::SCFDialect", "mlir::cf::ControlFlowDialect"];
+                           "mlir::scf::SCFDialect", "mlir::cf::ControlFlowDialect",
+                           "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 #endif // NNC_COMPILER_CONVERSION_PASSES_TD

@@ -73,6 +73,8 @@ void nnc::buildLowerPipeline(OpPassManager &pm, const CompileOptions &options) {
   ConvertNNToLinalgOptions lowering;
   if (options.target == "cuda")
     lowering.maxTapSum = 25;
+  // Text is read and made by the runtime on the host (Strings.cpp).
+  lowering.strings = options.target != "cuda";
   pm.addPass(createConvertNNToLinalg(lowering));
   // Before CSE merges the empty tensors of concats of the same type.
   pm.addNestedPass<func::FuncOp>(nnc::createShareConcatPrefixes());

@@ -16,6 +16,7 @@
 #include "compiler/Codegen/CUDA/HostKernels.h"
 #include "compiler/Codegen/Common/BFloat16.h"
 #include "compiler/Codegen/Common/RuntimeContext.h"
+#include "dialects/NN/IR/NNOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "runtime/include/nnc/abi.h"
@@ -84,6 +85,7 @@ std::vector<nnc::FunctionInfo> nnc::describeFunctions(ModuleOp module) {
 }
 
 int32_t nnc::abiDtype(Type element, bool isUnsigned) {
+  if (isa<nn::StringType>(element)) return NNC_DTYPE_STRING;
   if (element.isF32()) return NNC_DTYPE_F32;
   if (element.isF64()) return NNC_DTYPE_F64;
   if (element.isF16()) return NNC_DTYPE_F16;
@@ -197,6 +199,90 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
     b.CreateStore(saved, slotAddr);
   b.CreateRet(b.getInt32(0));
   return entry;
+}
+
+/// Defines the string functions the lowering declares (Strings.cpp) as calls
+/// through the call's nnc_abi_strings_t (abi.h), found in the context slot
+/// the entry wrapper fills. With no context or no table (a caller outside
+/// the runtime) they fail: a NULL text, a 0 value, "not a stopword".
+void addStringTrampolines(llvm::Module &m) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  // Which of nnc_abi_strings_t's {state, format, parse, is_stopword,
+  // change_case} each calls.
+  const std::pair<const char *, unsigned> kinds[] = {{"nnc_strings_format", 1},
+                                                     {"nnc_strings_parse", 2},
+                                                     {"nnc_strings_is_stopword", 3},
+                                                     {"nnc_strings_change_case", 4}};
+  llvm::GlobalVariable *slot = nullptr;
+  for (auto [name, field] : kinds) {
+    llvm::Function *f = m.getFunction(name);
+    if (!f || !f->isDeclaration())
+      continue;
+    if (!slot) {
+      slot = m.getGlobalVariable(nnc::kRuntimeContextGlobal, true);
+      if (!slot)
+        slot = new llvm::GlobalVariable(m, ptr, /*isConstant=*/false,
+                                        llvm::GlobalValue::ExternalLinkage,
+                                        llvm::ConstantPointerNull::get(ptr),
+                                        nnc::kRuntimeContextGlobal, nullptr,
+                                        llvm::GlobalValue::GeneralDynamicTLSModel);
+    }
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    auto *fail = llvm::BasicBlock::Create(ctx, "fail", f);
+    auto *call = llvm::BasicBlock::Create(ctx, "call", f);
+    // nnc_abi_context_t: {runtime, num_threads, parallel_for, cuda, profile,
+    // profile_state, dims, output_dims, strings}.
+    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr});
+    auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr});
+    llvm::Value *context = b.CreateLoad(ptr, b.CreateThreadLocalAddress(slot));
+    llvm::Value *haveContext = b.CreateIsNotNull(context);
+    llvm::BasicBlock *loadTable = llvm::BasicBlock::Create(ctx, "table", f, call);
+    b.CreateCondBr(haveContext, loadTable, fail);
+    b.SetInsertPoint(loadTable);
+    llvm::Value *table = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, context, 8));
+    b.CreateCondBr(b.CreateIsNotNull(table), call, fail);
+    b.SetInsertPoint(fail);
+    b.CreateRet(llvm::ConstantInt::get(f->getReturnType(), 0));
+    b.SetInsertPoint(call);
+    llvm::Value *state = b.CreateLoad(ptr, b.CreateStructGEP(tableTy, table, 0));
+    llvm::Value *fn = b.CreateLoad(ptr, b.CreateStructGEP(tableTy, table, field));
+    llvm::Argument *args = f->arg_begin();
+    auto text = [&](llvm::Value *address) { return b.CreateIntToPtr(address, ptr); };
+    llvm::Value *result = nullptr;
+    switch (field) {
+    case 1: { // const char *format(state, i32 dtype, const void *value)
+      llvm::Value *value = b.CreateAlloca(i64);
+      b.CreateStore(&args[1], value);
+      result = b.CreatePtrToInt(
+          b.CreateCall(llvm::FunctionType::get(ptr, {ptr, i32, ptr}, false), fn,
+                       {state, &args[0], value}),
+          i64);
+      break;
+    }
+    case 2: { // i32 parse(state, i32 dtype, const char *text, void *value)
+      llvm::Value *value = b.CreateAlloca(i64);
+      b.CreateStore(b.getInt64(0), value);
+      b.CreateCall(llvm::FunctionType::get(i32, {ptr, i32, ptr, ptr}, false), fn,
+                   {state, &args[0], text(&args[1]), value});
+      result = b.CreateLoad(i64, value);
+      break;
+    }
+    case 3: // i32 is_stopword(state, const char *text, const char *words, i64 count, i32 sensitive)
+      result = b.CreateCall(llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, i32}, false), fn,
+                            {state, text(&args[0]), text(&args[1]), &args[2], &args[3]});
+      break;
+    case 4: // const char *change_case(state, const char *text, i32 action)
+      result = b.CreatePtrToInt(
+          b.CreateCall(llvm::FunctionType::get(ptr, {ptr, ptr, i32}, false), fn,
+                       {state, text(&args[0]), &args[1]}),
+          i64);
+      break;
+    }
+    b.CreateRet(result);
+  }
 }
 
 /// Adds `i32 nnc_prepare_<name>(ptr input_dims, ptr inputs, ptr output_dims,
@@ -598,6 +684,7 @@ LogicalResult nnc::writeArtifact(ModuleOp module, const std::vector<FunctionInfo
         return module.emitError("the kernels' host image has no kernel '") << name << "'";
   }
 
+  addStringTrampolines(*m);
   // Everything but the descriptor stays private to the library.
   for (llvm::Function &f : *m)
     if (!f.isDeclaration())

@@ -174,11 +174,32 @@ LogicalResult importCelu(NodeImporter &n) {
   return success();
 }
 
+/// Cast (and CastLike) of `x` to `element`: text to and from numbers reads
+/// and writes it (abi.h's nnc_abi_strings_t); bool and the 16-bit floats
+/// have no text form in nnc.
+LogicalResult importCastTo(NodeImporter &n, Value x, Type element) {
+  Type from = getElementTypeOrSelf(x.getType());
+  bool fromText = isa<nn::StringType>(from), toText = isa<nn::StringType>(element);
+  if (fromText != toText) {
+    Type number = fromText ? element : from;
+    bool written = number.isF32() || number.isF64() ||
+                   (isa<IntegerType>(number) && !number.isInteger(1));
+    if (!written) {
+      std::string name = number.isInteger(1) ? "bool" : "";
+      llvm::raw_string_ostream os(name);
+      if (name.empty())
+        os << number;
+      return n.fail(std::string("cast ") + (fromText ? "from STRING to " : "to STRING from ") +
+                    name + " is not supported (only f32, f64 and integers read and write text)");
+    }
+  }
+  n.setOutputs(from == element ? x : n.create<nn::CastOp>(x, TypeAttr::get(element)));
+  return success();
+}
+
 /// CastLike: Cast to the element type of the second input.
 LogicalResult importCastLike(NodeImporter &n) {
-  Type element = getElementTypeOrSelf(n.input(1).getType());
-  n.setOutputs(n.create<nn::CastOp>(n.input(0), TypeAttr::get(element)));
-  return success();
+  return importCastTo(n, n.input(0), getElementTypeOrSelf(n.input(1).getType()));
 }
 
 LogicalResult importBitShift(NodeImporter &n) {
@@ -224,11 +245,10 @@ LogicalResult importClip(NodeImporter &n) {
 
 LogicalResult importCast(NodeImporter &n) {
   int64_t to = n.attrInt("to", 0);
-  Type element = importElementType(*n.builder.getContext(), to);
+  Type element = importValueElementType(*n.builder.getContext(), to);
   if (!element)
     return n.fail("cast to " + dataTypeName(to) + " is not supported");
-  n.setOutputs(n.create<nn::CastOp>(n.input(0), TypeAttr::get(element)));
-  return success();
+  return importCastTo(n, n.input(0), element);
 }
 
 LogicalResult importWhere(NodeImporter &n) {

@@ -623,7 +623,7 @@ FailureOr<Type> GraphImporter::inputType(const onnx::ValueInfoProto &info,
   if (!info.type().has_tensor_type())
     return emitError(loc) << "graph input '" << info.name() << "' is not a tensor";
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
-  Type element = importElementType(context, tensor.elem_type());
+  Type element = importValueElementType(context, tensor.elem_type());
   if (!element)
     return emitError(loc) << "graph input '" << info.name() << "' has unsupported element type "
                           << dataTypeName(tensor.elem_type());
@@ -682,7 +682,7 @@ std::optional<Type> GraphImporter::declaredConflict(const onnx::ValueInfoProto &
     return std::nullopt;
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
   // An undeclared (or unknown) element type is not compared.
-  Type element = importElementType(context, tensor.elem_type());
+  Type element = importValueElementType(context, tensor.elem_type());
   if (!element)
     element = computed.getElementType();
   // A symbolic declared dim matches any size, a static one only itself; a

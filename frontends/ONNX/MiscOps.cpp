@@ -436,6 +436,36 @@ template <int kind> LogicalResult importWindow(NodeImporter &n) {
   n.setOutputs(element == f32 ? y : n.create<nn::CastOp>(y, TypeAttr::get(element)));
   return success();
 }
+/// StringNormalizer: its stopwords dropped, then its case changed, by the
+/// runtime's Unicode simple case mappings. Locales whose case rules differ
+/// from those (Turkish and Azeri dotted i, Lithuanian) are refused rather
+/// than mapped wrongly.
+LogicalResult importStringNormalizer(NodeImporter &n) {
+  if (!isa<nn::StringType>(getElementTypeOrSelf(n.input(0).getType())))
+    return n.fail("expected a string input");
+  std::string action = n.attrString("case_change_action", "NONE");
+  int64_t caseChange = action == "NONE" ? 0 : action == "LOWER" ? 1 : action == "UPPER" ? 2 : -1;
+  if (caseChange < 0)
+    return n.fail("case_change_action '" + action + "' is not one of NONE, LOWER, UPPER");
+  std::string locale = n.attrString("locale", "");
+  StringRef language = StringRef(locale).take_until([](char c) { return c == '_' || c == '-'; });
+  if (language == "tr" || language == "az" || language == "lt")
+    return n.fail("locale '" + locale +
+                  "' has case rules of its own, which nnc does not implement (it maps case by "
+                  "Unicode's default simple mappings)");
+  SmallVector<StringRef> stopwords;
+  if (const onnx::AttributeProto *attr = n.attr("stopwords"))
+    for (const std::string &word : attr->strings())
+      stopwords.push_back(word);
+  for (StringRef word : stopwords)
+    if (word.contains('\0'))
+      return n.fail("a stopword holds a NUL character");
+  auto &b = n.builder;
+  n.setOutputs(n.create<nn::StringNormalizerOp>(n.input(0), b.getI64IntegerAttr(caseChange),
+                                                b.getBoolAttr(n.attrInt("is_case_sensitive", 0) != 0),
+                                                b.getStrArrayAttr(stopwords)));
+  return success();
+}
 } // namespace
 
 void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
@@ -457,5 +487,6 @@ void nnc::onnx_frontend::addMiscHandlers(std::vector<HandlerEntry> &t) {
       {"HannWindow", 17, M, importWindow<0>},
       {"HammingWindow", 17, M, importWindow<1>},
       {"BlackmanWindow", 17, M, importWindow<2>},
+      {"StringNormalizer", 10, M, importStringNormalizer},
   });
 }

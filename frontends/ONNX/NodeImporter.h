@@ -87,7 +87,12 @@ mlir::FailureOr<mlir::ElementsAttr> importTensor(mlir::MLIRContext &context, mli
                                                  const std::string &modelPath);
 
 /// The nn element type for an ONNX TensorProto data type, or null.
+/// Numbers and bool only: see importValueElementType.
 mlir::Type importElementType(mlir::MLIRContext &context, int64_t dataType);
+
+/// importElementType, or `!nn.string` for STRING: for the types of values
+/// that may hold text (graph inputs, Cast's result), not constants.
+mlir::Type importValueElementType(mlir::MLIRContext &context, int64_t dataType);
 
 /// Human-readable name of an ONNX data type (for diagnostics).
 std::string dataTypeName(int64_t dataType);

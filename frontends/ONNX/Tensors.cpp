@@ -46,6 +46,12 @@ Type nnc::onnx_frontend::importElementType(MLIRContext &context, int64_t dataTyp
   }
 }
 
+Type nnc::onnx_frontend::importValueElementType(MLIRContext &context, int64_t dataType) {
+  if (dataType == onnx::TensorProto::STRING)
+    return nn::StringType::get(&context);
+  return importElementType(context, dataType);
+}
+
 std::string nnc::onnx_frontend::dataTypeName(int64_t dataType) {
   // Attributes carry data types as int64: no truncation to protobuf's int.
   if (dataType >= INT32_MIN && dataType <= INT32_MAX &&

@@ -323,8 +323,24 @@ def _shape_text(dims):
     return "x".join(map(str, dims)) if dims else "scalar"
 
 
+def _check_numeric(function, owner):
+    """Raises for a function with a tensor numpy cannot hold in place: a
+    string tensor's elements are C pointers to UTF-8 text (runtime.h), which
+    the package does not convert to and from numpy's str or object arrays."""
+    for kind, infos in (("input", function.inputs), ("output", function.outputs)):
+        for info in infos:
+            if info.dtype is None:
+                raise Error(
+                    StatusCode.UNIMPLEMENTED,
+                    f"{owner}: {kind} '{info.name}' is a {info.dtype_name} tensor, which the "
+                    "Python package cannot pass yet (the C API can)",
+                )
+
+
 def _new_output(info, what):
-    if any(dim is None for dim in info.shape) or info.dtype is None:
+    if info.dtype is None:
+        raise Error(StatusCode.UNIMPLEMENTED, f"{what}: dtype {info.dtype_name} has no numpy type")
+    if any(dim is None for dim in info.shape):
         raise Error(StatusCode.UNIMPLEMENTED, f"{what}: dynamic shapes are not supported yet")
     return np.empty(info.shape, dtype=info.dtype)
 
@@ -416,6 +432,7 @@ class Session:
         """
         function = self._function
         owner = f"function '{function.name}'"
+        _check_numeric(function, owner)
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         given = _positional(

@@ -90,7 +90,9 @@ py::dtype numpyDtype(int32_t dtype) {
   case NNC_DTYPE_U32: return py::dtype("uint32");
   case NNC_DTYPE_U64: return py::dtype("uint64");
   }
-  fail(NNC_STATUS_INTERNAL, "no numpy dtype for nnc dtype " + std::to_string(dtype));
+  // Strings are pointers to C text, which no numpy dtype holds in place.
+  fail(NNC_STATUS_UNIMPLEMENTED, std::string("nnc dtype ") + nnc_dtype_name(dtype) + " (" +
+                                     std::to_string(dtype) + ") has no numpy type");
 }
 
 /// The nnc dtype of a numpy dtype, or 0 when it has none. `declared` settles

@@ -52,7 +52,9 @@ nnc_status_t nnc_runtime_create(const nnc_runtime_options_t *options,
     return status;
   auto *runtime = new nnc_runtime();
   runtime->pool = std::move(pool);
-  runtime->context = {runtime->pool.get(), threads, parallelFor, nullptr, nullptr, nullptr, nullptr, nullptr};
+  // Sessions add their own profile and string hooks.
+  runtime->context = {runtime->pool.get(), threads, parallelFor, nullptr, nullptr,
+                      nullptr,             nullptr, nullptr,     nullptr};
   *out_runtime = runtime;
   return nullptr;
 }

@@ -11,6 +11,7 @@
 #include "runtime/src/EmulatedDevice.h"
 #include "runtime/src/Objects.h"
 #include "runtime/src/Status.h"
+#include "runtime/src/Strings.h"
 
 #include <unistd.h>
 
@@ -142,7 +143,11 @@ struct nnc_session {
   std::unique_ptr<nnc::runtime::Device> device; // set for CUDA modules
   std::string deviceName;                         // nnc_session_device
   std::unique_ptr<Profile> profile;               // set when profiling
-  nnc_abi_context_t context;                      // the runtime's, with the profile hook
+  nnc_abi_context_t context; // the runtime's, with the profile and string hooks
+  // CPU sessions: the strings the hooks return (abi.h's nnc_abi_strings_t),
+  // and the inputs whose elements are strings, checked before each run.
+  std::unique_ptr<nnc::runtime::StringStore> strings;
+  std::vector<size_t> stringInputs;
 
   // Dynamic dims (function->abi->prepare set): the shapes of the bound
   // inputs and of the outputs the last prepare computed, the buffers sized
@@ -391,6 +396,19 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
                       "function '" + std::string(function->abi->name) +
                           "' has dynamic dims, which run on the CPU only");
 
+  // The string hooks run on the host, and a GPU session has only device
+  // buffers for the compiled code (abi.h: strings are NULL there).
+  for (bool isInput : {true, false}) {
+    const char *kind = isInput ? "input" : "output";
+    for (const nnc_tensor_info_t &info : isInput ? function->inputs : function->outputs)
+      if (info.dtype == NNC_DTYPE_STRING && device.target != "cpu")
+        return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                          "function '" + std::string(function->abi->name) + "' of module '" +
+                              module->path + "' has string " + quote(kind, info) +
+                              ", and string tensors run on the CPU only (device '" + deviceName +
+                              "')");
+  }
+
   // Kernel timing needs the marks of nnc --profile: host clocks read at each
   // on the CPU and cuda-emulated (where a launch ends before the host goes
   // on), events recorded on the stream on a GPU.
@@ -493,6 +511,13 @@ nnc_status_t nnc_session_create(nnc_runtime_t *runtime, nnc_module_t *module,
   created.ownedCapacity.assign(numOutputs, 0);
   created.outputBound.assign(numOutputs, false);
   created.boundOutputShapes.resize(numOutputs);
+  if (!created.device) {
+    created.strings = std::make_unique<nnc::runtime::StringStore>();
+    created.context.strings = created.strings->hooks();
+    for (size_t i = 0; i < numInputs; ++i)
+      if (function->inputs[i].dtype == NNC_DTYPE_STRING)
+        created.stringInputs.push_back(i);
+  }
   return nullptr;
 }
 
@@ -731,6 +756,31 @@ nnc_status_t takeResultShapes(nnc_session &session) {
   }
   return nullptr;
 }
+
+/// Every element of every string input points to a string: not NULL, and
+/// not into the strings of the last run, which this run frees as it starts
+/// (runtime.h). Caller buffers may be unaligned, so pointers are copied out.
+nnc_status_t checkStringInputs(const nnc_session &session) {
+  for (size_t i : session.stringInputs) {
+    const auto *data = static_cast<const unsigned char *>(session.inputs[i]);
+    size_t count = session.inputBytes[i] / sizeof(const char *);
+    for (size_t e = 0; e < count; ++e) {
+      const char *text;
+      std::memcpy(&text, data + e * sizeof(text), sizeof(text));
+      if (!text)
+        return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                          quote("input", session.function->inputs[i]) + ": string element " +
+                              std::to_string(e) + " is NULL");
+      if (session.strings->owns(text))
+        return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                          quote("input", session.function->inputs[i]) + ": string element " +
+                              std::to_string(e) +
+                              " is one this session's last run returned, which a new run frees "
+                              "(copy the string first)");
+    }
+  }
+  return nullptr;
+}
 } // namespace
 
 nnc_status_t nnc_session_run(nnc_session_t *session) {
@@ -749,6 +799,11 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
       return status;
   if (nnc_status_t status = checkAliasing(*session))
     return status;
+  if (session->strings) {
+    if (nnc_status_t status = checkStringInputs(*session))
+      return status;
+    session->strings->startRun();
+  }
   if (session->profile)
     session->profile->start();
   if (session->device) {
@@ -758,6 +813,12 @@ nnc_status_t nnc_session_run(nnc_session_t *session) {
   } else {
     int32_t result = function.abi->entry(session->inputs.data(), session->outputs.data(),
                                          session->workspace.get(), &session->context);
+    // A hook's failure says why; the code may have gone on or returned
+    // nonzero because of it (abi.h).
+    if (!session->strings->failure().empty())
+      return makeStatus(NNC_STATUS_INVALID_ARGUMENT,
+                        "function '" + std::string(function.abi->name) + "' of module '" +
+                            session->module->path + "': " + session->strings->failure());
     if (result != 0)
       return makeStatus(NNC_STATUS_INTERNAL, "function '" + std::string(function.abi->name) +
                                                  "' of module '" + session->module->path +

@@ -58,6 +58,7 @@ const char *nnc_dtype_name(int32_t dtype) {
   case NNC_DTYPE_I16: return "i16";
   case NNC_DTYPE_I32: return "i32";
   case NNC_DTYPE_I64: return "i64";
+  case NNC_DTYPE_STRING: return "string";
   case NNC_DTYPE_BOOL: return "bool";
   case NNC_DTYPE_F16: return "f16";
   case NNC_DTYPE_F64: return "f64";
@@ -83,6 +84,7 @@ size_t nnc_dtype_size(int32_t dtype) {
   case NNC_DTYPE_I64:
   case NNC_DTYPE_F64:
   case NNC_DTYPE_U64: return 8;
+  case NNC_DTYPE_STRING: return sizeof(const char *);
   }
   return 0;
 }

@@ -553,6 +553,17 @@ nnc_status_t nnc_trainer_create(nnc_runtime_t *runtime, nnc_module_t *module,
                           nameList(static_cast<int32_t>(missing.size()),
                                    [&](int32_t i) { return missing[i]; }) +
                           " (compile it with nnc --train)");
+  // Parameters, gradients and checkpoints are numbers; a string tensor's
+  // elements are pointers, which none of them could hold.
+  for (const nnc_function *function : found)
+    for (bool isInput : {true, false})
+      for (const nnc_tensor_info_t &info : isInput ? function->inputs : function->outputs)
+        if (info.dtype == NNC_DTYPE_STRING)
+          return makeStatus(NNC_STATUS_UNIMPLEMENTED,
+                            "training module '" + module->path + "': function '" +
+                                function->abi->name + "' has string " +
+                                (isInput ? "input '" : "output '") + info.name +
+                                "', and the trainer runs numeric tensors only");
   Roles init = sortRoles(found[0]), step = sortRoles(found[1]), gradients = sortRoles(found[2]),
         eval = sortRoles(found[3]);
   if (std::string error = checkSignatures(init, step, gradients, eval); !error.empty())

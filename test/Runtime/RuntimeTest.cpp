@@ -164,12 +164,12 @@ void testDtypes() {
                   {NNC_DTYPE_U16, "u16", 2},  {NNC_DTYPE_I16, "i16", 2},   {NNC_DTYPE_I32, "i32", 4},
                   {NNC_DTYPE_I64, "i64", 8},  {NNC_DTYPE_BOOL, "bool", 1}, {NNC_DTYPE_F16, "f16", 2},
                   {NNC_DTYPE_F64, "f64", 8},  {NNC_DTYPE_U32, "u32", 4},   {NNC_DTYPE_U64, "u64", 8},
-                  {NNC_DTYPE_BF16, "bf16", 2}};
+                  {NNC_DTYPE_BF16, "bf16", 2},  {NNC_DTYPE_STRING, "string", sizeof(const char *)}};
   for (const auto &e : expected) {
     CHECK(std::strcmp(nnc_dtype_name(e.dtype), e.name) == 0);
     CHECK(nnc_dtype_size(e.dtype) == e.size);
   }
-  for (int32_t unknown : {0, 8, 14, 42, -1}) {
+  for (int32_t unknown : {0, 14, 42, -1}) {
     CHECK(std::strcmp(nnc_dtype_name(unknown), "unknown") == 0);
     CHECK(nnc_dtype_size(unknown) == 0);
   }
@@ -925,6 +925,559 @@ void testConcurrentSessions() {
   }
   for (std::thread &thread : threads)
     thread.join();
+}
+
+//===----------------------------------------------------------------------===//
+// String tensors (strings_module.c): the hooks of nnc_abi_strings_t
+//===----------------------------------------------------------------------===//
+
+/// A session of one function of strings_module.so whose scalar inputs and
+/// outputs a test sets and reads one value at a time.
+struct StringFunction {
+  Objects objects;
+  int32_t dtype = 0;
+  uint64_t bits = 0;
+  int32_t number = 0; // an i32 input: an action, case_sensitive
+  const char *text = nullptr;
+
+  nnc_status_t open(const char *function, const char *file = "strings_module.so") {
+    return objects.open(function, 1, file);
+  }
+  /// Binds the function's inputs to the fields above, by dtype.
+  nnc_status_t bindAll() {
+    const nnc_function_t *function = nnc_session_function(objects.session);
+    for (int32_t i = 0; i < nnc_function_input_count(function); ++i) {
+      const nnc_tensor_info_t *info = nnc_function_input(function, i);
+      void *data = info->dtype == NNC_DTYPE_STRING ? static_cast<void *>(&text)
+                   : info->dtype == NNC_DTYPE_U64 ? static_cast<void *>(&bits)
+                   : std::strcmp(info->name, "dtype") == 0 ? static_cast<void *>(&dtype)
+                                                           : static_cast<void *>(&number);
+      nnc_tensor_view_t view = viewOf(info, data);
+      if (nnc_status_t status = nnc_session_bind_input(objects.session, i, &view))
+        return status;
+    }
+    return nullptr;
+  }
+  nnc_status_t run() {
+    if (nnc_status_t status = bindAll())
+      return status;
+    return nnc_session_run(objects.session);
+  }
+  /// Output index's value, as bytes of its size (a string output: its pointer).
+  template <typename T>
+  T output(int32_t index) {
+    nnc_tensor_view_t view{};
+    T value{};
+    if (EXPECT_OK(nnc_session_output(objects.session, index, &view)) && view.byte_size == sizeof(T))
+      std::memcpy(&value, view.data, sizeof(T));
+    return value;
+  }
+  std::string outputText(int32_t index) {
+    const char *result = output<const char *>(index);
+    return result ? result : "(null)";
+  }
+};
+
+/// What format(dtype, value) gives: the text, or "error: <message>".
+std::string formatValue(StringFunction &format, int32_t dtype, uint64_t bits) {
+  format.dtype = dtype;
+  format.bits = bits;
+  nnc_status_t status = format.run();
+  std::string text = status ? std::string("error: ") + nnc_status_message(status)
+                            : format.outputText(0);
+  nnc_status_free(status);
+  return text;
+}
+
+/// What parse(dtype, text) gives: the value's bits (zero-extended), or
+/// "error: <message>".
+std::string parseText(StringFunction &parse, int32_t dtype, const char *text) {
+  parse.dtype = dtype;
+  parse.text = text;
+  nnc_status_t status = parse.run();
+  std::string result;
+  if (status) {
+    result = std::string("error: ") + nnc_status_message(status);
+  } else {
+    char hex[32];
+    unsigned long long bits = parse.output<uint64_t>(0);
+    std::snprintf(hex, sizeof(hex), "%llx", bits);
+    result = hex;
+  }
+  nnc_status_free(status);
+  return result;
+}
+
+float bitsToFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+template <typename T>
+uint64_t bitsOf(T value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(value));
+  return bits;
+}
+
+/// The strings of a string output view.
+std::vector<std::string> stringsOf(const nnc_tensor_view_t &view) {
+  std::vector<std::string> strings;
+  for (size_t i = 0; i < view.byte_size / sizeof(const char *); ++i)
+    strings.push_back(static_cast<const char *const *>(view.data)[i]);
+  return strings;
+}
+
+void testStrings() {
+  Objects objects;
+  REQUIRE_OK(objects.open("main", 2, "strings_module.so"));
+  CHECK(objects.input(0)->dtype == NNC_DTYPE_STRING && objects.input(0)->byte_size == 32);
+  const char *text[4] = {"The", "\xC3\x89lan caf\xC3\xA9",               // Élan café
+                         "\xCE\xA9\xCE\xBC\xCE\xAD\xCE\xB3\xCE\xB1 "  // Ωμέγα
+                         "\xCE\xA3\xCE\x9F\xCE\xA6\xCE\x99\xCE\x91",  // ΣΟΦΙΑ
+                         "\xD0\xBF\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82 " // привет
+                         "\xD0\x9C\xD0\xB8\xD1\x80"};                      // Мир
+  float x[4] = {0.5f, 100.0f, 1e-5f, -0.0f};
+  nnc_tensor_view_t viewText = viewOf(objects.input(0), text);
+  nnc_tensor_view_t viewX = viewOf(objects.input(1), x);
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewText));
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 1, &viewX));
+  REQUIRE_OK(nnc_session_run(objects.session));
+  nnc_tensor_view_t upper, lower, formatted, stop;
+  REQUIRE_OK(nnc_session_output(objects.session, 0, &upper));
+  REQUIRE_OK(nnc_session_output(objects.session, 1, &lower));
+  REQUIRE_OK(nnc_session_output(objects.session, 2, &formatted));
+  REQUIRE_OK(nnc_session_output(objects.session, 3, &stop));
+  CHECK(upper.dtype == NNC_DTYPE_STRING && upper.rank == 1 && upper.shape[0] == 4 &&
+        upper.byte_size == 4 * sizeof(const char *));
+  CHECK((stringsOf(upper) ==
+         std::vector<std::string>{"THE", "\xC3\x89LAN CAF\xC3\x89", // ÉLAN CAFÉ
+                                  // ΩΜΈΓΑ ΣΟΦΙΑ
+                                  "\xCE\xA9\xCE\x9C\xCE\x88\xCE\x93\xCE\x91 "
+                                  "\xCE\xA3\xCE\x9F\xCE\xA6\xCE\x99\xCE\x91",
+                                  // ПРИВЕТ МИР
+                                  "\xD0\x9F\xD0\xA0\xD0\x98\xD0\x92\xD0\x95\xD0\xA2 "
+                                  "\xD0\x9C\xD0\x98\xD0\xA0"}));
+  CHECK((stringsOf(lower) ==
+         std::vector<std::string>{"the", "\xC3\xA9lan caf\xC3\xA9", // élan café
+                                  // ωμέγα σοφια
+                                  "\xCF\x89\xCE\xBC\xCE\xAD\xCE\xB3\xCE\xB1 "
+                                  "\xCF\x83\xCE\xBF\xCF\x86\xCE\xB9\xCE\xB1",
+                                  // привет мир
+                                  "\xD0\xBF\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82 "
+                                  "\xD0\xBC\xD0\xB8\xD1\x80"}));
+  CHECK((stringsOf(formatted) == std::vector<std::string>{"0.5", "100.0", "1e-05", "-0.0"}));
+  const auto *stops = static_cast<const uint8_t *>(stop.data);
+  CHECK(stops[0] == 1 && stops[1] == 0 && stops[2] == 0 && stops[3] == 0);
+
+  // The strings stay as they are until the next run, which replaces them in
+  // the same output buffers.
+  std::vector<std::string> first = stringsOf(upper);
+  const char *const *firstPointers = static_cast<const char *const *>(upper.data);
+  CHECK(stringsOf(upper) == first);
+  const char *again[4] = {"a", "b", "\xC3\x9C" "BER", ""}; // ÜBER
+  float y[4] = {1e16f, 123456789.0f, 3.4028235e38f, 0.0001f};
+  viewText.data = again;
+  viewX.data = y;
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewText));
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 1, &viewX));
+  REQUIRE_OK(nnc_session_run(objects.session));
+  REQUIRE_OK(nnc_session_output(objects.session, 0, &upper));
+  REQUIRE_OK(nnc_session_output(objects.session, 2, &formatted));
+  REQUIRE_OK(nnc_session_output(objects.session, 3, &stop));
+  CHECK(upper.data == firstPointers);
+  CHECK((stringsOf(upper) == std::vector<std::string>{"A", "B", "\xC3\x9C" "BER", ""}));
+  CHECK((stringsOf(formatted) ==
+         std::vector<std::string>{"1e+16", "123456790.0", "3.4028235e+38", "1e-04"}));
+  stops = static_cast<const uint8_t *>(stop.data);
+  CHECK(stops[0] == 1 && stops[1] == 0 && stops[2] == 1 && stops[3] == 0);
+
+  // A run's strings fed back to the same session: the run would free them.
+  const char *fed[4];
+  std::memcpy(fed, upper.data, sizeof(fed));
+  viewText.data = fed;
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewText));
+  EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'text': string element 0 is one this session's last run returned, which "
+                "a new run frees (copy the string first)");
+
+  // A NULL element is refused before the run.
+  const char *missing[4] = {"a", nullptr, "c", "d"};
+  viewText.data = missing;
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewText));
+  EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'text': string element 1 is NULL");
+  EXPECT_STATUS(nnc_session_output(objects.session, 0, &upper), NNC_STATUS_FAILED_PRECONDITION,
+                "output 'upper' has no value");
+
+  // A string the hooks refuse fails the run with their message; the next
+  // good run succeeds.
+  const char *invalid[4] = {"ok", "ab\xC3", "c", "d"};
+  viewText.data = invalid;
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewText));
+  std::string message = "function 'main' of module '" + modulePath("strings_module.so") +
+                        "': cannot change the case of 'ab\\xC3': invalid UTF-8 at byte 2 (a "
+                        "truncated sequence)";
+  EXPECT_STATUS(nnc_session_run(objects.session), NNC_STATUS_INVALID_ARGUMENT, message.c_str());
+  EXPECT_STATUS(nnc_session_output(objects.session, 0, &upper), NNC_STATUS_FAILED_PRECONDITION,
+                "output 'upper' has no value");
+  viewText.data = text;
+  REQUIRE_OK(nnc_session_bind_input(objects.session, 0, &viewText));
+  REQUIRE_OK(nnc_session_run(objects.session));
+  REQUIRE_OK(nnc_session_output(objects.session, 0, &upper));
+  CHECK(stringsOf(upper) == first);
+
+  // A caller's buffer bound for a string output receives the session's strings.
+  const char *bound[4] = {};
+  nnc_tensor_view_t viewBound = viewOf(objects.output(1), bound);
+  REQUIRE_OK(nnc_session_bind_output(objects.session, 1, &viewBound));
+  REQUIRE_OK(nnc_session_run(objects.session));
+  CHECK(bound[0] && std::strcmp(bound[0], "the") == 0);
+}
+
+void testStringCase() {
+  StringFunction change;
+  REQUIRE_OK(change.open("case"));
+  struct {
+    int32_t action;
+    const char *text, *expected;
+  } cases[] = {
+      {0, "MiXeD \xC3\xA9", "MiXeD \xC3\xA9"},
+      {1, "ABC xyz 123", "abc xyz 123"},
+      {2, "abc XYZ 123", "ABC XYZ 123"},
+      {2, "\xC3\xA9", "\xC3\x89"},                          // é -> É
+      {1, "\xC3\x89", "\xC3\xA9"},                          // É -> é
+      {2, "\xCE\xB1\xCE\xB2\xCE\xB3", "\xCE\x91\xCE\x92\xCE\x93"}, // αβγ -> ΑΒΓ
+      {1, "\xD0\x96\xD0\xA9", "\xD0\xB6\xD1\x89"},          // ЖЩ -> жщ
+      {2, "\xC3\x9F", "\xC3\x9F"},                          // ß: no simple upper case
+      {2, "\xC8\xBF", "\xE2\xB1\xBE"},                      // ȿ -> Ȿ, two bytes to three
+      {1, "\xF0\x90\x90\x80", "\xF0\x90\x90\xA8"},          // 𐐀 -> 𐐨, beyond the BMP
+      {2, "\xE4\xB8\xAD\xE6\x96\x87", "\xE4\xB8\xAD\xE6\x96\x87"}, // 中文: no case
+      {2, "", ""},
+  };
+  for (const auto &c : cases) {
+    change.number = c.action;
+    change.text = c.text;
+    if (!EXPECT_OK(change.run()))
+      continue;
+    std::string result = change.outputText(0);
+    if (result != c.expected) {
+      std::fprintf(stderr, "change_case(%d, '%s') gave '%s', expected '%s'\n", c.action, c.text,
+                   result.c_str(), c.expected);
+      CHECK(result == c.expected);
+    }
+  }
+  // NULL reads as "".
+  change.number = 2;
+  change.text = nullptr;
+  EXPECT_STATUS(change.run(), NNC_STATUS_INVALID_ARGUMENT,
+                "input 'text': string element 0 is NULL");
+
+  struct {
+    const char *text, *message;
+  } invalid[] = {
+      {"\x80", "cannot change the case of '\\x80': invalid UTF-8 at byte 0 (a continuation byte "
+               "without a lead byte)"},
+      {"a\xC0\xAF", "invalid UTF-8 at byte 1 (an overlong encoding)"},
+      {"\xE0\x80\xAF", "invalid UTF-8 at byte 0 (an overlong encoding)"},
+      {"\xED\xA0\x80", "invalid UTF-8 at byte 0 (a surrogate)"},
+      {"\xF4\x90\x80\x80", "invalid UTF-8 at byte 0 (a code point beyond U+10FFFF)"},
+      {"\xF8\x88\x80\x80\x80", "invalid UTF-8 at byte 0 (a byte that never occurs in UTF-8)"},
+      {"abc\xE2\x82", "invalid UTF-8 at byte 3 (a truncated sequence)"},
+  };
+  for (int32_t action : {0, 1, 2}) {
+    change.number = action;
+    for (const auto &c : invalid) {
+      change.text = c.text;
+      EXPECT_STATUS(change.run(), NNC_STATUS_INVALID_ARGUMENT, c.message);
+    }
+  }
+  change.number = 3;
+  change.text = "a";
+  EXPECT_STATUS(change.run(), NNC_STATUS_INVALID_ARGUMENT,
+                "change_case: unknown action 3 (expected 0: as is, 1: lower case, 2: upper case)");
+
+  StringFunction stopword;
+  REQUIRE_OK(stopword.open("stopword"));
+  struct {
+    const char *text;
+    int32_t caseSensitive, expected;
+  } words[] = {
+      {"the", 1, 1},   {"The", 1, 0},  {"The", 0, 1},  {"THE", 0, 1},  {"a", 0, 1},
+      {"an", 0, 0},    {"", 0, 0},     {"th", 0, 0},
+      {"\xC3\x9C" "ber", 1, 1},               // Über, as written
+      {"\xC3\xBC" "ber", 1, 0},               // über
+      {"\xC3\xBC" "BER", 0, 1},               // üBER
+      {"\xCF\x83\xCE\xBF\xCF\x86\xCE\xAF\xCE\xB1", 0, 1}, // σοφία against ΣΟΦΊΑ
+      {"\xCF\x83\xCE\xBF\xCF\x86\xCE\xB9\xCE\xB1", 0, 0}, // σοφια: no tonos
+  };
+  for (const auto &w : words) {
+    stopword.text = w.text;
+    stopword.number = w.caseSensitive;
+    if (EXPECT_OK(stopword.run()) && stopword.output<int32_t>(0) != w.expected) {
+      std::fprintf(stderr, "is_stopword('%s', case_sensitive %d) is not %d\n", w.text,
+                   w.caseSensitive, w.expected);
+      CHECK(false);
+    }
+  }
+  stopword.text = "\xFF";
+  for (int32_t caseSensitive : {0, 1}) {
+    stopword.number = caseSensitive;
+    EXPECT_STATUS(stopword.run(), NNC_STATUS_INVALID_ARGUMENT,
+                  "cannot compare '\\xFF' with stopwords: invalid UTF-8 at byte 0");
+  }
+}
+
+void testStringNumbers() {
+  StringFunction format, parse;
+  REQUIRE_OK(format.open("format"));
+  REQUIRE_OK(parse.open("parse"));
+  struct {
+    int32_t dtype;
+    uint64_t bits;
+    const char *expected;
+  } formats[] = {
+      {NNC_DTYPE_I8, bitsOf<int8_t>(-128), "-128"},
+      {NNC_DTYPE_U8, 255, "255"},
+      {NNC_DTYPE_I16, bitsOf<int16_t>(-32768), "-32768"},
+      {NNC_DTYPE_U16, 65535, "65535"},
+      {NNC_DTYPE_I32, bitsOf<int32_t>(-2147483647 - 1), "-2147483648"},
+      {NNC_DTYPE_U32, 4294967295u, "4294967295"},
+      {NNC_DTYPE_I64, bitsOf<int64_t>(INT64_MIN), "-9223372036854775808"},
+      {NNC_DTYPE_U64, UINT64_MAX, "18446744073709551615"},
+      {NNC_DTYPE_F32, bitsOf(0.1f), "0.1"},
+      {NNC_DTYPE_F32, bitsOf(-1.5e-7f), "-1.5e-07"},
+      {NNC_DTYPE_F32, bitsOf(INFINITY), "inf"},
+      {NNC_DTYPE_F32, bitsOf(-INFINITY), "-inf"},
+      {NNC_DTYPE_F32, bitsOf(-NAN), "nan"},
+      {NNC_DTYPE_F64, bitsOf(0.1), "0.1"},
+      {NNC_DTYPE_F64, bitsOf(1e16), "1e+16"},
+      {NNC_DTYPE_F64, bitsOf(9999999999999998.0), "9999999999999998.0"},
+      {NNC_DTYPE_F64, bitsOf(1e-4), "0.0001"},
+      {NNC_DTYPE_F64, bitsOf(5e-324), "5e-324"},
+      {NNC_DTYPE_F64, bitsOf(1.7976931348623157e308), "1.7976931348623157e+308"},
+  };
+  for (const auto &f : formats) {
+    std::string text = formatValue(format, f.dtype, f.bits);
+    if (text != f.expected) {
+      std::fprintf(stderr, "format(%s, %llx) gave '%s', expected '%s'\n", nnc_dtype_name(f.dtype),
+                   static_cast<unsigned long long>(f.bits), text.c_str(), f.expected);
+      CHECK(false);
+    }
+  }
+  CHECK(formatValue(format, NNC_DTYPE_F16, 0) ==
+        "error: function 'format' of module '" + modulePath("strings_module.so") +
+            "': cannot format a value of dtype f16 (10) as a string: only f32, f64 and integers "
+            "of 8 to 64 bits can be");
+
+  struct {
+    int32_t dtype;
+    const char *text;
+    uint64_t expected;
+  } reads[] = {
+      {NNC_DTYPE_F32, "  1.5\t\n", bitsOf(1.5f)},
+      {NNC_DTYPE_F32, "+0.1", bitsOf(0.1f)},
+      {NNC_DTYPE_F32, "-0", bitsOf(-0.0f)},
+      {NNC_DTYPE_F32, "1e-05", bitsOf(1e-5f)},
+      {NNC_DTYPE_F32, ".5", bitsOf(0.5f)},
+      {NNC_DTYPE_F32, "3.4028235e+38", bitsOf(3.4028235e38f)},
+      {NNC_DTYPE_F32, "1e50", bitsOf(INFINITY)},
+      {NNC_DTYPE_F32, "-1e50", bitsOf(-INFINITY)},
+      {NNC_DTYPE_F32, "1e-50", bitsOf(0.0f)},
+      {NNC_DTYPE_F32, "-1e-50", bitsOf(-0.0f)},
+      {NNC_DTYPE_F32, "1e-45", 1},
+      // Just above halfway between 1 and the next float: read as a double
+      // first, it would round to halfway and then to 1 (even).
+      {NNC_DTYPE_F32, "1.00000005960464477539062501", 0x3f800001},
+      {NNC_DTYPE_F32, "inf", bitsOf(INFINITY)},
+      {NNC_DTYPE_F32, "+INF", bitsOf(INFINITY)},
+      {NNC_DTYPE_F32, "-Infinity", bitsOf(-INFINITY)},
+      {NNC_DTYPE_F64, "0.1", bitsOf(0.1)},
+      {NNC_DTYPE_F64, "1e400", bitsOf(HUGE_VAL)},
+      {NNC_DTYPE_F64, "4.9406564584124654e-324", 1},
+      {NNC_DTYPE_I8, "-128", 0x80},
+      {NNC_DTYPE_I8, "+127", 127},
+      {NNC_DTYPE_U8, " 255 ", 255},
+      {NNC_DTYPE_U8, "-0", 0},
+      {NNC_DTYPE_I16, "-00032768", 0x8000},
+      {NNC_DTYPE_U16, "65535", 65535},
+      {NNC_DTYPE_I32, "-2147483648", 0x80000000u},
+      {NNC_DTYPE_U32, "4294967295", 0xffffffffu},
+      {NNC_DTYPE_I64, "-9223372036854775808", 0x8000000000000000ull},
+      {NNC_DTYPE_I64, "9223372036854775807", 0x7fffffffffffffffull},
+      {NNC_DTYPE_U64, "18446744073709551615", UINT64_MAX},
+  };
+  for (const auto &r : reads) {
+    std::string bits = parseText(parse, r.dtype, r.text);
+    char expected[32];
+    std::snprintf(expected, sizeof(expected), "%llx", static_cast<unsigned long long>(r.expected));
+    if (bits != expected) {
+      std::fprintf(stderr, "parse(%s, '%s') gave %s, expected %s\n", nnc_dtype_name(r.dtype),
+                   r.text, bits.c_str(), expected);
+      CHECK(false);
+    }
+  }
+  for (const char *nan : {"nan", "NaN", "-nan", " NAN "}) {
+    parse.dtype = NNC_DTYPE_F32;
+    parse.text = nan;
+    if (EXPECT_OK(parse.run()))
+      CHECK(std::isnan(bitsToFloat(static_cast<uint32_t>(parse.output<uint64_t>(0)))));
+  }
+
+  struct {
+    int32_t dtype;
+    const char *text, *message;
+  } refused[] = {
+      {NNC_DTYPE_F32, "abc", "cannot read 'abc' as f32"},
+      {NNC_DTYPE_F32, "", "cannot read '' as f32"},
+      {NNC_DTYPE_F32, "   ", "cannot read '   ' as f32"},
+      {NNC_DTYPE_F32, "1.5x", "cannot read '1.5x' as f32"},
+      {NNC_DTYPE_F32, "1e", "cannot read '1e' as f32"},
+      {NNC_DTYPE_F32, "0x10", "cannot read '0x10' as f32"},
+      {NNC_DTYPE_F32, "+-1", "cannot read '+-1' as f32"},
+      {NNC_DTYPE_F32, "nan(1)", "cannot read 'nan(1)' as f32"},
+      {NNC_DTYPE_F32, "1 2", "cannot read '1 2' as f32"},
+      {NNC_DTYPE_F64, "infinit", "cannot read 'infinit' as f64"},
+      {NNC_DTYPE_I8, "128", "cannot read '128' as i8 (out of range)"},
+      {NNC_DTYPE_I8, "-129", "cannot read '-129' as i8 (out of range)"},
+      {NNC_DTYPE_U8, "256", "cannot read '256' as u8 (out of range)"},
+      {NNC_DTYPE_U8, "-1", "cannot read '-1' as u8 (out of range)"},
+      {NNC_DTYPE_I32, "1.0", "cannot read '1.0' as i32"},
+      {NNC_DTYPE_I32, "1e3", "cannot read '1e3' as i32"},
+      {NNC_DTYPE_I64, "9223372036854775808",
+       "cannot read '9223372036854775808' as i64 (out of range)"},
+      {NNC_DTYPE_U64, "18446744073709551616",
+       "cannot read '18446744073709551616' as u64 (out of range)"},
+      {NNC_DTYPE_U64, "99999999999999999999999", "(out of range)"},
+      {NNC_DTYPE_I32, "\x01\xFF", "cannot read '\\x01\\xFF' as i32"},
+      {NNC_DTYPE_BOOL, "1", "cannot read a string as dtype bool (9): only f32, f64 and integers of "
+                            "8 to 64 bits can be read"},
+  };
+  for (const auto &r : refused) {
+    std::string message = "function 'parse' of module '" + modulePath("strings_module.so") + "': ";
+    std::string result = parseText(parse, r.dtype, r.text);
+    if (result.find(message) == std::string::npos || result.find(r.message) == std::string::npos) {
+      std::fprintf(stderr, "parse(%s, '%s') gave '%s', expected an error with '%s'\n",
+                   nnc_dtype_name(r.dtype), r.text, result.c_str(), r.message);
+      CHECK(false);
+    }
+  }
+  // A long text is shown in part.
+  std::string longText(200, '7');
+  longText += "x";
+  std::string result = parseText(parse, NNC_DTYPE_I32, longText.c_str());
+  CHECK(result.find("cannot read '" + std::string(48, '7') + "'... as i32") != std::string::npos);
+  // The module went on after the failed read (parse returns 0): the run
+  // fails all the same, and a good read then succeeds.
+  CHECK(parseText(parse, NNC_DTYPE_I32, " 42 ") == "2a");
+}
+
+void testStringDevices() {
+  // A GPU session cannot hand compiled code host strings.
+  for (const char *device : {"cuda", "cuda:1", "cuda-emulated"}) {
+    Objects objects;
+    std::string message = "function 'main' of module '" + modulePath("strings_cuda.so") +
+                          "' has string input 'text', and string tensors run on the CPU only "
+                          "(device '" + device + "')";
+    EXPECT_STATUS(objects.open("main", 1, "strings_cuda.so", device), NNC_STATUS_UNIMPLEMENTED,
+                  message.c_str());
+  }
+  Objects objects;
+  EXPECT_STATUS(objects.open("format", 1, "strings_cuda.so", "cuda-emulated"),
+                NNC_STATUS_UNIMPLEMENTED, "has string output 'text'");
+  // Nor does the trainer take them.
+  nnc_runtime_t *runtime = nullptr;
+  nnc_module_t *module = nullptr;
+  REQUIRE_OK(nnc_runtime_create(nullptr, &runtime));
+  if (EXPECT_OK(nnc_module_load(modulePath("strings_training.so").c_str(), &module))) {
+    nnc_trainer_t *trainer = nullptr;
+    std::string message = "training module '" + modulePath("strings_training.so") +
+                          "': function 'init' has string input 'text', and the trainer runs "
+                          "numeric tensors only";
+    EXPECT_STATUS(nnc_trainer_create(runtime, module, nullptr, &trainer), NNC_STATUS_UNIMPLEMENTED,
+                  message.c_str());
+    CHECK(trainer == nullptr);
+  }
+  nnc_module_release(module);
+  nnc_runtime_release(runtime);
+}
+
+void testStringConcurrentSessions() {
+  // Sessions in two threads at once, each with its own strings.
+  Objects shared;
+  REQUIRE_OK(shared.open("case", 2, "strings_module.so"));
+  constexpr int kRuns = 300;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&shared, t] {
+      nnc_session_options_t options;
+      nnc_session_options_initialize(&options);
+      options.function = "case";
+      nnc_session_t *session = nullptr;
+      if (!EXPECT_OK(nnc_session_create(shared.runtime, shared.module, &options, &session)))
+        return;
+      const nnc_function_t *function = nnc_session_function(session);
+      int32_t action = t == 0 ? 2 : 1;
+      const char *text = nullptr;
+      nnc_tensor_view_t viewAction = viewOf(nnc_function_input(function, 0), &action);
+      nnc_tensor_view_t viewText = viewOf(nnc_function_input(function, 1), &text);
+      EXPECT_OK(nnc_session_bind_input(session, 0, &viewAction));
+      EXPECT_OK(nnc_session_bind_input(session, 1, &viewText));
+      for (int run = 0; run < kRuns; ++run) {
+        // "Ünïcödé <run>" in mixed case, a different length each run.
+        std::string input = "\xC3\x9Cn\xC3\xAF" "C\xC3\xB6" "d\xC3\xA9 " + std::to_string(run) +
+                            std::string(run % 17, t == 0 ? 'x' : 'X');
+        text = input.c_str();
+        if (!EXPECT_OK(nnc_session_run(session)))
+          break;
+        nnc_tensor_view_t out;
+        if (!EXPECT_OK(nnc_session_output(session, 0, &out)))
+          break;
+        std::string expected = t == 0 ? "\xC3\x9CN\xC3\x8F" "C\xC3\x96" "D\xC3\x89 "  // ÜNÏCÖDÉ
+                                      : "\xC3\xBCn\xC3\xAF" "c\xC3\xB6" "d\xC3\xA9 "; // ünïcödé
+        expected += std::to_string(run) + std::string(run % 17, t == 0 ? 'X' : 'x');
+        CHECK(expected == *static_cast<const char *const *>(out.data));
+      }
+      nnc_session_release(session);
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+}
+
+/// `nnc-runtime-tests --strings-io`: reads "format <dtype> <hex bits>" and
+/// "parse <dtype> <text>" lines and writes, a line each, what the session's
+/// hooks give (the text, or the bits in hex), or "error: <message>". The
+/// lit test strings-numpy.test compares them with NumPy's str().
+int stringsIo() {
+  StringFunction format, parse;
+  if (nnc_status_t status = format.open("format")) {
+    std::fprintf(stderr, "%s\n", nnc_status_message(status));
+    return 1;
+  }
+  if (nnc_status_t status = parse.open("parse")) {
+    std::fprintf(stderr, "%s\n", nnc_status_message(status));
+    return 1;
+  }
+  char line[4096];
+  while (std::fgets(line, sizeof(line), stdin)) {
+    std::string text = line;
+    if (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    char command[16];
+    int dtype = 0, consumed = 0;
+    if (std::sscanf(text.c_str(), "%15s %d %n", command, &dtype, &consumed) < 2) {
+      std::fprintf(stderr, "--strings-io: cannot read '%s'\n", text.c_str());
+      return 1;
+    }
+    std::string rest = text.substr(static_cast<size_t>(consumed));
+    std::string result = std::strcmp(command, "format") == 0
+                             ? formatValue(format, dtype, std::strtoull(rest.c_str(), nullptr, 16))
+                             : parseText(parse, dtype, rest.c_str());
+    std::printf("%s\n", result.c_str());
+  }
+  return 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -2766,6 +3319,11 @@ const Test kTests[] = {
     {"parallel-for", testParallelFor},
     {"release-order", testReleaseOrder},
     {"concurrent-sessions", testConcurrentSessions},
+    {"strings", testStrings},
+    {"string-case", testStringCase},
+    {"string-numbers", testStringNumbers},
+    {"string-devices", testStringDevices},
+    {"string-concurrent-sessions", testStringConcurrentSessions},
     {"cuda-run", testCudaRun},
     {"cuda-device-memory", testCudaDeviceMemory},
     {"cuda-profile", testCudaProfile},
@@ -2801,6 +3359,8 @@ const Test kTests[] = {
 
 /// Runs every test, or those named on the command line.
 int main(int argc, char **argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--strings-io") == 0)
+    return stringsIo();
   int passed = 0, failed = 0, skips = 0;
   for (const Test &test : kTests) {
     bool named = argc == 1;

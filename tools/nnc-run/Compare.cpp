@@ -43,6 +43,27 @@ int64_t nnc::run::firstDifference(const unsigned char *a, const unsigned char *b
 bool nnc::run::compareTensor(const std::string &what, const nnc_tensor_info_t &info,
                              const void *got, const void *expected, const Tolerance &tolerance,
                              const char *failure) {
+  if (info.dtype == NNC_DTYPE_STRING) {
+    int64_t firstBad = firstDifferentElement(info, got, expected);
+    std::printf("%s (%s)", what.c_str(), typeString(info.dtype, info.rank, info.shape).c_str());
+    if (firstBad < 0) {
+      std::printf(": texts equal: ok\n");
+      return true;
+    }
+    int64_t bad = 0;
+    for (int64_t i = firstBad; i < info.element_count; ++i) {
+      const char *g, *e;
+      std::memcpy(&g, static_cast<const char *>(got) + i * sizeof(g), sizeof(g));
+      std::memcpy(&e, static_cast<const char *>(expected) + i * sizeof(e), sizeof(e));
+      bad += !g || !e ? g != e : std::strcmp(g, e) != 0;
+    }
+    std::printf(": %s\n  %lld of %lld texts differ; first at %s: got %s, expected %s\n", failure,
+                static_cast<long long>(bad), static_cast<long long>(info.element_count),
+                indexString(firstBad, info.rank, info.shape).c_str(),
+                elementString(info.dtype, got, firstBad).c_str(),
+                elementString(info.dtype, expected, firstBad).c_str());
+    return false;
+  }
   // Integers and bools must be equal; compared as bytes, exactly everywhere.
   bool exact = !isFloat(info.dtype);
   size_t elementSize = nnc_dtype_size(info.dtype);

@@ -23,7 +23,55 @@ int64_t HostTensor::elementCount() const {
 }
 
 nnc_tensor_view_t HostTensor::view() {
+  if (dtype == NNC_DTYPE_STRING) {
+    bytes.resize(strings.size() * sizeof(const char *));
+    for (size_t i = 0; i < strings.size(); ++i) {
+      const char *text = strings[i].c_str();
+      std::memcpy(bytes.data() + i * sizeof(text), &text, sizeof(text));
+    }
+  }
   return {bytes.data(), bytes.size(), dtype, static_cast<int32_t>(shape.size()), shape.data()};
+}
+
+namespace {
+const char *textAt(const void *data, int64_t index) {
+  const char *text;
+  std::memcpy(&text, static_cast<const unsigned char *>(data) + index * sizeof(text), sizeof(text));
+  return text;
+}
+} // namespace
+
+HostTensor nnc::run::copyOf(const nnc_tensor_info_t &info, const void *data) {
+  HostTensor copy;
+  copy.dtype = info.dtype;
+  copy.shape.assign(info.shape, info.shape + info.rank);
+  if (info.dtype == NNC_DTYPE_STRING) {
+    for (int64_t i = 0; i < info.element_count; ++i)
+      copy.strings.push_back(textAt(data, i) ? textAt(data, i) : "");
+    copy.view();
+  } else {
+    auto *bytes = static_cast<const unsigned char *>(data);
+    copy.bytes.assign(bytes, bytes + info.byte_size);
+  }
+  return copy;
+}
+
+int64_t nnc::run::firstDifferentElement(const nnc_tensor_info_t &info, const void *a,
+                                        const void *b) {
+  size_t size = nnc_dtype_size(info.dtype);
+  for (int64_t i = 0; i < info.element_count; ++i) {
+    bool same;
+    if (info.dtype == NNC_DTYPE_STRING) {
+      const char *x = textAt(a, i), *y = textAt(b, i);
+      same = x && y ? std::strcmp(x, y) == 0 : x == y;
+    } else {
+      same = std::memcmp(static_cast<const unsigned char *>(a) + i * size,
+                         static_cast<const unsigned char *>(b) + i * size, size) == 0;
+    }
+    if (!same)
+      return i;
+  }
+  return -1;
 }
 
 std::string nnc::run::shapeString(int32_t rank, const int64_t *shape) {
@@ -120,7 +168,12 @@ bool nnc::run::writeTensorFile(const std::string &path, const std::string &name,
   proto.set_data_type(dtype);
   for (int32_t i = 0; i < rank; ++i)
     proto.add_dims(shape[i]);
-  proto.set_raw_data(data, bytes);
+  if (dtype == NNC_DTYPE_STRING) {
+    for (uint64_t i = 0; i < bytes / sizeof(const char *); ++i)
+      proto.add_string_data(textAt(data, i) ? textAt(data, i) : "");
+  } else {
+    proto.set_raw_data(data, bytes);
+  }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file || !proto.SerializeToOstream(&file) || !file.flush()) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
@@ -158,6 +211,7 @@ bool nnc::run::readTensorBytes(const std::string &bytes, const std::string &path
   }
   tensor.dtype = proto.data_type();
   tensor.shape.assign(proto.dims().begin(), proto.dims().end());
+  tensor.strings.clear();
   int64_t count = 1;
   for (int64_t dim : tensor.shape) {
     if (dim < 0 || __builtin_mul_overflow(count, dim, &count)) {
@@ -167,6 +221,24 @@ bool nnc::run::readTensorBytes(const std::string &bytes, const std::string &path
   }
   std::string shape = shapeString(static_cast<int32_t>(tensor.shape.size()), tensor.shape.data());
   size_t elementSize = nnc_dtype_size(tensor.dtype);
+  // Strings are texts in string_data (raw_data cannot hold them).
+  if (tensor.dtype == NNC_DTYPE_STRING) {
+    if (proto.has_raw_data() || proto.string_data_size() != count) {
+      error = where + ": string " + shape + " needs " + std::to_string(count) +
+              " texts in string_data, which holds " + std::to_string(proto.string_data_size()) +
+              (proto.has_raw_data() ? " (and raw_data cannot hold strings)" : "");
+      return false;
+    }
+    for (const std::string &text : proto.string_data()) {
+      if (text.find('\0') != std::string::npos) {
+        error = where + ": a string holds a NUL character, which a C string cannot";
+        return false;
+      }
+      tensor.strings.push_back(text);
+    }
+    tensor.view();
+    return true;
+  }
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
     if (raw.size() / elementSize != static_cast<uint64_t>(count) || raw.size() % elementSize) {
@@ -198,6 +270,10 @@ void nnc::run::acceptBF16Bits(HostTensor &tensor, int32_t expectedDtype) {
 }
 
 std::string nnc::run::elementString(int32_t dtype, const void *data, int64_t index) {
+  if (dtype == NNC_DTYPE_STRING) {
+    const char *text = textAt(data, index);
+    return text ? "'" + std::string(text) + "'" : "NULL";
+  }
   char buffer[64];
   const char *format = !isFloat(dtype) ? "%.0Lf" : dtype == NNC_DTYPE_F64 ? "%.17Lg" : "%.9Lg";
   std::snprintf(buffer, sizeof(buffer), format, elementAt(dtype, data, index));
@@ -241,8 +317,11 @@ HostTensor nnc::run::randomTensor(const nnc_tensor_info_t &info, std::mt19937_64
     case NNC_DTYPE_U32: store(static_cast<uint32_t>(digit)); break;
     case NNC_DTYPE_I64: store(static_cast<int64_t>(digit)); break;
     case NNC_DTYPE_U64: store(static_cast<uint64_t>(digit)); break;
+    case NNC_DTYPE_STRING: tensor.strings.push_back(std::to_string(digit)); break;
     }
   }
+  if (info.dtype == NNC_DTYPE_STRING)
+    tensor.view();
   return tensor;
 }
 

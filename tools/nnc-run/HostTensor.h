@@ -22,11 +22,22 @@ struct HostTensor {
   int32_t dtype = 0; // nnc_dtype_t
   std::vector<int64_t> shape;
   std::vector<unsigned char> bytes; // dense, row-major, little-endian
+  // NNC_DTYPE_STRING: the texts, which `bytes` addresses (a `const char *`
+  // per element, as the runtime takes them; view() sets them).
+  std::vector<std::string> strings;
 
   int64_t elementCount() const;
-  /// A view for binding; the tensor must outlive the binding.
+  /// A view for binding; the tensor must outlive the binding, unmoved.
   nnc_tensor_view_t view();
 };
+
+/// A copy of a tensor a run gave (`data` as the view describes it): for
+/// strings, of their texts, which the runtime frees at the next run.
+HostTensor copyOf(const nnc_tensor_info_t &info, const void *data);
+
+/// The first element where `a` and `b` (of info's type and count) differ,
+/// strings by their texts; -1 when none does.
+int64_t firstDifferentElement(const nnc_tensor_info_t &info, const void *a, const void *b);
 
 /// Reads an ONNX TensorProto file (raw_data or typed fields). On failure
 /// returns false and sets error to a message naming the file.
@@ -60,7 +71,7 @@ bool isFloat(int32_t dtype);
 long double elementAt(int32_t dtype, const void *data, int64_t index);
 
 /// Element index as text: integers exactly, floats with enough digits to
-/// round-trip.
+/// round-trip, strings quoted.
 std::string elementString(int32_t dtype, const void *data, int64_t index);
 
 /// "2x3", "scalar".

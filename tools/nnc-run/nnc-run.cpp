@@ -297,7 +297,9 @@ bool compareOutput(int32_t index, const nnc_tensor_info_t &declared, const nnc_t
                            expected.shape.data()).c_str());
     return false;
   }
-  return compareTensor(what, info, got.data, expected.bytes.data(), {options.rtol, options.atol},
+  // A copy's strings are addressed anew (view()).
+  HostTensor reference = expected;
+  return compareTensor(what, info, got.data, reference.view().data, {options.rtol, options.atol},
                        "FAIL");
 }
 
@@ -310,7 +312,7 @@ bool compareOutput(int32_t index, const nnc_tensor_info_t &declared, const nnc_t
 int checkRepeatRun(nnc::Session &session, const nnc::Function &function,
                    const std::vector<HostTensor> &inputs,
                    const std::vector<std::vector<unsigned char>> &pristine,
-                   const std::vector<std::vector<unsigned char>> &first, std::string &failure) {
+                   std::vector<HostTensor> &first, std::string &failure) {
   if (nnc::Status status = session.run(); !status.ok()) {
     failure = std::string("second run: ") + status.message();
     return 0;
@@ -323,20 +325,20 @@ int checkRepeatRun(nnc::Session &session, const nnc::Function &function,
       return problems;
     }
     nnc_tensor_info_t info = runInfo(*function.output(i), *view);
-    if (info.byte_size != first[i].size()) {
+    if (!std::equal(first[i].shape.begin(), first[i].shape.end(), info.shape,
+                    info.shape + info.rank)) {
       std::printf("output %d '%s': FAIL: the second run gave shape %s\n", i, info.name,
                   typeString(info.dtype, info.rank, info.shape).c_str());
       ++problems;
       continue;
     }
-    int64_t at = firstDifference(static_cast<const unsigned char *>(view->data),
-                                 first[i].data(), info.byte_size);
-    if (at >= 0) {
-      int64_t element = at / static_cast<int64_t>(nnc_dtype_size(info.dtype));
+    const void *before = first[i].view().data;
+    int64_t element = firstDifferentElement(info, view->data, before);
+    if (element >= 0) {
       std::printf("output %d '%s': FAIL: the second run differs from the first at %s: %s, "
                   "then %s\n",
                   i, info.name, indexString(element, info.rank, info.shape).c_str(),
-                  elementString(info.dtype, first[i].data(), element).c_str(),
+                  elementString(info.dtype, before, element).c_str(),
                   elementString(info.dtype, view->data, element).c_str());
       ++problems;
     }
@@ -559,7 +561,7 @@ int runModule(Options options) {
     return error(status.message());
 
   int32_t failures = 0;
-  std::vector<std::vector<unsigned char>> first;
+  std::vector<HostTensor> first;
   for (int32_t i = 0; i < function.outputCount(); ++i) {
     nnc::Result<nnc_tensor_view_t> view = session->output(i);
     if (!view.ok())
@@ -575,8 +577,7 @@ int runModule(Options options) {
     }
     if (!expected.empty() && !compareOutput(i, *function.output(i), *view, expected[i], options))
       ++failures;
-    auto *bytes = static_cast<const unsigned char *>(view->data);
-    first.emplace_back(bytes, bytes + info.byte_size);
+    first.push_back(copyOf(info, view->data));
   }
   std::string failure;
   int problems = checkRepeatRun(*session, function, inputs, pristine, first, failure);

@@ -324,6 +324,17 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     shapes.setSymName((func.getSymName() + "__shapes").str());
     shapes->setAttr("nnc.shape_function", UnitAttr::get(context));
     func->setAttr("nnc.shape_function", FlatSymbolRefAttr::get(shapes.getSymNameAttr()));
+    // Calls (into the runtime's string functions: Strings.cpp) must not run
+    // again in prepare, and the dims need none of them (their counts are
+    // bounded extents): each becomes a pure placeholder, which the clean-ups
+    // below drop. One that a dim still needs is refused there.
+    shapes.walk([&](func::CallOp call) {
+      OpBuilder at(call);
+      auto placeholder = UnrealizedConversionCastOp::create(at, call.getLoc(), call.getResultTypes(),
+                                                            call.getOperands());
+      call.replaceAllUsesWith(placeholder.getResults());
+      call.erase();
+    });
     // Bufferization appends out-params: the planner tells them apart.
     func->setAttr("nnc.num_inputs", b.getI64IntegerAttr(func.getNumArguments()));
     func->setAttr("nnc.num_outputs", b.getI64IntegerAttr(func.getNumResults()));
@@ -473,6 +484,13 @@ struct ShapeFunctions : nnc::impl::ShapeFunctionsBase<ShapeFunctions> {
     IRRewriter rewriter(context);
     (void)eraseUnreachableBlocks(rewriter, shapes.getBody());
     (void)runRegionDCE(rewriter, shapes.getBody());
+    WalkResult fromText = shapes.walk([](UnrealizedConversionCastOp placeholder) {
+      placeholder.emitError("nnc: a dim computed from text read at run time (a Cast from "
+                            "strings) is not supported");
+      return WalkResult::interrupt();
+    });
+    if (fromText.wasInterrupted())
+      return failure();
 
     // An input still used is read for its values (a Reshape's shape given
     // at run time), or one that sizes an intermediate: it follows %status,

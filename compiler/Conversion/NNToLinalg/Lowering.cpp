@@ -30,6 +30,9 @@ bool lowering::isUnsignedType(Type type) {
 
 Type lowering::signlessElement(Type type) {
   Type element = getElementTypeOrSelf(type);
+  // A string is the address of its text (Strings.cpp).
+  if (isa<nn::StringType>(element))
+    return IntegerType::get(type.getContext(), 64);
   if (auto i = dyn_cast<IntegerType>(element); i && !i.isSignless())
     return IntegerType::get(type.getContext(), i.getWidth());
   return element;

@@ -37,6 +37,13 @@ void populateDataMovementPatterns(NNTypeConverter &converter, mlir::RewritePatte
 void populateValueShapePatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateTopKPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataDependentPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+/// Cast to and from text, StringNormalizer (Strings.cpp).
+void populateStringPatterns(NNTypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// Why `op` cannot take the string tensors among its operands or results
+/// (only Cast, StringNormalizer and ops that move elements can, and none
+/// unless `allowed`: the target runs them); nothing when it has none or can.
+std::optional<std::string> stringRefusal(mlir::Operation *op, bool allowed);
 
 /// Whether `op` works on each sample of a dynamic batch alone, so that
 /// formBatchLoops may put it in a loop over the batch (DynamicBatch.cpp).

@@ -5,6 +5,7 @@
 #include "compiler/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 
 namespace nnc {
@@ -37,7 +38,8 @@ bool sizedByData(Value v) {
     Operation *op = x.getDefiningOp();
     if (!seen.insert(x).second || !op || !isDynamic(x.getType()))
       continue;
-    if (isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp>(op))
+    if (isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp,
+            nn::StringNormalizerOp>(op))
       return true;
     work.append(op->operand_begin(), op->operand_end());
   }
@@ -56,7 +58,8 @@ std::optional<std::string> dynamicDimsRefusal(Operation *op) {
   };
   // Dims read from operand values (a Reshape to a shape input), or from the
   // data (DataDependent.cpp).
-  if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp, nn::UniqueOp>(op))
+  if (lowering::isValueShaped(op) || isa<nn::NonZeroOp, nn::CompressOp, nn::NonMaxSuppressionOp,
+                                         nn::UniqueOp, nn::StringNormalizerOp>(op))
     return std::nullopt;
   bool inputsStatic = !llvm::any_of(op->getOperandTypes(), isDynamic);
   if (inputsStatic)
@@ -140,7 +143,13 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     // other op meeting one is refused by name.
     bool dynamic = false;
     module.walk([&](Operation *op) {
-      if (!isa<nn::NNDialect>(op->getDialect()) || !hasDynamicDims(op))
+      if (!isa<nn::NNDialect>(op->getDialect()))
+        return;
+      if (std::optional<std::string> why = lowering::stringRefusal(op, strings)) {
+        op->emitError() << *why;
+        dynamic = true;
+      }
+      if (!hasDynamicDims(op))
         return;
       if (isa<nn::SliceOp, nn::TopKOp>(op) && llvm::any_of(op->getOperands(), sizedByData))
         op->setAttr(lowering::kCountSized, UnitAttr::get(op->getContext()));
@@ -165,6 +174,7 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     lowering::populateValueShapePatterns(converter, patterns);
     lowering::populateTopKPatterns(converter, patterns);
     lowering::populateDataDependentPatterns(converter, patterns);
+    lowering::populateStringPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
@@ -173,6 +183,10 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     // The data-dependent sizes the lowering makes (DataDependent.cpp).
     target.addLegalOp<nn::BoundedExtentOp>();
     target.addLegalOp<ModuleOp>();
+    // Calls into the runtime's string functions, and the stopword tables
+    // they read (Strings.cpp).
+    target.addLegalOp<func::CallOp>();
+    target.addLegalDialect<LLVM::LLVMDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                            tensor::TensorDialect, scf::SCFDialect, cf::ControlFlowDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>(

@@ -136,6 +136,11 @@ private:
       return tensorType(input).hasStaticShape() ? at(input, i) : Value();
     }
     if (auto cast = dyn_cast<nn::CastOp>(op)) {
+      // Text is read by the run (Strings.cpp), not here: its element is an
+      // address.
+      if (isa<nn::StringType>(getElementTypeOrSelf(cast.getInput().getType())) ||
+          isa<nn::StringType>(cast.getTo()))
+        return Value();
       Value x = at(cast.getInput(), i);
       return x ? castScalar(b, loc, x, element, isUnsignedType(cast.getInput().getType()), isUnsigned)
                : Value();

@@ -6,12 +6,22 @@
 
 #include "dialects/NN/IR/NNOps.h"
 
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace nnc::nn;
 
 #include "dialects/NN/IR/NNDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "dialects/NN/IR/NNTypes.cpp.inc"
+
 void NNDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/NN/IR/NNTypes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/NN/IR/NNOps.cpp.inc"

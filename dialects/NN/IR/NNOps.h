@@ -108,6 +108,9 @@ void attachGradientInterfaces(mlir::MLIRContext *context);
 #include "dialects/NN/IR/NNGradient.h.inc"
 #include "dialects/NN/IR/NNDialect.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "dialects/NN/IR/NNTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialects/NN/IR/NNOps.h.inc"
 

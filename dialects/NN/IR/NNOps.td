@@ -27,6 +27,23 @@ def NN_Dialect : Dialect {
     shape, ...) stay operands, so shape subgraphs can fold into them.
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultTypePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def NN_StringType : TypeDef<NN_Dialect, "String"> {
+  let mnemonic = "string";
+  let summary = "a UTF-8 string, the element type of ONNX's string tensors";
+  let description = [{
+    Only data movement, `nn.cast` to and from numbers and
+    `nn.string_normalizer` take string tensors. Lowered, an element is the
+    address of a NUL-terminated string (abi.h's NNC_DTYPE_STRING), held as
+    i64; the text itself is the caller's or the runtime's, never copied by
+    compiled code.
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -667,6 +684,26 @@ def NN_NonZeroOp : NN_Op<"non_zero"> {
   }];
   let arguments = (ins NN_Tensor:$input);
   let results = (outs RankedTensorOf<[I64]>:$result);
+}
+
+def NN_StringNormalizerOp : NN_Op<"string_normalizer"> {
+  let summary = "strings without the stopwords, case changed";
+  let description = [{
+    The strings of a [C] or [1, C] input that are not stopwords (compared as
+    they are, or lower-cased when `case_sensitive` is false), in order, then
+    lower-cased (`case_change` 1), upper-cased (2) or left (0), with Unicode's
+    simple case mappings. When no string is left the result is one empty
+    string. Its length is known only after the run (a data-dependent dim, at
+    most max(C, 1)).
+
+    ```mlir
+    %y = nn.string_normalizer %x {case_change = 2 : i64, case_sensitive = true,
+           stopwords = ["monday"]} : (tensor<4x!nn.string>) -> tensor<?x!nn.string>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[NN_StringType]>:$input, I64Attr:$case_change,
+                   BoolAttr:$case_sensitive, StrArrayAttr:$stopwords);
+  let results = (outs RankedTensorOf<[NN_StringType]>:$result);
 }
 
 def NN_CompressOp : NN_Op<"compress"> {

@@ -678,6 +678,20 @@ LogicalResult NonZeroOp::inferReturnTypes(MLIRContext *context, std::optional<Lo
   return success();
 }
 
+LogicalResult StringNormalizerOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                   Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto type = ranked(adaptor.getInput().getType());
+  // ONNX's two forms: [C] and [1, C].
+  if (type.getRank() != 1 && (type.getRank() != 2 || type.getDimSize(0) != 1))
+    return fail(loc, getOperationName(), "expected a [C] or [1, C] input");
+  if (adaptor.getCaseChange() < 0 || adaptor.getCaseChange() > 2)
+    return fail(loc, getOperationName(), "expected case_change 0 (none), 1 (lower) or 2 (upper)");
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = kDynamic;
+  types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
 LogicalResult CompressOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                            Adaptor adaptor, SmallVectorImpl<Type> &types) {
   auto type = ranked(adaptor.getInput().getType());

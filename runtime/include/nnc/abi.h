@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs or the entry signature. */
-#define NNC_ABI_VERSION 8
+#define NNC_ABI_VERSION 9
 #define NNC_ABI_MODULE_SYMBOL "nnc_module_v1"
 
 /* Element types (ONNX TensorProto.DataType values). */
@@ -33,6 +33,11 @@ typedef enum nnc_dtype {
   NNC_DTYPE_I16 = 5,
   NNC_DTYPE_I32 = 6,
   NNC_DTYPE_I64 = 7,
+  /* An element is a `const char *` to a NUL-terminated UTF-8 string (see
+   * nnc_abi_strings_t): an input's point to the caller's strings, which
+   * compiled code only reads; an output's to strings the runtime owns, or,
+   * where ops only moved elements (Reshape, Gather, ...), to the input's. */
+  NNC_DTYPE_STRING = 8,
   NNC_DTYPE_BOOL = 9, /* one byte per element, 0 or 1 */
   NNC_DTYPE_F16 = 10,
   NNC_DTYPE_F64 = 11,
@@ -77,8 +82,43 @@ typedef struct nnc_abi_cuda {
                     uint32_t shared_bytes, void **params);
 } nnc_abi_cuda_t;
 
+/* What the runtime offers code that makes or reads strings (element type
+ * NNC_DTYPE_STRING: Cast to and from numbers, StringNormalizer). Compiled
+ * code calls these only from the thread that called the entry, never from a
+ * parallel_for body. A call that fails returns NULL (format, change_case),
+ * nonzero (parse) or -1 (is_stopword) and records why; the code may go on,
+ * and the runtime then fails the run with the first such message. A
+ * returned string is owned by the runtime and lives until the next run of
+ * the same session, or its release. */
+typedef struct nnc_abi_strings {
+  void *state; /* opaque, passed back */
+  /* Cast to string: the text of the value of `dtype` at `value` (f32, f64, or
+   * a signed or unsigned integer of 8 to 64 bits): integers in decimal;
+   * floats as NumPy's str() writes them, the shortest digits that read back
+   * to the same value, positional from 1e-4 up to 1e16 ("0.5", "100.0"),
+   * scientific outside ("1e-05", "1.5e+16"), and "nan", "inf", "-inf". */
+  const char *(*format)(void *state, int32_t dtype, const void *value);
+  /* Cast from string: reads `text` as a value of `dtype` (as format) into
+   * *value. Floats: decimal or scientific, rounded to nearest (beyond the
+   * type's range to an infinity, below half its smallest subnormal to zero),
+   * and "inf", "+inf", "-inf", "nan" in any case; integers: decimal, within
+   * the type's range. Leading and trailing whitespace is ignored. Returns 0,
+   * or nonzero for text that is not such a number. */
+  int32_t (*parse)(void *state, int32_t dtype, const char *text, void *value);
+  /* StringNormalizer: 1 when `text` is one of the `count` stopwords (laid out
+   * one after another, each NUL-terminated), compared byte for byte or, when
+   * case_sensitive is 0, after lower-casing both; 0 when it is not; -1 on
+   * failure (text that is not valid UTF-8). */
+  int32_t (*is_stopword)(void *state, const char *text, const char *stopwords, int64_t count,
+                         int32_t case_sensitive);
+  /* StringNormalizer: `text` lower-cased (action 1), upper-cased (2) or as it
+   * is (0), code point by code point with Unicode's simple case mappings;
+   * NULL text reads as "". NULL on failure (text that is not valid UTF-8). */
+  const char *(*change_case)(void *state, const char *text, int32_t action);
+} nnc_abi_strings_t;
+
 /* What the runtime offers compiled code during a call. May be NULL for a CPU
- * module: its code then runs serially. */
+ * module without string ops: its code then runs serially. */
 typedef struct nnc_abi_context {
   void *runtime; /* opaque, passed back to parallel_for */
   int32_t num_threads; /* parallel_for is not called when this is <= 1 */
@@ -106,6 +146,11 @@ typedef struct nnc_abi_context {
    * the run writes the dims of every output, each tensor's in order (static
    * ones too), as the run computed them. NULL for other functions. */
   int64_t *output_dims;
+  /* Never NULL for a CPU module's call; NULL for a CUDA module's (string
+   * tensors run on the CPU only). A CPU module with string ops called
+   * without a context (or without this) cannot report: its string ops give
+   * NULL texts and zeros. */
+  const nnc_abi_strings_t *strings;
 } nnc_abi_context_t;
 
 /* Runs one function. inputs[i] and outputs[i] point to the tensors' data in

@@ -73,7 +73,8 @@ typedef enum nnc_status_code {
   NNC_STATUS_FAILED_PRECONDITION = 9,
   /* An input or output index outside the function's list. */
   NNC_STATUS_OUT_OF_RANGE = 11,
-  /* A feature this runtime does not have yet (dynamic dims on a GPU). */
+  /* A feature this runtime does not have yet (dynamic dims or string tensors
+   * on a GPU, string tensors in a trainer). */
   NNC_STATUS_UNIMPLEMENTED = 12,
   /* The compiled function reported a failure, or the GPU or its driver failed
    * during a run (a launch, a copy), or the cuda-emulated device found a
@@ -101,11 +102,13 @@ NNC_API void nnc_status_free(nnc_status_t status);
  * Element types (nnc_dtype_t, ONNX numbering, is declared in abi.h)
  *===-------------------------------------------------------------------===*/
 
-/* Short name for messages ("f32", "i64", "bool", ...), or "unknown" for a
- * value that is not an nnc_dtype_t. Static storage. Thread-safe. */
+/* Short name for messages ("f32", "i64", "bool", "string", ...), or
+ * "unknown" for a value that is not an nnc_dtype_t. Static storage.
+ * Thread-safe. */
 NNC_API const char *nnc_dtype_name(int32_t dtype);
 
-/* Bytes per element (bool is one byte), or 0 for an unknown value. Thread-safe. */
+/* Bytes per element (bool is one byte, a string element is a pointer:
+ * sizeof(const char *)), or 0 for an unknown value. Thread-safe. */
 NNC_API size_t nnc_dtype_size(int32_t dtype);
 
 /*===-------------------------------------------------------------------===*
@@ -124,7 +127,11 @@ typedef struct nnc_tensor_info {
 } nnc_tensor_info_t;
 
 /* A dense row-major host buffer. Filled by the caller to bind a buffer (which
- * the caller keeps owning), or by nnc_session_output to describe a result. */
+ * the caller keeps owning), or by nnc_session_output to describe a result.
+ * For NNC_DTYPE_STRING the buffer is an array of `const char *`, one per
+ * element, each pointing to a NUL-terminated UTF-8 string: an input's to
+ * strings the caller owns (none may be NULL), an output's to strings the
+ * session owns or to the run's input strings (see nnc_session_run). */
 typedef struct nnc_tensor_view {
   void *data;
   size_t byte_size; /* bytes available at data; at least the tensor's size */
@@ -311,7 +318,8 @@ NNC_API void nnc_session_options_initialize(nnc_session_options_t *options);
 /* Creates a session running one function of module on runtime's threads.
  * Allocates everything a run needs once: the workspace (the function's
  * workspace_size, aligned to at least 64 bytes) and a buffer per output, so
- * runs allocate nothing; a function that needs more host memory (workspace
+ * runs allocate nothing (but the strings of string outputs, see
+ * nnc_session_run); a function that needs more host memory (workspace
  * and outputs) than the machine has is NNC_STATUS_RESOURCE_EXHAUSTED before
  * anything is allocated. options may be NULL for the defaults; its strings are
  * not kept. The session holds references to runtime and module. The caller
@@ -353,8 +361,9 @@ NNC_API const char *nnc_session_device(const nnc_session_t *session);
  * pointer, never a copy, and the compiled code reads it during each run and
  * never writes it). The buffer must stay valid and unchanged during runs,
  * until it is rebound or the session is released; bindings persist across
- * runs. The view's dtype, rank and shape must match the input exactly, a
- * dynamic dim (-1) taking any size, and its byte_size must cover the tensor.
+ * runs; for a string input, so must the strings its elements point to. The
+ * view's dtype, rank and shape must match the input exactly, a dynamic dim
+ * (-1) taking any size, and its byte_size must cover the tensor.
  * Not thread-safe. */
 NNC_API nnc_status_t nnc_session_bind_input(nnc_session_t *session, int32_t index,
                                             const nnc_tensor_view_t *view);
@@ -401,6 +410,23 @@ NNC_API nnc_status_t nnc_session_bind_device_output(nnc_session_t *session, int3
 /* Runs the function once. Every input must be bound. Parallel loops use the
  * runtime's threads; while another session holds them, this run's loops execute
  * on the calling thread instead (same results, no deadlock).
+ * String tensors (NNC_DTYPE_STRING, CPU sessions only: a function with one is
+ * NNC_STATUS_UNIMPLEMENTED on a CUDA device): an input's strings must stay
+ * valid and unchanged during the run; a NULL element is
+ * NNC_STATUS_INVALID_ARGUMENT before the run starts. The strings a run
+ * makes for its outputs (in the session's buffers or bound ones) are owned
+ * by the session and stay valid until its next run starts or it is
+ * released: a run frees the last run's strings as it starts, so an input
+ * element pointing to one of them is refused (NNC_STATUS_INVALID_ARGUMENT;
+ * copy the string to feed it back). Ops that only move elements (Reshape,
+ * Gather, Concat, ...) copy the pointers, not the text: such an output
+ * element points to the caller's input string, valid as long as that is.
+ * Text that a string operation cannot take (a
+ * Cast of "abc" to f32, invalid UTF-8 for a case change) fails the run with
+ * NNC_STATUS_INVALID_ARGUMENT, e.g. "function 'main' of module 'm.so':
+ * cannot read 'abc' as f32". The strings' memory is the one allocation a
+ * run may make: it is kept from run to run (as much as the last run used),
+ * so repeated runs on similar inputs allocate nothing.
  * A function with dynamic dims (docs/dynamic-shapes.md): a run with input dims
  * not seen in the last run (or, for an input that gives a shape, such as a
  * Reshape's, other values) first computes the output dims and the workspace
@@ -430,6 +456,9 @@ NNC_API nnc_status_t nnc_session_kernel_seconds(const nnc_session_t *session,
 /* Describes output index as written by the last successful run, with that
  * run's shape: data points to the session's buffer (valid until the session
  * is released or a run with larger dims) or to the caller's bound buffer.
+ * A string output's buffer holds `const char *` elements pointing to strings
+ * the session owns, valid until the next run starts or the session is
+ * released, or to the run's input strings (nnc_session_run).
  * byte_size may exceed the shape's bytes: an output whose dims only the run
  * computes (NonZero's count) has a buffer sized for the most its input dims
  * allow, allocated when the dims change, and its shape is what the run found.
@@ -458,7 +487,8 @@ typedef struct nnc_trainer nnc_trainer_t;
  * defaults; only options->device is used (the functions are the four above),
  * and its strings are not kept.
  * The module must have the four functions (else
- * NNC_STATUS_FAILED_PRECONDITION naming those it lacks), and their signatures
+ * NNC_STATUS_FAILED_PRECONDITION naming those it lacks), none with a string
+ * tensor (else NNC_STATUS_UNIMPLEMENTED naming it), and their signatures
  * must agree (else NNC_STATUS_INVALID_ARGUMENT naming the first tensor that
  * does not): init takes nothing and returns every parameter and state tensor;
  * train_step takes the model's inputs, then `labels` (unless the loss is the

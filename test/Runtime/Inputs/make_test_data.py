@@ -119,6 +119,14 @@ def main():
     write(bad, "input_1.pb", tensor)
     bad = main_case(out, "string")
     write(bad, "input_0.pb", helper.make_tensor("a", TensorProto.STRING, [1], [b"text"]))
+    # Strings are texts in string_data; raw_data cannot hold them.
+    bad = main_case(out, "string-raw")
+    tensor = helper.make_tensor("a", TensorProto.STRING, [2], [b"x", b"y"])
+    del tensor.string_data[:]
+    tensor.raw_data = bytes(16)
+    write(bad, "input_0.pb", tensor)
+    bad = main_case(out, "string-nul")
+    write(bad, "input_0.pb", helper.make_tensor("a", TensorProto.STRING, [1], [b"a\0b"]))
     bad = main_case(out, "text")
     write(bad, "input_0.pb", b"not a tensor at all\n")
 
