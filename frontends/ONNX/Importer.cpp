@@ -473,6 +473,20 @@ llvm::StringSet<> onlyLossWeights(const onnx::GraphProto &graph) {
   return result;
 }
 
+/// Ops of the default domain that may take string tensors: they move
+/// elements, read dims, or read or make text (docs/strings.md). Others
+/// would read an element as a number (the lowering holds a string as the
+/// address of its text), and Loop and Scan cannot carry them.
+static bool takesStrings(const onnx::NodeProto &node) {
+  static const llvm::StringSet<> kOps = {
+      "Cast", "CastLike", "StringNormalizer", "Identity", "Reshape", "Transpose", "Flatten",
+      "Squeeze", "Unsqueeze", "Expand", "Tile", "Slice", "Split", "Concat", "Gather", "GatherND",
+      "Where", "Shape", "Size", "If", "Dropout", "DepthToSpace", "SpaceToDepth", "OneHot",
+      "SequenceConstruct", "SequenceAt", "SequenceInsert", "SequenceErase", "SequenceLength",
+      "SequenceEmpty", "ConcatFromSequence", "SplitToSequence"};
+  return isDefaultDomain(node.domain()) && kOps.contains(node.op_type());
+}
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext &context, onnx::ModelProto &model, const std::string &modelPath,
@@ -529,6 +543,16 @@ private:
   int64_t opset = 0; // of the default domain
   llvm::StringMap<int64_t> domainVersions; // of the others
   llvm::StringMap<Value> values;
+
+  /// Whether `node` takes a string tensor, and is not one of the ops that may.
+  bool takesStringsItCannot(const onnx::NodeProto &node) const {
+    if (takesStrings(node))
+      return false;
+    return llvm::any_of(node.input(), [&](const std::string &name) {
+      Value v = name.empty() ? Value() : values.lookup(name);
+      return v && isa<nn::StringType>(getElementTypeOrSelf(v.getType()));
+    });
+  }
   /// Outputs of failed nodes: nodes reading them are skipped, not reported.
   llvm::StringSet<> poisoned;
   /// The prefix of node names in diagnostics: empty in the main graph.
@@ -798,6 +822,13 @@ bool GraphImporter::importNodes(onnx::GraphProto &graph) {
                                 sequenceInputs, sequenceOutputs);
       return emitError(loc) << node.op_type() << " has no graph attribute '" << name << "'";
     };
+    if (!skip && takesStringsItCannot(node)) {
+      emitError(loc) << node.op_type() << " (opset " << version
+                     << "): a string input, which only Cast, CastLike, StringNormalizer, Shape, "
+                        "Size, If and ops that move elements take (docs/strings.md)";
+      ok = false;
+      skip = true;
+    }
     if (!skip && succeeded((*findHandler(node.domain(), node.op_type(), version))(importer)) &&
         !importer.rejected()) {
       for (int i = 0; i < node.output_size(); ++i) {

@@ -12,6 +12,9 @@
 
 #include "frontends/ONNX/NodeImporter.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -448,7 +451,8 @@ LogicalResult importStringNormalizer(NodeImporter &n) {
   if (caseChange < 0)
     return n.fail("case_change_action '" + action + "' is not one of NONE, LOWER, UPPER");
   std::string locale = n.attrString("locale", "");
-  StringRef language = StringRef(locale).take_until([](char c) { return c == '_' || c == '-'; });
+  std::string language =
+      StringRef(locale).take_until([](char c) { return !llvm::isAlpha(c); }).lower();
   if (language == "tr" || language == "az" || language == "lt")
     return n.fail("locale '" + locale +
                   "' has case rules of its own, which nnc does not implement (it maps case by "
@@ -457,9 +461,13 @@ LogicalResult importStringNormalizer(NodeImporter &n) {
   if (const onnx::AttributeProto *attr = n.attr("stopwords"))
     for (const std::string &word : attr->strings())
       stopwords.push_back(word);
-  for (StringRef word : stopwords)
+  for (auto [i, word] : llvm::enumerate(stopwords)) {
     if (word.contains('\0'))
-      return n.fail("a stopword holds a NUL character");
+      return n.fail("stopword " + Twine(i) + " holds a NUL character");
+    const auto *begin = reinterpret_cast<const llvm::UTF8 *>(word.data());
+    if (!llvm::isLegalUTF8String(&begin, begin + word.size()))
+      return n.fail("stopword " + Twine(i) + " is not valid UTF-8");
+  }
   auto &b = n.builder;
   n.setOutputs(n.create<nn::StringNormalizerOp>(n.input(0), b.getI64IntegerAttr(caseChange),
                                                 b.getBoolAttr(n.attrInt("is_case_sensitive", 0) != 0),

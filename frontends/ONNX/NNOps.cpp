@@ -357,8 +357,14 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
 }
 
 /// MaxUnpool: the values of X written at their indices I into zeros of the
-/// output's shape. I holds positions in the whole output flattened (as
-/// MaxPool's Indices output gives them), so this is a 1-D scatter.
+/// shape MaxPool's input would have had (each spatial dim (in - 1) * stride
+/// - pads + kernel). I holds positions in that whole tensor flattened (as
+/// MaxPool's Indices output gives them), so this is a 1-D scatter; indices
+/// beyond it are clamped, as ScatterElements clamps them. An output_shape,
+/// constant or given at run time (docs/dynamic-shapes.md), pads that result
+/// with zeros at the end of each spatial dim, as ONNX's reference does: it
+/// must keep X's batch and channels and be at least that large, checked
+/// before the run when given at run time.
 LogicalResult importMaxUnpool(NodeImporter &n) {
   Value x = n.input(0), indices = n.input(1);
   FailureOr<Window> win = readPoolWindow(n, x);
@@ -367,30 +373,18 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
   RankedTensorType type = NodeImporter::type(x);
   if (!type.hasStaticShape() || NodeImporter::type(indices).getShape() != type.getShape())
     return n.fail("expected X of static shape and indices of the same shape");
-  int64_t spatial = type.getRank() - 2;
+  int64_t rank = type.getRank(), spatial = rank - 2;
   SmallVector<int64_t> shape(type.getShape().take_front(2));
-  if (n.input(2)) {
-    std::optional<SmallVector<int64_t>> given = n.constInts(2);
-    if (!given)
-      return n.fail("needs dynamic shapes: output_shape is a run-time input");
-    if ((int64_t)given->size() != type.getRank() || (*given)[0] != shape[0] ||
-        (*given)[1] != shape[1])
-      return n.fail("output_shape '" + listString(*given) + "' does not keep X's batch and channels");
-    shape = *given;
-  } else {
-    // Each spatial dim as MaxPool would have shrunk it: (in - 1) * stride -
-    // pads + kernel.
-    for (int64_t i = 0; i < spatial; ++i) {
-      FailureOr<int64_t> out = n.checked(
-          (CheckedInt(type.getDimSize(i + 2)) - 1) * win->strides[i] - win->pads[i] -
-              win->pads[i + spatial] + win->kernel[i],
-          "the output size");
-      if (failed(out))
-        return failure();
-      if (*out <= 0)
-        return n.fail("the output's spatial dim " + Twine(i) + " would be " + Twine(*out));
-      shape.push_back(*out);
-    }
+  for (int64_t i = 0; i < spatial; ++i) {
+    FailureOr<int64_t> out = n.checked(
+        (CheckedInt(type.getDimSize(i + 2)) - 1) * win->strides[i] - win->pads[i] -
+            win->pads[i + spatial] + win->kernel[i],
+        "the output size");
+    if (failed(out))
+      return failure();
+    if (*out <= 0)
+      return n.fail("the output's spatial dim " + Twine(i) + " would be " + Twine(*out));
+    shape.push_back(*out);
   }
   CheckedInt count(1);
   for (int64_t d : shape)
@@ -406,7 +400,43 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
                                         b.getBoolAttr(false));
   Value scattered = n.create<nn::ScatterElementsOp>(zeros, flatI, flatX, b.getStringAttr("none"),
                                                     b.getI64IntegerAttr(0));
-  n.setOutputs(n.create<nn::ReshapeOp>(scattered, n.constI64(shape), b.getBoolAttr(false)));
+  Value y = n.create<nn::ReshapeOp>(scattered, n.constI64(shape), b.getBoolAttr(false));
+  if (!n.input(2)) {
+    n.setOutputs(y);
+    return success();
+  }
+  auto shapeType = NodeImporter::type(n.input(2));
+  if (!isa<IntegerType>(shapeType.getElementType()) || shapeType.getShape() != ArrayRef<int64_t>{rank})
+    return n.fail("output_shape must be " + Twine(rank) + " integers");
+  // The pads at the end of each dim: output_shape - shape.
+  SmallVector<int64_t> leading(rank, 0);
+  Value pads;
+  if (std::optional<SmallVector<int64_t>> given = n.constInts(2)) {
+    SmallVector<int64_t> values(leading);
+    for (int64_t d = 0; d < rank; ++d) {
+      if ((d < 2 && (*given)[d] != shape[d]) || (*given)[d] < shape[d])
+        return n.fail("output_shape '" + listString(*given) + "' must keep X's batch and channels "
+                      "and be at least '" + listString(shape) + "'");
+      values.push_back((*given)[d] - shape[d]);
+    }
+    pads = n.constI64(values);
+  } else {
+    Type i64 = b.getI64Type();
+    Value trailing = n.create<nn::SubOp>(n.toI64(n.input(2)), n.constI64(shape));
+    // Batch and channels kept: their pads are 0; the rest at least 0.
+    SmallVector<int64_t> lowest(rank, 0), highest(rank, INT64_MAX);
+    highest[0] = highest[1] = 0;
+    Value within = n.create<nn::AndOp>(n.create<nn::GreaterEqualOp>(trailing, n.constI64(lowest)),
+                                       n.create<nn::LessEqualOp>(trailing, n.constI64(highest)));
+    Value all = n.create<nn::ReduceMinOp>(n.create<nn::CastOp>(within, TypeAttr::get(i64)),
+                                          b.getDenseI64ArrayAttr({0}), b.getBoolAttr(false));
+    trailing = n.create<nn::CheckOp>(
+        trailing, n.create<nn::EqualOp>(all, n.scalar(i64, 1)),
+        b.getStringAttr("output_shape must keep X's batch and channels and be at least '" +
+                        listString(shape) + "'"));
+    pads = n.create<nn::ConcatOp>(ValueRange{n.constI64(leading), trailing}, b.getI64IntegerAttr(0));
+  }
+  n.setOutputs(n.create<nn::PadOp>(y, pads, n.scalar(element, 0), b.getStringAttr("constant")));
   return success();
 }
 

@@ -115,9 +115,7 @@ LogicalResult importSTFT(NodeImporter &n) {
   int64_t length = type.getDimSize(1);
   bool complex = type.getDimSize(2) == 2;
   std::optional<int64_t> step = constantScalar(n, 1);
-  if (!step)
-    return n.fail("frame_step must be a constant (it gives the number of frames)");
-  if (*step < 1)
+  if (step && *step < 1)
     return n.fail("frame_step must be positive (got " + Twine(*step) + ")");
   std::optional<int64_t> frameLength;
   Value window = n.input(2);
@@ -147,14 +145,42 @@ LogicalResult importSTFT(NodeImporter &n) {
   bool onesided = n.attrInt("onesided", 1) != 0;
   if (onesided && complex)
     return n.fail("a one-sided transform needs a real signal");
-  int64_t frames = (length - size) / *step + 1, bins = onesided ? size / 2 + 1 : size;
+  int64_t bins = onesided ? size / 2 + 1 : size;
   // Frame f's sample j is the signal's f * step + j.
-  SmallVector<int64_t> at;
-  for (int64_t f = 0; f < frames; ++f)
+  Value indices;
+  if (step) {
+    int64_t frames = (length - size) / *step + 1;
+    SmallVector<int64_t> at;
+    for (int64_t f = 0; f < frames; ++f)
+      for (int64_t j = 0; j < size; ++j)
+        at.push_back(f * *step + j);
+    indices = n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
+        RankedTensorType::get({frames, size}, b.getI64Type()), ArrayRef<int64_t>(at))));
+  } else {
+    // A step given at run time (docs/dynamic-shapes.md): the frame count,
+    // (length - size) / step + 1, is a dim read from it before the run. A
+    // step below 1 is refused then.
+    Type i64 = b.getI64Type();
+    auto stepType = NodeImporter::type(n.input(1));
+    if (!isa<IntegerType>(stepType.getElementType()) || !stepType.hasStaticShape() ||
+        stepType.getNumElements() != 1)
+      return n.fail("frame_step must be one integer");
+    Value stepValue = n.create<nn::ReshapeOp>(n.toI64(n.input(1)), n.constI64({}), b.getBoolAttr(false));
+    // On the signal, which the result always reads (RuntimeParameters.cpp's
+    // checked()).
+    x = n.create<nn::CheckOp>(x, n.create<nn::GreaterEqualOp>(stepValue, n.scalar(i64, 1)),
+                              b.getStringAttr("frame_step must be positive"));
+    // The frames start at 0, step, ... up to length - size.
+    Value starts = n.create<nn::RangeOp>(n.scalar(i64, 0), n.scalar(i64, length - size + 1),
+                                         stepValue);
+    SmallVector<int64_t> offsets;
     for (int64_t j = 0; j < size; ++j)
-      at.push_back(f * *step + j);
-  Value indices = n.create<nn::ConstantOp>(cast<ElementsAttr>(
-      DenseElementsAttr::get(RankedTensorType::get({frames, size}, b.getI64Type()), ArrayRef<int64_t>(at))));
+      offsets.push_back(j);
+    indices = n.create<nn::AddOp>(
+        n.create<nn::UnsqueezeOp>(starts, b.getDenseI64ArrayAttr({1})),
+        n.create<nn::ConstantOp>(cast<ElementsAttr>(DenseElementsAttr::get(
+            RankedTensorType::get({1, size}, i64), ArrayRef<int64_t>(offsets)))));
+  }
   Value framed = n.create<nn::GatherOp>(x, indices, b.getI64IntegerAttr(1));
   SmallVector<Value> parts{component(n, framed, 0)};
   if (complex)

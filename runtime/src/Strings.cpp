@@ -400,16 +400,27 @@ void StringStore::startRun() {
   current = 0;
   used = 0;
   firstFailure.clear();
+  sortedValid = false;
 }
 
 bool StringStore::owns(const char *text) const {
-  auto address = reinterpret_cast<uintptr_t>(text);
-  for (size_t i = 0; i <= current && i < blocks.size(); ++i) {
-    auto begin = reinterpret_cast<uintptr_t>(blocks[i].data);
-    if (address - begin < blocks[i].size)
-      return true;
+  if (!sortedValid) {
+    sorted.assign(blocks.begin(), blocks.begin() + std::min(blocks.size(), current + 1));
+    std::sort(sorted.begin(), sorted.end(), [](const Block &a, const Block &b) {
+      return reinterpret_cast<uintptr_t>(a.data) < reinterpret_cast<uintptr_t>(b.data);
+    });
+    sortedValid = true;
   }
-  return false;
+  auto address = reinterpret_cast<uintptr_t>(text);
+  // The last block starting at or before the address.
+  auto after = std::upper_bound(sorted.begin(), sorted.end(), address,
+                                [](uintptr_t a, const Block &block) {
+                                  return a < reinterpret_cast<uintptr_t>(block.data);
+                                });
+  if (after == sorted.begin())
+    return false;
+  const Block &block = *(after - 1);
+  return address - reinterpret_cast<uintptr_t>(block.data) < block.size;
 }
 
 void StringStore::fail(const std::string &message) {
@@ -432,6 +443,7 @@ char *StringStore::allocate(size_t size) {
     blocks.push_back({data, bytes});
     used = 0;
   }
+  sortedValid = false;
   char *memory = blocks[current].data + used;
   used += size;
   return memory;

@@ -64,6 +64,11 @@ private:
   size_t current = 0; // the block being filled
   size_t used = 0;    // bytes of it handed out
   std::string firstFailure;
+  // The blocks in use (up to `current`) by address, for owns(): a run's
+  // check of n input strings against b blocks is n log b. Built on first
+  // use after the blocks change.
+  mutable std::vector<Block> sorted;
+  mutable bool sortedValid = false;
 };
 
 } // namespace nnc::runtime

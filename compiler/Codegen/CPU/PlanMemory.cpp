@@ -340,6 +340,17 @@ struct PlanMemoryPass : nnc::impl::PlanMemoryBase<PlanMemoryPass> {
           OpFoldResult stated = expand.getMixedOutputShape()[*d];
           if (isa<Value>(stated))
             size = rebuild(cast<Value>(stated));
+        } else if (auto subview = source.getDefiningOp<memref::SubViewOp>()) {
+          // A view's dim: the size it was cut with (result dims skip the
+          // dims a rank-reducing view drops).
+          llvm::SmallBitVector dropped = subview.getDroppedDims();
+          int64_t at = -1;
+          for (int64_t j = 0, kept = -1; j < (int64_t)dropped.size() && at < 0; ++j)
+            if (!dropped.test(j) && ++kept == *d)
+              at = j;
+          OpFoldResult stated = subview.getMixedSizes()[at];
+          if (isa<Value>(stated))
+            size = rebuild(cast<Value>(stated));
         } else if (auto select = source.getDefiningOp<arith::SelectOp>()) {
           // One of two buffers (what an scf.if of tensors becomes): their
           // size, when it is the same.

@@ -141,13 +141,18 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
     ModuleOp module = getOperation();
     // Dynamic dims (docs/dynamic-shapes.md) lower for the ops below; any
     // other op meeting one is refused by name.
-    bool dynamic = false;
+    bool refused = false;
     module.walk([&](Operation *op) {
-      if (!isa<nn::NNDialect>(op->getDialect()))
+      if (!isa<nn::NNDialect>(op->getDialect())) {
+        if (std::optional<std::string> why = lowering::stringRefusal(op, strings)) {
+          op->emitError() << *why;
+          refused = true;
+        }
         return;
+      }
       if (std::optional<std::string> why = lowering::stringRefusal(op, strings)) {
         op->emitError() << *why;
-        dynamic = true;
+        refused = true;
       }
       if (!hasDynamicDims(op))
         return;
@@ -155,10 +160,10 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
         op->setAttr(lowering::kCountSized, UnitAttr::get(op->getContext()));
       if (std::optional<std::string> why = dynamicDimsRefusal(op)) {
         op->emitError() << *why;
-        dynamic = true;
+        refused = true;
       }
     });
-    if (dynamic)
+    if (refused)
       return signalPassFailure();
     // Per-sample ops over a dynamic batch: loops of static ops.
     for (auto func : module.getOps<func::FuncOp>())

@@ -100,6 +100,9 @@ Value flatten(OpBuilder &b, Location loc, Value input) {
   auto type = tensorType(input);
   if (type.getRank() == 1)
     return input;
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({1}, type.getElementType()),
+                                         input, ArrayRef<ReassociationIndices>{});
   SmallVector<ReassociationIndices> all(1);
   for (int64_t d = 0; d < type.getRank(); ++d)
     all[0].push_back(d);
@@ -143,7 +146,10 @@ struct StringCastPattern : OpConversionPattern<nn::CastOp> {
           scf::YieldOp::create(b, nl, next);
         });
     Value result = loop.getResult(0);
-    if (resultType.getRank() != 1) {
+    if (resultType.getRank() == 0) {
+      result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
+                                               ArrayRef<ReassociationIndices>{});
+    } else if (resultType.getRank() != 1) {
       SmallVector<OpFoldResult> dims = tensor::getMixedSizes(b, loc, input);
       SmallVector<ReassociationIndices> all(1);
       for (int64_t d = 0; d < resultType.getRank(); ++d)
@@ -263,23 +269,41 @@ struct StringNormalizerPattern : OpConversionPattern<nn::StringNormalizerOp> {
 
 std::optional<std::string> lowering::stringRefusal(Operation *op, bool allowed) {
   auto text = [](Type t) { return isa<nn::StringType>(getElementTypeOrSelf(t)); };
+  if (auto func = dyn_cast<func::FuncOp>(op)) {
+    // A graph's inputs and outputs: the runtime passes strings to CPU
+    // sessions only.
+    FunctionType type = func.getFunctionType();
+    if (!allowed && (llvm::any_of(type.getInputs(), text) || llvm::any_of(type.getResults(), text)))
+      return std::string("string tensors run on the CPU target only (a graph input or output "
+                         "holds strings)");
+    return std::nullopt;
+  }
   if (llvm::none_of(op->getOperandTypes(), text) && llvm::none_of(op->getResultTypes(), text))
     return std::nullopt;
   if (!allowed)
     return std::string("string tensors run on the CPU target only");
-  // Ops that only move elements (copy addresses), and the two that read or
-  // make text. Anything comparing or combining strings would compare
-  // addresses: refused.
+  // Outside nn: the control flow of If (converted with its branches), and
+  // of Loop and Scan, whose carried values and scan outputs keep one type.
+  if (!isa<nn::NNDialect>(op->getDialect())) {
+    if (isa<scf::ForOp, scf::WhileOp>(op))
+      return std::string("a Loop or Scan carrying strings from one iteration to the next, or "
+                         "collecting them as scan outputs, is not supported");
+    return std::nullopt;
+  }
+  // Ops that only move elements (copy addresses) or read dims, and the two
+  // that read or make text. Anything comparing or combining strings would
+  // compare addresses: refused.
   if (isa<nn::CastOp, nn::StringNormalizerOp, nn::ReshapeOp, nn::TransposeOp, nn::ConcatOp,
           nn::GatherOp, nn::GatherNDOp, nn::SliceOp, nn::SqueezeOp, nn::UnsqueezeOp, nn::FlattenOp,
-          nn::ExpandOp, nn::TileOp, nn::SplitOp, nn::WhereOp, nn::CheckOp>(op))
+          nn::ExpandOp, nn::TileOp, nn::SplitOp, nn::WhereOp, nn::CheckOp, nn::ShapeOp,
+          nn::SizeOp>(op))
     return std::nullopt;
   if (isa<nn::ConstantOp>(op))
     return std::string("string constants are not supported");
   return "cannot compile " + op->getName().getStringRef().str() +
-         " with string tensors: only Cast, StringNormalizer and ops that move elements "
-         "(Reshape, Transpose, Concat, Gather, Slice, Squeeze, Unsqueeze, Flatten, Expand, Tile, "
-         "Split, Where, Identity) take them";
+         " with string tensors: only Cast, StringNormalizer, Shape, Size and ops that move "
+         "elements (Reshape, Transpose, Concat, Gather, Slice, Squeeze, Unsqueeze, Flatten, "
+         "Expand, Tile, Split, Where, Identity) take them";
 }
 
 void lowering::populateStringPatterns(NNTypeConverter &converter, RewritePatternSet &patterns) {

@@ -276,6 +276,50 @@ def main():
     write_set(os.path.join(out, "onehot", "bad_fraction"),
               [indices, np.array(4.5, np.float32), values])
 
+    # y = maxunpool(x, i, output_shape) * 2: scattered into the shape
+    # MaxPool's input had (4x6), then zeros at the end of each spatial dim
+    # up to output_shape (ONNX's reference).
+    write_model(out, "maxunpool",
+                [helper.make_node("MaxUnpool", ["x", "i", "shape"], ["u"], name="maxunpool",
+                                  kernel_shape=[2, 2], strides=[2, 2])] + doubled("u"),
+                [value("x", F32, [2, 1, 2, 3]), value("i", I64, [2, 1, 2, 3]),
+                 value("shape", I64, [4])],
+                [unknown("y", 4)])
+    pooled = rng.standard_normal((2, 1, 4, 6)).astype(np.float32)
+    windows = pooled.reshape(2, 1, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 1, 2, 3, 4)
+    pick = windows.argmax(axis=-1)
+    rows = np.arange(2).reshape(1, 1, 2, 1) * 2 + pick // 2
+    cols = np.arange(3).reshape(1, 1, 1, 3) * 2 + pick % 2
+    flat = (np.arange(2).reshape(2, 1, 1, 1) * 24 + rows * 6 + cols).astype(np.int64)
+    x = windows.max(axis=-1)
+    for dims in ((2, 1, 4, 6), (2, 1, 5, 9)):
+        y = np.zeros(dims, np.float32)
+        base = np.zeros((2, 1, 4, 6), np.float32)
+        base.reshape(-1)[flat.reshape(-1)] = x.reshape(-1)
+        y[:, :, :4, :6] = base
+        write_set(os.path.join(out, "maxunpool", "x".join(map(str, dims[2:]))),
+                  [x, flat, i64(*dims)], [y * 2])
+    write_set(os.path.join(out, "maxunpool", "bad_small"), [x, flat, i64(2, 1, 3, 6)])
+    write_set(os.path.join(out, "maxunpool", "bad_channels"), [x, flat, i64(2, 2, 4, 6)])
+
+    # y = stft(signal, frame_step, window): frames of 16 every frame_step
+    # samples, (128 - 16) / frame_step + 1 of them, against numpy's rfft.
+    write_model(out, "stft",
+                [helper.make_node("STFT", ["signal", "step", "window"], ["y"], name="stft")],
+                [value("signal", F32, [2, 128, 1]), value("step", I64, []),
+                 value("window", F32, [16])],
+                [unknown("y", 4)], opset=17)
+    signal = rng.standard_normal((2, 128, 1)).astype(np.float32)
+    window = np.hanning(16).astype(np.float32)
+    for step in (8, 5, 112, 200):
+        starts = range(0, 128 - 16 + 1, step)
+        frames = np.stack([signal[:, s:s + 16, 0] * window for s in starts], axis=1)
+        spectrum = np.fft.rfft(frames.astype(np.float64), axis=-1)
+        write_set(os.path.join(out, "stft", f"step{step}"),
+                  [signal, np.array(step, np.int64), window],
+                  [np.stack([spectrum.real, spectrum.imag], axis=-1).astype(np.float32)])
+    write_set(os.path.join(out, "stft", "bad_zero"), [signal, np.array(0, np.int64), window])
+
 
 if __name__ == "__main__":
     main()

@@ -104,6 +104,19 @@ def casts(out):
               helper.make_tensor_value_info("back", dtype, ["n"])])
         write_set(os.path.join(out, model, "values"), [values],
                   [text([str(v) for v in values]), values])
+    # A scalar, and the dims of a string tensor (Shape).
+    nodes = [helper.make_node("Cast", ["x"], ["s"], to=TensorProto.STRING),
+             helper.make_node("Cast", ["s"], ["back"], to=TensorProto.FLOAT),
+             helper.make_node("Shape", ["words"], ["dims"])]
+    save(out, "cast_scalar", nodes,
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, []),
+          helper.make_tensor_value_info("words", TensorProto.STRING, ["n", 2])],
+         [helper.make_tensor_value_info("s", TensorProto.STRING, []),
+          helper.make_tensor_value_info("back", TensorProto.FLOAT, []),
+          helper.make_tensor_value_info("dims", TensorProto.INT64, [2])])
+    x = np.array(-2.5e-7, np.float32)
+    write_set(os.path.join(out, "cast_scalar", "set"), [x, text(["a", "b", "c", "d", "e", "f"], (3, 2))],
+              [np.array(str(x), dtype=object), x, np.array([3, 2], np.int64)])
     # Text as people write it, to numbers.
     nodes = [helper.make_node("Cast", ["s"], ["x"], to=TensorProto.FLOAT),
              helper.make_node("Cast", ["s"], ["d"], to=TensorProto.DOUBLE)]
@@ -206,6 +219,41 @@ def refused(out):
     node = helper.make_node("Cast", ["x"], ["y"], to=TensorProto.STRING)
     save(out, "bool_text", [node], [helper.make_tensor_value_info("x", TensorProto.BOOL, [2])],
          [helper.make_tensor_value_info("y", TensorProto.STRING, [2])])
+    node = helper.make_node("StringNormalizer", ["x"], ["y"], locale="TR.UTF-8")
+    save(out, "turkish_upper", [node], [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+         [helper.make_tensor_value_info("y", TensorProto.STRING, None)])
+    node = helper.make_node("StringNormalizer", ["x"], ["y"], stopwords=[b"\xff\xfe"])
+    save(out, "stopword_utf8", [node], [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+         [helper.make_tensor_value_info("y", TensorProto.STRING, None)])
+    node = helper.make_node("Identity", ["x"], ["y"])
+    save(out, "passthrough", [node], [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+         [helper.make_tensor_value_info("y", TensorProto.STRING, [2])])
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "pad", [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.STRING, None)],
+        [numpy_helper.from_array(np.array([1, 1], np.int64), "pads")])
+    os.makedirs(os.path.join(out, "pad"), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=OPSET), os.path.join(out, "pad", "model.onnx"))
+    # A Loop whose body makes text and collects it as a scan output.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Cast", ["i"], ["text"], to=TensorProto.STRING)],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("text", TensorProto.STRING, [])])
+    # Unrolled (a constant trip count), it compiles; a loop of a trip count
+    # given at run time cannot collect strings.
+    for name, trips in (("loop_unrolled", []), ("loop", [helper.make_tensor_value_info("trips", TensorProto.INT64, [])])):
+        graph = helper.make_graph(
+            [helper.make_node("Loop", ["trips", ""], ["texts"], body=body)], name, trips,
+            [helper.make_tensor_value_info("texts", TensorProto.STRING, None)],
+            [] if trips else [numpy_helper.from_array(np.array(3, np.int64), "trips")])
+        os.makedirs(os.path.join(out, name), exist_ok=True)
+        onnx.save(helper.make_model(graph, opset_imports=OPSET), os.path.join(out, name, "model.onnx"))
+    write_set(os.path.join(out, "loop_unrolled", "set"), [], [text(["0", "1", "2"])])
     # A shape read from text: its dims would need the run's strings.
     nodes = [helper.make_node("Cast", ["s"], ["shape"], to=TensorProto.INT64),
              helper.make_node("Reshape", ["x", "shape"], ["y"])]
