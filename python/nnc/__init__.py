@@ -122,6 +122,9 @@ _DTYPES = {
     13: np.dtype(np.uint64),
     16: np.dtype(np.uint16),
 }
+# String tensors (docs/strings.md) travel as arrays of str (or bytes): their
+# TensorInfo.dtype is object.
+_STRING = 8
 
 
 class TensorInfo(NamedTuple):
@@ -153,7 +156,7 @@ def _tensor_info(described):
     name, code, shape = described
     return TensorInfo(
         name,
-        _DTYPES.get(code),
+        np.dtype(object) if code == _STRING else _DTYPES.get(code),
         tuple(None if dim < 0 else dim for dim in shape),
         _nnc.dtype_name(code),
     )
@@ -300,6 +303,10 @@ def _as_input(value, info, what):
     dtype = info.dtype
     if dtype is None:
         raise Error(StatusCode.UNIMPLEMENTED, f"{what}: dtype {info.dtype_name} has no numpy type")
+    if info.dtype_name == "string":
+        # Texts: the extension copies each element out as UTF-8.
+        array = np.asarray(value, dtype=object)
+        return array
     if isinstance(value, np.ndarray) and value.dtype == dtype and value.flags.c_contiguous:
         return value
     array = np.asarray(value)
@@ -321,20 +328,6 @@ def _as_input(value, info, what):
 def _shape_text(dims):
     """A shape as the runtime writes it: "2x3", "scalar"."""
     return "x".join(map(str, dims)) if dims else "scalar"
-
-
-def _check_numeric(function, owner):
-    """Raises for a function with a tensor numpy cannot hold in place: a
-    string tensor's elements are C pointers to UTF-8 text (runtime.h), which
-    the package does not convert to and from numpy's str or object arrays."""
-    for kind, infos in (("input", function.inputs), ("output", function.outputs)):
-        for info in infos:
-            if info.dtype is None:
-                raise Error(
-                    StatusCode.UNIMPLEMENTED,
-                    f"{owner}: {kind} '{info.name}' is a {info.dtype_name} tensor, which the "
-                    "Python package cannot pass yet (the C API can)",
-                )
 
 
 def _new_output(info, what):
@@ -432,7 +425,6 @@ class Session:
         """
         function = self._function
         owner = f"function '{function.name}'"
-        _check_numeric(function, owner)
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         given = _positional(
@@ -453,7 +445,7 @@ class Session:
             value
             if value is not None
             else None
-            if any(dim is None for dim in info.shape)
+            if any(dim is None for dim in info.shape) or info.dtype_name == "string"
             else _new_output(info, f"output '{info.name}'")
             for value, info in zip(results, function.outputs)
         ]

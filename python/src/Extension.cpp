@@ -138,7 +138,69 @@ struct Bound {
   py::object array;
   std::vector<int64_t> shape;
   nnc_tensor_view_t view{};
+  // A string tensor: each element's UTF-8 text, and the `const char *` array
+  // the view points to (runtime.h). Their heap buffers survive a move too.
+  std::vector<std::string> texts;
+  std::vector<const char *> pointers;
 };
+
+/// A string input (an array of str or bytes, any layout) as the runtime
+/// takes it: the texts copied out as UTF-8, one pointer per element.
+Bound viewTexts(const py::handle &object, const std::string &what) {
+  Bound bound;
+  if (!py::isinstance<py::array>(object))
+    fail(NNC_STATUS_INVALID_ARGUMENT, what + ": expected a numpy array of str or bytes");
+  auto array = py::reinterpret_borrow<py::array>(object);
+  bound.array = array;
+  bound.shape.assign(array.shape(), array.shape() + array.ndim());
+  py::list items = array.attr("ravel")().attr("tolist")();
+  for (size_t k = 0; k < items.size(); ++k) {
+    py::handle item = items[k];
+    std::string text;
+    if (py::isinstance<py::str>(item))
+      text = item.cast<std::string>(); // UTF-8
+    else if (py::isinstance<py::bytes>(item))
+      text = item.cast<std::string>();
+    else
+      fail(NNC_STATUS_INVALID_ARGUMENT,
+           what + ": element " + std::to_string(k) + " is a " +
+               py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>() +
+               ", not a str or bytes");
+    if (text.find('\0') != std::string::npos)
+      fail(NNC_STATUS_INVALID_ARGUMENT,
+           what + ": element " + std::to_string(k) + " holds a NUL character, which a C string cannot");
+    bound.texts.push_back(std::move(text));
+  }
+  for (const std::string &text : bound.texts)
+    bound.pointers.push_back(text.c_str());
+  bound.view.data = bound.pointers.data();
+  bound.view.byte_size = bound.pointers.size() * sizeof(const char *);
+  bound.view.dtype = NNC_DTYPE_STRING;
+  bound.view.rank = static_cast<int32_t>(bound.shape.size());
+  bound.view.shape = bound.shape.data();
+  return bound;
+}
+
+/// A string output's texts (`const char *` elements) as a numpy array of
+/// str, or of bytes where a text is not UTF-8 (one passed through from an
+/// input).
+py::array arrayOfTexts(const std::vector<std::string> &texts, const std::vector<int64_t> &shape) {
+  py::list items;
+  for (const std::string &text : texts) {
+    PyObject *decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), nullptr);
+    if (decoded) {
+      items.append(py::reinterpret_steal<py::object>(decoded));
+    } else {
+      PyErr_Clear();
+      items.append(py::bytes(text));
+    }
+  }
+  py::module_ numpy = py::module_::import("numpy");
+  py::array flat = numpy.attr("empty")(texts.size(), py::arg("dtype") = "object");
+  for (size_t k = 0; k < texts.size(); ++k)
+    flat[py::int_(k)] = items[k];
+  return flat.attr("reshape")(py::tuple(py::cast(shape)));
+}
 
 /// Checks that `object` is an array the runtime can read (or, for writable,
 /// write) in place and describes it; the runtime checks dtype and shape
@@ -274,18 +336,26 @@ public:
     // Destroyed last, with the GIL held again: the references keep every
     // array alive while the runtime uses its memory.
     std::vector<Bound> boundInputs, boundOutputs;
-    for (int32_t i = 0; i < function.inputCount(); ++i)
-      boundInputs.push_back(
-          viewArray(inputs[i], *function.input(i), quoted("input", *function.input(i)), false));
+    for (int32_t i = 0; i < function.inputCount(); ++i) {
+      std::string what = quoted("input", *function.input(i));
+      boundInputs.push_back(function.input(i)->dtype == NNC_DTYPE_STRING
+                                ? viewTexts(inputs[i], what)
+                                : viewArray(inputs[i], *function.input(i), what, false));
+    }
     std::vector<bool> fresh(function.outputCount());
     for (int32_t i = 0; i < function.outputCount(); ++i) {
       fresh[i] = outputs[i].is_none();
+      if (!fresh[i] && function.output(i)->dtype == NNC_DTYPE_STRING)
+        fail(NNC_STATUS_INVALID_ARGUMENT, quoted("output", *function.output(i)) +
+                                              ": a string output comes back as a new array "
+                                              "(pass None for it)");
       boundOutputs.push_back(fresh[i] ? Bound{}
                                       : viewArray(outputs[i], *function.output(i),
                                                   quoted("output", *function.output(i)), true));
     }
     std::vector<std::vector<int64_t>> shapes(fresh.size());
     std::vector<std::vector<char>> bytes(fresh.size());
+    std::vector<std::vector<std::string>> texts(fresh.size());
     {
       py::gil_scoped_release release;
       // A session runs on one thread at a time (runtime.h); with the GIL
@@ -307,6 +377,18 @@ public:
         check(view.status());
         shapes[i].assign(view->shape, view->shape + view->rank);
         const char *data = static_cast<const char *>(view->data);
+        if (view->dtype == NNC_DTYPE_STRING) {
+          // The texts, copied while the session still owns them.
+          int64_t count = 1;
+          for (int64_t d : shapes[i])
+            count *= d;
+          for (int64_t k = 0; k < count; ++k) {
+            const char *text;
+            std::memcpy(&text, data + k * sizeof(text), sizeof(text));
+            texts[i].emplace_back(text ? text : "");
+          }
+          continue;
+        }
         bytes[i].assign(data, data + view->byte_size);
       }
     }
@@ -314,6 +396,10 @@ public:
     for (size_t i = 0; i < fresh.size(); ++i) {
       if (!fresh[i]) {
         results.append(outputs[i]);
+        continue;
+      }
+      if (function.output(static_cast<int32_t>(i))->dtype == NNC_DTYPE_STRING) {
+        results.append(arrayOfTexts(texts[i], shapes[i]));
         continue;
       }
       py::array array(numpyDtype(function.output(static_cast<int32_t>(i))->dtype), shapes[i]);

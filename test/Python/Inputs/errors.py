@@ -126,14 +126,6 @@ expect_error(nnc.Error, lambda: narrow.run({"a": [1, 2], "b": [1, 2], "f": [1e30
              StatusCode.INVALID_ARGUMENT)
 # CHECK: Error INVALID_ARGUMENT: input 'f': 1 value(s) overflow float32 to infinity
 
-# String tensors (the runtime's test module strings_module.c): the package
-# does not convert numpy's str arrays to C strings yet, and says so.
-strings = nnc.Session(nnc.Module(os.path.join(os.environ["NNC_RUNTIME_MODULES"], "strings_module.so")))
-expect(strings.function.inputs[0].dtype_name == "string", "a string input's dtype name")
-expect_error(nnc.Error, lambda: strings.run([["a", "b", "c", "d"], [0, 1, 2, 3]]),
-             StatusCode.UNIMPLEMENTED)
-# CHECK: Error UNIMPLEMENTED: function 'main': input 'text' is a string tensor, which the Python package cannot pass yet (the C API can)
-
 # The compiler: a model it rejects names the node; a missing model or tool.
 with open(f"{out}/unsupported.onnxtext", "w") as f:
     f.write("""<ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>
