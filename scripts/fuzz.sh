@@ -4,13 +4,13 @@
 # then fuzzes each target for FUZZ_SECONDS (default 60) from a seed corpus of
 # ONNX's node tests and the bench models. Exits non-zero on any finding; the
 # input that caused it is left in build-fuzz/findings/<target>/.
-#   scripts/fuzz.sh [target ...]     (default: model tensor descriptor bind)
+#   scripts/fuzz.sh [target ...]     (default: model tensor descriptor bind strings)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_DIR=${FUZZ_DIR:-build-fuzz}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(model tensor descriptor bind)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(model tensor descriptor bind strings)
 
 if [ ! -f "$FUZZ_DIR/build.ninja" ]; then
   # -O1 and line tables: readable reports, and a build a third faster than -O2 -g.

@@ -357,14 +357,15 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
 }
 
 /// MaxUnpool: the values of X written at their indices I into zeros of the
-/// shape MaxPool's input would have had (each spatial dim (in - 1) * stride
-/// - pads + kernel). I holds positions in that whole tensor flattened (as
-/// MaxPool's Indices output gives them), so this is a 1-D scatter; indices
-/// beyond it are clamped, as ScatterElements clamps them. An output_shape,
-/// constant or given at run time (docs/dynamic-shapes.md), pads that result
-/// with zeros at the end of each spatial dim, as ONNX's reference does: it
-/// must keep X's batch and channels and be at least that large, checked
-/// before the run when given at run time.
+/// output's shape: output_shape when given (constant, or at run time:
+/// docs/dynamic-shapes.md), else the shape MaxPool's input would have had
+/// (each spatial dim (in - 1) * stride - pads + kernel). I holds positions in
+/// the whole output flattened, as MaxPool's Indices output gives them for
+/// its input (MaxPool -> MaxUnpool to the input's shape restores the maxima
+/// in place, as PyTorch's max_unpool and ONNX Runtime do), so this is a 1-D
+/// scatter; indices beyond it are clamped, as ScatterElements clamps them.
+/// An output_shape must keep X's batch and channels and have no negative
+/// dim, checked before the run when given at run time.
 LogicalResult importMaxUnpool(NodeImporter &n) {
   Value x = n.input(0), indices = n.input(1);
   FailureOr<Window> win = readPoolWindow(n, x);
@@ -374,17 +375,63 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
   if (!type.hasStaticShape() || NodeImporter::type(indices).getShape() != type.getShape())
     return n.fail("expected X of static shape and indices of the same shape");
   int64_t rank = type.getRank(), spatial = rank - 2;
+  auto &b = n.builder;
+  Type element = type.getElementType();
+  Value flatX = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), b.getBoolAttr(false));
+  Value flatI = n.create<nn::ReshapeOp>(n.toI64(indices), n.constI64({type.getNumElements()}),
+                                        b.getBoolAttr(false));
+  auto scatter = [&](Value zeros) {
+    return n.create<nn::ScatterElementsOp>(zeros, flatI, flatX, b.getStringAttr("none"),
+                                           b.getI64IntegerAttr(0));
+  };
+  std::optional<SmallVector<int64_t>> given;
+  if (n.input(2)) {
+    auto shapeType = NodeImporter::type(n.input(2));
+    if (!isa<IntegerType>(shapeType.getElementType()) ||
+        shapeType.getShape() != ArrayRef<int64_t>{rank})
+      return n.fail("output_shape must be " + Twine(rank) + " integers");
+    given = n.constInts(2);
+    if (!given) {
+      // Given at run time: zeros of its element count, reshaped to it.
+      Type i64 = b.getI64Type();
+      Value shape = n.toI64(n.input(2));
+      SmallVector<int64_t> lowest(rank, 0), highest(rank, INT64_MAX);
+      lowest[0] = highest[0] = type.getDimSize(0);
+      lowest[1] = highest[1] = type.getDimSize(1);
+      Value within = n.create<nn::AndOp>(n.create<nn::GreaterEqualOp>(shape, n.constI64(lowest)),
+                                         n.create<nn::LessEqualOp>(shape, n.constI64(highest)));
+      Value all = n.create<nn::ReduceMinOp>(n.create<nn::CastOp>(within, TypeAttr::get(i64)),
+                                            b.getDenseI64ArrayAttr({0}), b.getBoolAttr(false));
+      shape = n.create<nn::CheckOp>(
+          shape, n.create<nn::EqualOp>(all, n.scalar(i64, 1)),
+          b.getStringAttr("output_shape must keep X's batch (" + Twine(type.getDimSize(0)) +
+                          ") and channels (" + Twine(type.getDimSize(1)) +
+                          ") and have no negative dim"));
+      Value count = n.create<nn::ReduceProdOp>(shape, b.getDenseI64ArrayAttr({0}), b.getBoolAttr(true));
+      Value zeros = n.create<nn::ConstantOfShapeOp>(count, cast<ElementsAttr>(n.scalarAttr(element, 0.0, {1})));
+      n.setOutputs(n.create<nn::ReshapeOp>(scatter(zeros), shape, b.getBoolAttr(true)));
+      return success();
+    }
+  }
   SmallVector<int64_t> shape(type.getShape().take_front(2));
-  for (int64_t i = 0; i < spatial; ++i) {
-    FailureOr<int64_t> out = n.checked(
-        (CheckedInt(type.getDimSize(i + 2)) - 1) * win->strides[i] - win->pads[i] -
-            win->pads[i + spatial] + win->kernel[i],
-        "the output size");
-    if (failed(out))
-      return failure();
-    if (*out <= 0)
-      return n.fail("the output's spatial dim " + Twine(i) + " would be " + Twine(*out));
-    shape.push_back(*out);
+  if (given) {
+    if ((*given)[0] != shape[0] || (*given)[1] != shape[1] ||
+        llvm::any_of(*given, [](int64_t d) { return d < 0; }))
+      return n.fail("output_shape '" + listString(*given) +
+                    "' must keep X's batch and channels and have no negative dim");
+    shape = *given;
+  } else {
+    for (int64_t i = 0; i < spatial; ++i) {
+      FailureOr<int64_t> out = n.checked(
+          (CheckedInt(type.getDimSize(i + 2)) - 1) * win->strides[i] - win->pads[i] -
+              win->pads[i + spatial] + win->kernel[i],
+          "the output size");
+      if (failed(out))
+        return failure();
+      if (*out <= 0)
+        return n.fail("the output's spatial dim " + Twine(i) + " would be " + Twine(*out));
+      shape.push_back(*out);
+    }
   }
   CheckedInt count(1);
   for (int64_t d : shape)
@@ -392,51 +439,11 @@ LogicalResult importMaxUnpool(NodeImporter &n) {
   FailureOr<int64_t> total = n.checked(count, "the output's element count");
   if (failed(total))
     return failure();
-  auto &b = n.builder;
-  Type element = type.getElementType();
+  // (Nowhere to write X's values: a scatter clamps into a nonempty output.)
+  if (*total == 0 && type.getNumElements() > 0)
+    return n.fail("output_shape '" + listString(shape) + "' has no element for X's values");
   Value zeros = n.create<nn::ConstantOp>(n.scalarAttr(element, 0.0, {*total}));
-  Value flatX = n.create<nn::ReshapeOp>(x, n.constI64({type.getNumElements()}), b.getBoolAttr(false));
-  Value flatI = n.create<nn::ReshapeOp>(n.toI64(indices), n.constI64({type.getNumElements()}),
-                                        b.getBoolAttr(false));
-  Value scattered = n.create<nn::ScatterElementsOp>(zeros, flatI, flatX, b.getStringAttr("none"),
-                                                    b.getI64IntegerAttr(0));
-  Value y = n.create<nn::ReshapeOp>(scattered, n.constI64(shape), b.getBoolAttr(false));
-  if (!n.input(2)) {
-    n.setOutputs(y);
-    return success();
-  }
-  auto shapeType = NodeImporter::type(n.input(2));
-  if (!isa<IntegerType>(shapeType.getElementType()) || shapeType.getShape() != ArrayRef<int64_t>{rank})
-    return n.fail("output_shape must be " + Twine(rank) + " integers");
-  // The pads at the end of each dim: output_shape - shape.
-  SmallVector<int64_t> leading(rank, 0);
-  Value pads;
-  if (std::optional<SmallVector<int64_t>> given = n.constInts(2)) {
-    SmallVector<int64_t> values(leading);
-    for (int64_t d = 0; d < rank; ++d) {
-      if ((d < 2 && (*given)[d] != shape[d]) || (*given)[d] < shape[d])
-        return n.fail("output_shape '" + listString(*given) + "' must keep X's batch and channels "
-                      "and be at least '" + listString(shape) + "'");
-      values.push_back((*given)[d] - shape[d]);
-    }
-    pads = n.constI64(values);
-  } else {
-    Type i64 = b.getI64Type();
-    Value trailing = n.create<nn::SubOp>(n.toI64(n.input(2)), n.constI64(shape));
-    // Batch and channels kept: their pads are 0; the rest at least 0.
-    SmallVector<int64_t> lowest(rank, 0), highest(rank, INT64_MAX);
-    highest[0] = highest[1] = 0;
-    Value within = n.create<nn::AndOp>(n.create<nn::GreaterEqualOp>(trailing, n.constI64(lowest)),
-                                       n.create<nn::LessEqualOp>(trailing, n.constI64(highest)));
-    Value all = n.create<nn::ReduceMinOp>(n.create<nn::CastOp>(within, TypeAttr::get(i64)),
-                                          b.getDenseI64ArrayAttr({0}), b.getBoolAttr(false));
-    trailing = n.create<nn::CheckOp>(
-        trailing, n.create<nn::EqualOp>(all, n.scalar(i64, 1)),
-        b.getStringAttr("output_shape must keep X's batch and channels and be at least '" +
-                        listString(shape) + "'"));
-    pads = n.create<nn::ConcatOp>(ValueRange{n.constI64(leading), trailing}, b.getI64IntegerAttr(0));
-  }
-  n.setOutputs(n.create<nn::PadOp>(y, pads, n.scalar(element, 0), b.getStringAttr("constant")));
+  n.setOutputs(n.create<nn::ReshapeOp>(scatter(zeros), n.constI64(shape), b.getBoolAttr(false)));
   return success();
 }
 

@@ -96,12 +96,12 @@ std::optional<int64_t> constantScalar(NodeImporter &n, unsigned i) {
 }
 
 /// STFT: the signal [batch, length, 1 or 2] cut into frames of frame_length
-/// every frame_step samples (a gather of constant indices), each multiplied
-/// by the window and transformed like DFT along the frame:
-/// [batch, frames, bins, 2], frames = (length - frame_length) / frame_step +
-/// 1. The frame step and length must be known when compiling (constants, or
-/// the window's length): they give the output's shape and the transform's
-/// constant matrices.
+/// every frame_step samples (a gather), each multiplied by the window and
+/// transformed like DFT along the frame: [batch, frames, bins, 2], frames =
+/// (length - frame_length) / frame_step + 1. The frame length must be known
+/// when compiling (a constant, or the window's length): it sizes the
+/// transform's constant matrices. The step may be given at run time (the
+/// gathered indices then a Range of it).
 LogicalResult importSTFT(NodeImporter &n) {
   OpBuilder &b = n.builder;
   Value x = n.input(0);

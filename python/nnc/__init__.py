@@ -419,7 +419,9 @@ class Session:
         Without ``outputs``, each run returns new arrays, which the compiled
         code wrote directly (no copy); an output with a dynamic dim
         (docs/dynamic-shapes.md) comes back as a new array of the run's shape,
-        copied from the session's buffer. Shapes and dtypes are checked by the
+        copied from the session's buffer, and a string output
+        (docs/strings.md) as a new object array of its texts (pass ``None``
+        for it in ``outputs``). Shapes and dtypes are checked by the
         runtime: a mismatch raises :class:`Error` (``INVALID_ARGUMENT``)
         naming the tensor, e.g. ``input 'x': expected shape 2x4 (got 3x4)``.
         """

@@ -157,8 +157,18 @@ Bound viewTexts(const py::handle &object, const std::string &what) {
   for (size_t k = 0; k < items.size(); ++k) {
     py::handle item = items[k];
     std::string text;
-    if (py::isinstance<py::str>(item))
-      text = item.cast<std::string>(); // UTF-8
+    if (py::isinstance<py::str>(item)) {
+      // UTF-8; a lone surrogate (os.fsdecode's escape of a byte) has none.
+      Py_ssize_t size = 0;
+      const char *utf8 = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+      if (!utf8) {
+        PyErr_Clear();
+        fail(NNC_STATUS_INVALID_ARGUMENT,
+             what + ": element " + std::to_string(k) +
+                 " is not valid Unicode (a lone surrogate): it has no UTF-8 form");
+      }
+      text.assign(utf8, static_cast<size_t>(size));
+    }
     else if (py::isinstance<py::bytes>(item))
       text = item.cast<std::string>();
     else
@@ -182,8 +192,8 @@ Bound viewTexts(const py::handle &object, const std::string &what) {
 }
 
 /// A string output's texts (`const char *` elements) as a numpy array of
-/// str, or of bytes where a text is not UTF-8 (one passed through from an
-/// input).
+/// str, with bytes where a text is not UTF-8 (bytes an input gave, moved
+/// through).
 py::array arrayOfTexts(const std::vector<std::string> &texts, const std::vector<int64_t> &shape) {
   py::list items;
   for (const std::string &text : texts) {

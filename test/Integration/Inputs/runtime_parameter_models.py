@@ -276,31 +276,31 @@ def main():
     write_set(os.path.join(out, "onehot", "bad_fraction"),
               [indices, np.array(4.5, np.float32), values])
 
-    # y = maxunpool(x, i, output_shape) * 2: scattered into the shape
-    # MaxPool's input had (4x6), then zeros at the end of each spatial dim
-    # up to output_shape (ONNX's reference).
+    # y = maxunpool(x, i, output_shape) * 2: MaxPool's maxima put back where
+    # it found them, its indices counting positions in its input (as
+    # PyTorch's max_pool2d returns them): an input of 4x6, and of 5x7, whose
+    # last row and column no window reads.
     write_model(out, "maxunpool",
                 [helper.make_node("MaxUnpool", ["x", "i", "shape"], ["u"], name="maxunpool",
                                   kernel_shape=[2, 2], strides=[2, 2])] + doubled("u"),
                 [value("x", F32, [2, 1, 2, 3]), value("i", I64, [2, 1, 2, 3]),
                  value("shape", I64, [4])],
                 [unknown("y", 4)])
-    pooled = rng.standard_normal((2, 1, 4, 6)).astype(np.float32)
-    windows = pooled.reshape(2, 1, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 1, 2, 3, 4)
-    pick = windows.argmax(axis=-1)
-    rows = np.arange(2).reshape(1, 1, 2, 1) * 2 + pick // 2
-    cols = np.arange(3).reshape(1, 1, 1, 3) * 2 + pick % 2
-    flat = (np.arange(2).reshape(2, 1, 1, 1) * 24 + rows * 6 + cols).astype(np.int64)
-    x = windows.max(axis=-1)
-    for dims in ((2, 1, 4, 6), (2, 1, 5, 9)):
+    for dims in ((2, 1, 4, 6), (2, 1, 5, 7)):
+        pooled = rng.standard_normal(dims).astype(np.float32)
+        windows = pooled[:, :, :4, :6].reshape(2, 1, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5)
+        pick = windows.reshape(2, 1, 2, 3, 4).argmax(axis=-1)
+        rows = np.arange(2).reshape(1, 1, 2, 1) * 2 + pick // 2
+        cols = np.arange(3).reshape(1, 1, 1, 3) * 2 + pick % 2
+        plane = dims[2] * dims[3]
+        flat = (np.arange(2).reshape(2, 1, 1, 1) * plane + rows * dims[3] + cols).astype(np.int64)
+        x = pooled.reshape(-1)[flat]
         y = np.zeros(dims, np.float32)
-        base = np.zeros((2, 1, 4, 6), np.float32)
-        base.reshape(-1)[flat.reshape(-1)] = x.reshape(-1)
-        y[:, :, :4, :6] = base
+        y.reshape(-1)[flat.reshape(-1)] = x.reshape(-1)
         write_set(os.path.join(out, "maxunpool", "x".join(map(str, dims[2:]))),
                   [x, flat, i64(*dims)], [y * 2])
-    write_set(os.path.join(out, "maxunpool", "bad_small"), [x, flat, i64(2, 1, 3, 6)])
-    write_set(os.path.join(out, "maxunpool", "bad_channels"), [x, flat, i64(2, 2, 4, 6)])
+    write_set(os.path.join(out, "maxunpool", "bad_channels"), [x, flat, i64(2, 2, 5, 7)])
+    write_set(os.path.join(out, "maxunpool", "bad_negative"), [x, flat, i64(2, 1, -5, 7)])
 
     # y = stft(signal, frame_step, window): frames of 16 every frame_step
     # samples, (128 - 16) / frame_step + 1 of them, against numpy's rfft.

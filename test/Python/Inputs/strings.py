@@ -68,6 +68,8 @@ expect_error(lambda: session([1, 2], x), StatusCode.INVALID_ARGUMENT)
 # CHECK: Error INVALID_ARGUMENT: input 'words': element 0 is a int, not a str or bytes
 expect_error(lambda: session(["a\0b"], x), StatusCode.INVALID_ARGUMENT)
 # CHECK: Error INVALID_ARGUMENT: input 'words': element 0 holds a NUL character, which a C string cannot
+expect_error(lambda: session(["caf\udce9"], x), StatusCode.INVALID_ARGUMENT)
+# CHECK: Error INVALID_ARGUMENT: input 'words': element 0 is not valid Unicode (a lone surrogate): it has no UTF-8 form
 expect_error(lambda: session.run([["a"], x], [None, np.empty((2, 2), object)]),
              StatusCode.INVALID_ARGUMENT)
 # CHECK: Error INVALID_ARGUMENT: output 'text': a string output comes back as a new array (pass None for it)
