@@ -196,6 +196,91 @@ LogicalResult importSTFT(NodeImporter &n) {
   return success();
 }
 
+/// MelWeightMatrix: a [dft_length / 2 + 1, num_mel_bins] matrix of
+/// triangular filters, all five inputs given at run time (the matrix's dims
+/// read from them before the run: docs/dynamic-shapes.md). As ONNX's
+/// reference computes it: num_mel_bins + 2 points evenly spaced in mel
+/// between the edges (the mels of the edges in f32, the step by
+/// num_mel_bins + 2), each back to hertz and to a spectrogram bin,
+/// floor((dft_length + 1) * hz / sample_rate), in f64; filter i rises
+/// linearly from bin[i] to 1 at bin[i + 1] and falls to bin[i + 2] (a
+/// filter whose rise is empty is a 1 at bin[i + 1]). Bins past the matrix
+/// are dropped (the reference would index out of range).
+LogicalResult importMelWeightMatrix(NodeImporter &n) {
+  OpBuilder &b = n.builder;
+  Type i64 = b.getI64Type(), f32 = b.getF32Type(), f64 = b.getF64Type();
+  SmallVector<Value> in;
+  for (unsigned k = 0; k < 5; ++k) {
+    Value v = n.input(k);
+    auto type = v ? NodeImporter::type(v) : RankedTensorType();
+    if (!v || !type.hasStaticShape() || type.getNumElements() != 1)
+      return n.fail("expects five scalar inputs");
+    bool integer = k < 3;
+    if (integer != isa<IntegerType>(type.getElementType()) ||
+        (!integer && !isa<FloatType>(type.getElementType())))
+      return n.fail(integer ? "num_mel_bins, dft_length and sample_rate must be integers"
+                            : "the edges in hertz must be floating-point");
+    in.push_back(n.create<nn::ReshapeOp>(v, n.constI64({}), b.getBoolAttr(false)));
+  }
+  Type out = importElementType(*b.getContext(), n.attrInt("output_datatype", 1));
+  if (!out || !isa<FloatType>(out))
+    return n.fail("output_datatype must be a floating-point type");
+  auto cast = [&](Value v, Type t) { return n.create<nn::CastOp>(v, TypeAttr::get(t)); };
+  Value mels = cast(in[0], i64), dft = cast(in[1], i64), rate = cast(in[2], i64);
+  // The mel of an edge: 2595 * log10(1 + hz / 700), in f32 (log10 through
+  // f64, rounded once).
+  auto mel = [&](Value hz) {
+    Value ratio = n.create<nn::AddOp>(n.scalar(f32, 1),
+                                      n.create<nn::DivOp>(cast(hz, f32), n.scalar(f32, 700)));
+    Value log10 = cast(n.create<nn::DivOp>(n.create<nn::LogOp>(cast(ratio, f64)),
+                                           n.scalar(f64, std::log(10.0))),
+                       f32);
+    return n.create<nn::MulOp>(n.scalar(f32, 2595), log10);
+  };
+  Value low = mel(in[3]), high = mel(in[4]);
+  Value points = n.create<nn::AddOp>(mels, n.scalar(i64, 2));
+  Value step = n.create<nn::DivOp>(n.create<nn::SubOp>(high, low), cast(points, f32));
+  Value at = cast(n.create<nn::RangeOp>(n.scalar(i64, 0), points, n.scalar(i64, 1)), f64);
+  Value melPoints = n.create<nn::AddOp>(n.create<nn::MulOp>(at, cast(step, f64)), cast(low, f64));
+  Value hz = n.create<nn::MulOp>(
+      n.scalar(f64, 700),
+      n.create<nn::SubOp>(n.create<nn::PowOp>(n.scalar(f64, 10),
+                                               n.create<nn::DivOp>(melPoints, n.scalar(f64, 2595))),
+                          n.scalar(f64, 1)));
+  Value bins = n.create<nn::FloorOp>(n.create<nn::DivOp>(
+      n.create<nn::MulOp>(cast(n.create<nn::AddOp>(dft, n.scalar(i64, 1)), f64), hz), cast(rate, f64)));
+  // Filter i's three points, [1, M]; the spectrogram's bins k, [K, 1].
+  Value filters = n.create<nn::RangeOp>(n.scalar(i64, 0), mels, n.scalar(i64, 1));
+  auto point = [&](int64_t offset) {
+    Value picked = n.create<nn::GatherOp>(
+        bins, n.create<nn::AddOp>(filters, n.scalar(i64, offset)), b.getI64IntegerAttr(0));
+    return n.create<nn::UnsqueezeOp>(picked, b.getDenseI64ArrayAttr({0}));
+  };
+  Value left = point(0), center = point(1), right = point(2);
+  Value spectrum = n.create<nn::AddOp>(n.create<nn::DivOp>(dft, n.scalar(i64, 2)), n.scalar(i64, 1));
+  Value k = n.create<nn::UnsqueezeOp>(
+      cast(n.create<nn::RangeOp>(n.scalar(i64, 0), spectrum, n.scalar(i64, 1)), f64),
+      b.getDenseI64ArrayAttr({1}));
+  auto both = [&](Value x, Value y) { return n.create<nn::AndOp>(x, y); };
+  Value rising = both(both(n.create<nn::GreaterEqualOp>(k, left), n.create<nn::LessEqualOp>(k, center)),
+                      n.create<nn::GreaterOp>(center, left));
+  Value falling = both(both(n.create<nn::GreaterEqualOp>(k, center), n.create<nn::LessOp>(k, right)),
+                       n.create<nn::GreaterOp>(right, center));
+  Value peak = both(n.create<nn::EqualOp>(center, left), n.create<nn::EqualOp>(k, center));
+  // Divisors kept nonzero where their branch is not taken.
+  auto ratio = [&](Value num, Value den) {
+    Value safe = n.create<nn::WhereOp>(n.create<nn::EqualOp>(den, n.scalar(f64, 0)), n.scalar(f64, 1), den);
+    return n.create<nn::DivOp>(num, safe);
+  };
+  Value zero = n.scalar(f64, 0), one = n.scalar(f64, 1);
+  Value weights = n.create<nn::WhereOp>(
+      falling, ratio(n.create<nn::SubOp>(right, k), n.create<nn::SubOp>(right, center)),
+      n.create<nn::WhereOp>(rising, ratio(n.create<nn::SubOp>(k, left), n.create<nn::SubOp>(center, left)),
+                            n.create<nn::WhereOp>(peak, one, zero)));
+  n.setOutputs(cast(weights, out));
+  return success();
+}
+
 LogicalResult importDFT(NodeImporter &n) {
   OpBuilder &b = n.builder;
   Value x = n.input(0);
@@ -273,5 +358,6 @@ void nnc::onnx_frontend::addSignalHandlers(std::vector<HandlerEntry> &t) {
   t.insert(t.end(), {
       {"DFT", 17, M, importDFT},
       {"STFT", 17, M, importSTFT},
+      {"MelWeightMatrix", 17, M, importMelWeightMatrix},
   });
 }

@@ -183,6 +183,24 @@ Value signedDivisor(OpBuilder &b, Location l, Value y) {
   return arith::SelectOp::create(b, l, either, cst(b, l, y, 1), y);
 }
 
+} // namespace
+
+Value lowering::integerDivide(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
+  // Integer division by zero is undefined in ONNX; never trap on it.
+  Value zero = cst(b, l, y, 0);
+  Value isZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, zero);
+  if (isUnsigned) {
+    Value safe = arith::SelectOp::create(b, l, isZero, cst(b, l, y, 1), y);
+    return arith::SelectOp::create(b, l, isZero, zero, arith::DivUIOp::create(b, l, x, safe));
+  }
+  // Nor on the minimum over -1, which overflows: x / -1 is -x, wrapping.
+  Value isMinusOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, cst(b, l, y, -1));
+  Value q = arith::DivSIOp::create(b, l, x, signedDivisor(b, l, y));
+  q = arith::SelectOp::create(b, l, isMinusOne, arith::SubIOp::create(b, l, zero, x), q);
+  return arith::SelectOp::create(b, l, isZero, zero, q);
+}
+
+namespace {
 /// Python-style integer modulo: the result takes the divisor's sign.
 Value floorMod(OpBuilder &b, Location l, Value x, Value y) {
   Value r = arith::RemSIOp::create(b, l, x, y);
@@ -220,18 +238,7 @@ SmallVector<std::pair<StringRef, ScalarFn>> binaryFunctions() {
        }},
       {"nn.div", [](OpBuilder &b, Location l, Operation *op, ValueRange a) -> Value {
          if (isFloat(a[0])) return arith::DivFOp::create(b, l, a[0], a[1]);
-         // Integer division by zero is undefined in ONNX; never trap on it.
-         Value zero = cst(b, l, a[1], 0);
-         Value isZero = arith::CmpIOp::create(b, l, P::eq, a[1], zero);
-         if (operandUnsigned(op)) {
-           Value safe = arith::SelectOp::create(b, l, isZero, cst(b, l, a[1], 1), a[1]);
-           return arith::SelectOp::create(b, l, isZero, zero, arith::DivUIOp::create(b, l, a[0], safe));
-         }
-         // Nor on the minimum over -1, which overflows: x / -1 is -x, wrapping.
-         Value isMinusOne = arith::CmpIOp::create(b, l, P::eq, a[1], cst(b, l, a[1], -1));
-         Value q = arith::DivSIOp::create(b, l, a[0], signedDivisor(b, l, a[1]));
-         q = arith::SelectOp::create(b, l, isMinusOne, arith::SubIOp::create(b, l, zero, a[0]), q);
-         return arith::SelectOp::create(b, l, isZero, zero, q);
+         return integerDivide(b, l, a[0], a[1], operandUnsigned(op));
        }},
       {"nn.max", [](OpBuilder &b, Location l, Operation *op, ValueRange a) -> Value {
          if (isFloat(a[0])) return arith::MaximumFOp::create(b, l, a[0], a[1]);

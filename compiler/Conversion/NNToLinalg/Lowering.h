@@ -63,6 +63,12 @@ bool isValueShaped(mlir::Operation *op);
 /// at most one of them dynamic on both sides.
 bool isDynamicBatchedMatmul(nn::MatMulOp op);
 
+/// ONNX's integer Div of scalars: truncating, 0 for a divisor of 0, and a
+/// wrapping -x for -1; never a trap (the shape function evaluates it with
+/// any values).
+mlir::Value integerDivide(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y,
+                          bool isUnsigned);
+
 /// Whether `op` is one of the elementwise ops (a scalar body over broadcast operands).
 bool isElementwise(mlir::Operation *op);
 

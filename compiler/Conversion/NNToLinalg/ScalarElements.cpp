@@ -195,6 +195,7 @@ private:
           .Case([&](nn::AddOp) { return arith::AddFOp::create(b, loc, x, y); })
           .Case([&](nn::SubOp) { return arith::SubFOp::create(b, loc, x, y); })
           .Case([&](nn::MulOp) { return arith::MulFOp::create(b, loc, x, y); })
+          .Case([&](nn::DivOp) { return arith::DivFOp::create(b, loc, x, y); })
           .Case([&](nn::EqualOp) { return compare(F::OEQ); })
           .Case([&](nn::LessOp) { return compare(F::OLT); })
           .Case([&](nn::LessEqualOp) { return compare(F::OLE); })
@@ -209,6 +210,7 @@ private:
         .Case([&](nn::AddOp) { return arith::AddIOp::create(b, loc, x, y); })
         .Case([&](nn::SubOp) { return arith::SubIOp::create(b, loc, x, y); })
         .Case([&](nn::MulOp) { return arith::MulIOp::create(b, loc, x, y); })
+        .Case([&](nn::DivOp) { return integerDivide(b, loc, x, y, isUnsigned); })
         .Case([&](nn::MaxOp) {
           return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x, y))
                             : Value(arith::MaxSIOp::create(b, loc, x, y));

@@ -320,6 +320,43 @@ def main():
                   [np.stack([spectrum.real, spectrum.imag], axis=-1).astype(np.float32)])
     write_set(os.path.join(out, "stft", "bad_zero"), [signal, np.array(0, np.int64), window])
 
+    # MelWeightMatrix, all of it given at run time: the triangular filters
+    # as ONNX defines them (mel points evenly spaced between the edges, the
+    # step over num_mel_bins + 2, binned by floor((dft + 1) * hz / rate)),
+    # computed here in numpy for speech and music front ends' settings.
+    write_model(out, "mel",
+                [helper.make_node("MelWeightMatrix", ["m", "dft", "rate", "low", "high"], ["y"],
+                                  name="mel", output_datatype=TensorProto.DOUBLE)],
+                [value("m", I64, []), value("dft", TensorProto.INT32, []),
+                 value("rate", I64, []), value("low", F32, []), value("high", F32, [])],
+                [value("y", TensorProto.DOUBLE, ["bins", "m"])], opset=17)
+
+    def mel_matrix(m, dft, rate, low, high):
+        low, high = np.float32(low), np.float32(high)
+        to_mel = lambda hz: np.float32(2595) * np.float32(np.log10(np.float64(1 + hz / np.float32(700))))
+        step = (to_mel(high) - to_mel(low)) / np.float32(m + 2)
+        points = np.arange(m + 2) * np.float64(step) + np.float64(to_mel(low))
+        hz = 700 * (np.power(10.0, points / 2595) - 1)
+        bins = np.floor((dft + 1) * hz / rate).astype(int)
+        y = np.zeros((dft // 2 + 1, m))
+        for i in range(m):
+            left, center, right = bins[i], bins[i + 1], bins[i + 2]
+            if center == left:
+                y[center, i] = 1
+            else:
+                for j in range(left, center + 1):
+                    y[j, i] = (j - left) / (center - left)
+            for j in range(center, right):
+                y[j, i] = (right - j) / (right - center)
+        return y
+
+    for m, dft, rate, low, high in ((8, 16, 8192, 0.0, 4096.0), (40, 512, 16000, 20.0, 7600.0),
+                                    (10, 64, 22050, 300.5, 4000.0)):
+        write_set(os.path.join(out, "mel", f"m{m}_dft{dft}"),
+                  [np.array(m, np.int64), np.array(dft, np.int32), np.array(rate, np.int64),
+                   np.array(low, np.float32), np.array(high, np.float32)],
+                  [mel_matrix(m, dft, rate, low, high)])
+
 
 if __name__ == "__main__":
     main()
