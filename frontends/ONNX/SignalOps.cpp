@@ -199,16 +199,17 @@ LogicalResult importSTFT(NodeImporter &n) {
 /// MelWeightMatrix: a [dft_length / 2 + 1, num_mel_bins] matrix of
 /// triangular filters, all five inputs given at run time (the matrix's dims
 /// read from them before the run: docs/dynamic-shapes.md). As ONNX's
-/// reference computes it: num_mel_bins + 2 points evenly spaced in mel
-/// between the edges (the mels of the edges in f32, the step by
-/// num_mel_bins + 2), each back to hertz and to a spectrogram bin,
-/// floor((dft_length + 1) * hz / sample_rate), in f64; filter i rises
-/// linearly from bin[i] to 1 at bin[i + 1] and falls to bin[i + 2] (a
-/// filter whose rise is empty is a 1 at bin[i + 1]). Bins past the matrix
-/// are dropped (the reference would index out of range).
+/// reference computes it, in f64 (NumPy 1's promotion of its f32 scalars):
+/// num_mel_bins + 2 points evenly spaced in mel between the edges (the step
+/// by num_mel_bins + 2), each back to hertz and to a spectrogram bin,
+/// floor((dft_length + 1) * hz / sample_rate); filter i rises linearly from
+/// bin[i] to 1 at bin[i + 1] and falls to bin[i + 2] (a filter whose rise
+/// is empty is a 1 at bin[i + 1]). log10 is ln(x) / ln(10), within an ulp
+/// of the C library's. Bins outside the matrix are dropped (the reference
+/// would index out of range, or wrap a negative one).
 LogicalResult importMelWeightMatrix(NodeImporter &n) {
   OpBuilder &b = n.builder;
-  Type i64 = b.getI64Type(), f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type i64 = b.getI64Type(), f64 = b.getF64Type();
   SmallVector<Value> in;
   for (unsigned k = 0; k < 5; ++k) {
     Value v = n.input(k);
@@ -227,21 +228,18 @@ LogicalResult importMelWeightMatrix(NodeImporter &n) {
     return n.fail("output_datatype must be a floating-point type");
   auto cast = [&](Value v, Type t) { return n.create<nn::CastOp>(v, TypeAttr::get(t)); };
   Value mels = cast(in[0], i64), dft = cast(in[1], i64), rate = cast(in[2], i64);
-  // The mel of an edge: 2595 * log10(1 + hz / 700), in f32 (log10 through
-  // f64, rounded once).
+  // The mel of an edge: 2595 * log10(1 + hz / 700).
   auto mel = [&](Value hz) {
-    Value ratio = n.create<nn::AddOp>(n.scalar(f32, 1),
-                                      n.create<nn::DivOp>(cast(hz, f32), n.scalar(f32, 700)));
-    Value log10 = cast(n.create<nn::DivOp>(n.create<nn::LogOp>(cast(ratio, f64)),
-                                           n.scalar(f64, std::log(10.0))),
-                       f32);
-    return n.create<nn::MulOp>(n.scalar(f32, 2595), log10);
+    Value ratio = n.create<nn::AddOp>(n.scalar(f64, 1),
+                                      n.create<nn::DivOp>(cast(hz, f64), n.scalar(f64, 700)));
+    Value log10 = n.create<nn::DivOp>(n.create<nn::LogOp>(ratio), n.scalar(f64, std::log(10.0)));
+    return n.create<nn::MulOp>(n.scalar(f64, 2595), log10);
   };
   Value low = mel(in[3]), high = mel(in[4]);
   Value points = n.create<nn::AddOp>(mels, n.scalar(i64, 2));
-  Value step = n.create<nn::DivOp>(n.create<nn::SubOp>(high, low), cast(points, f32));
+  Value step = n.create<nn::DivOp>(n.create<nn::SubOp>(high, low), cast(points, f64));
   Value at = cast(n.create<nn::RangeOp>(n.scalar(i64, 0), points, n.scalar(i64, 1)), f64);
-  Value melPoints = n.create<nn::AddOp>(n.create<nn::MulOp>(at, cast(step, f64)), cast(low, f64));
+  Value melPoints = n.create<nn::AddOp>(n.create<nn::MulOp>(at, step), low);
   Value hz = n.create<nn::MulOp>(
       n.scalar(f64, 700),
       n.create<nn::SubOp>(n.create<nn::PowOp>(n.scalar(f64, 10),

@@ -430,22 +430,37 @@ static Value shapeElementAt(ConversionPatternRewriter &b, Location loc, Value or
         int64_t at = tensorType(operand).getNumElements() == 1 ? 0 : e->dim;
         operands.push_back(shapeElementAt(b, loc, operand, b.getRemappedValue(operand), at, depth + 1));
       }
-      if (isa<nn::AddOp>(op))
-        return arith::AddIOp::create(b, loc, operands[0], operands[1]);
-      if (isa<nn::SubOp>(op))
-        return arith::SubIOp::create(b, loc, operands[0], operands[1]);
-      if (isa<nn::MulOp>(op))
-        return arith::MulIOp::create(b, loc, operands[0], operands[1]);
-      // A division by zero is checked rather than executed (prepare
-      // evaluates it with any values).
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, operands[1], zero),
-            "a shape divides by zero");
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value divisor = arith::SelectOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, operands[1], zero), one,
-          operands[1]);
-      return arith::DivSIOp::create(b, loc, operands[0], divisor);
+      // In the op's own integer type, wrapping as the run's elementwise
+      // op does (an i32 product past 2^31 is negative there too); index
+      // arithmetic is already i64's.
+      auto type = cast<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()));
+      bool wide = type.getWidth() == 64 && !type.isUnsigned();
+      Type narrow = wide ? Type(b.getIndexType()) : Type(b.getIntegerType(type.getWidth()));
+      Value x = operands[0], y = operands[1];
+      if (!wide) {
+        x = arith::IndexCastOp::create(b, loc, narrow, x);
+        y = arith::IndexCastOp::create(b, loc, narrow, y);
+      }
+      Value result;
+      if (isa<nn::AddOp>(op)) {
+        result = arith::AddIOp::create(b, loc, x, y);
+      } else if (isa<nn::SubOp>(op)) {
+        result = arith::SubIOp::create(b, loc, x, y);
+      } else if (isa<nn::MulOp>(op)) {
+        result = arith::MulIOp::create(b, loc, x, y);
+      } else {
+        // A division by zero is refused rather than taken as the run's 0:
+        // no shape divides by zero on purpose.
+        Value zero = scalarConstant(b, loc, narrow, 0);
+        check(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, y, zero),
+              "a shape divides by zero");
+        result = integerDivide(b, loc, x, y, type.isUnsigned());
+      }
+      if (wide)
+        return result;
+      if (type.isUnsigned())
+        return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), result);
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), result);
     }
   }
   if (Value scalar = scalarElement(b, loc, original, i)) {

@@ -320,10 +320,33 @@ def main():
                   [np.stack([spectrum.real, spectrum.imag], axis=-1).astype(np.float32)])
     write_set(os.path.join(out, "stft", "bad_zero"), [signal, np.array(0, np.int64), window])
 
+    # y = ConstantOfShape(s / d): a shape divided as the run divides (the
+    # minimum over -1 wraps to itself, a negative dim, refused; never a
+    # trap), and an i32 product wrapping as i32 arithmetic does.
+    write_model(out, "shape_div",
+                [helper.make_node("Div", ["s", "d"], ["q"], name="div"),
+                 helper.make_node("ConstantOfShape", ["q"], ["y"], name="fill")],
+                [value("s", I64, [2]), value("d", I64, [2])],
+                [value("y", F32, ["y0", "y1"])])
+    write_set(os.path.join(out, "shape_div", "ok"), [i64(12, -7), i64(4, -1)],
+              [np.zeros((3, 7), np.float32)])
+    write_set(os.path.join(out, "shape_div", "bad_min"), [i64(-(2**63), 1), i64(-1, 1)])
+    write_model(out, "shape_mul_i32",
+                [helper.make_node("Mul", ["s", "k"], ["p"], name="mul"),
+                 helper.make_node("Cast", ["p"], ["q"], name="cast", to=I64),
+                 helper.make_node("ConstantOfShape", ["q"], ["y"], name="fill")],
+                [value("s", TensorProto.INT32, [1]), value("k", TensorProto.INT32, [1])],
+                [value("y", F32, ["y0"])])
+    write_set(os.path.join(out, "shape_mul_i32", "wrap"),
+              [np.array([65536], np.int32), np.array([65536], np.int32)],
+              [np.zeros(0, np.float32)])
+    write_set(os.path.join(out, "shape_mul_i32", "ok"),
+              [np.array([3], np.int32), np.array([2], np.int32)], [np.zeros(6, np.float32)])
+
     # MelWeightMatrix, all of it given at run time: the triangular filters
-    # as ONNX defines them (mel points evenly spaced between the edges, the
-    # step over num_mel_bins + 2, binned by floor((dft + 1) * hz / rate)),
-    # computed here in numpy for speech and music front ends' settings.
+    # as ONNX's reference computes them (mel points evenly spaced between the
+    # edges, the step over num_mel_bins + 2, binned by floor((dft + 1) * hz /
+    # rate)), here in numpy for speech and music front ends' settings.
     write_model(out, "mel",
                 [helper.make_node("MelWeightMatrix", ["m", "dft", "rate", "low", "high"], ["y"],
                                   name="mel", output_datatype=TensorProto.DOUBLE)],
@@ -332,12 +355,16 @@ def main():
                 [value("y", TensorProto.DOUBLE, ["bins", "m"])], opset=17)
 
     def mel_matrix(m, dft, rate, low, high):
-        low, high = np.float32(low), np.float32(high)
-        to_mel = lambda hz: np.float32(2595) * np.float32(np.log10(np.float64(1 + hz / np.float32(700))))
-        step = (to_mel(high) - to_mel(low)) / np.float32(m + 2)
-        points = np.arange(m + 2) * np.float64(step) + np.float64(to_mel(low))
-        hz = 700 * (np.power(10.0, points / 2595) - 1)
-        bins = np.floor((dft + 1) * hz / rate).astype(int)
+        """ONNX's reference, on the ONNX test's scalar types (NumPy 1 takes
+        the f32 edges' arithmetic to f64)."""
+        m, dft, rate, low, high = (np.int64(m), np.int32(dft), np.int64(rate), np.float32(low),
+                                   np.float32(high))
+        points = np.arange(0, m + 2)
+        low_mel = 2595 * np.log10(1 + low / 700)
+        high_mel = 2595 * np.log10(1 + high / 700)
+        step = (high_mel - low_mel) / points.shape[0]
+        hz = 700 * (np.power(10, (points * step + low_mel) / 2595) - 1)
+        bins = (((dft + 1) * hz) // rate).astype(int)
         y = np.zeros((dft // 2 + 1, m))
         for i in range(m):
             left, center, right = bins[i], bins[i + 1], bins[i + 2]
@@ -345,13 +372,15 @@ def main():
                 y[center, i] = 1
             else:
                 for j in range(left, center + 1):
-                    y[j, i] = (j - left) / (center - left)
+                    y[j, i] = float(j - left) / float(center - left)
             for j in range(center, right):
-                y[j, i] = (right - j) / (right - center)
+                y[j, i] = float(right - j) / float(right - center)
         return y
 
     for m, dft, rate, low, high in ((8, 16, 8192, 0.0, 4096.0), (40, 512, 16000, 20.0, 7600.0),
-                                    (10, 64, 22050, 300.5, 4000.0)):
+                                    (10, 64, 22050, 300.5, 4000.0),
+                                    (40, 2048, 22050, 80.0, 7700.0),
+                                    (64, 2048, 48000, 150.0, 10000.0)):
         write_set(os.path.join(out, "mel", f"m{m}_dft{dft}"),
                   [np.array(m, np.int64), np.array(dft, np.int32), np.array(rate, np.int64),
                    np.array(low, np.float32), np.array(high, np.float32)],
