@@ -205,8 +205,9 @@ LogicalResult importSTFT(NodeImporter &n) {
 /// floor((dft_length + 1) * hz / sample_rate); filter i rises linearly from
 /// bin[i] to 1 at bin[i + 1] and falls to bin[i + 2] (a filter whose rise
 /// is empty is a 1 at bin[i + 1]). log10 is ln(x) / ln(10), within an ulp
-/// of the C library's. Bins outside the matrix are dropped (the reference
-/// would index out of range, or wrap a negative one).
+/// of the C library's. A negative count or length, or a sample rate below
+/// 1, is refused before the run; bins outside the matrix are dropped (the
+/// reference would index out of range, or wrap a negative one).
 LogicalResult importMelWeightMatrix(NodeImporter &n) {
   OpBuilder &b = n.builder;
   Type i64 = b.getI64Type(), f64 = b.getF64Type();
@@ -228,6 +229,14 @@ LogicalResult importMelWeightMatrix(NodeImporter &n) {
     return n.fail("output_datatype must be a floating-point type");
   auto cast = [&](Value v, Type t) { return n.create<nn::CastOp>(v, TypeAttr::get(t)); };
   Value mels = cast(in[0], i64), dft = cast(in[1], i64), rate = cast(in[2], i64);
+  // Values the reference cannot compute with are refused before the run.
+  auto atLeast = [&](Value v, int64_t least, StringRef message) {
+    return n.create<nn::CheckOp>(v, n.create<nn::GreaterEqualOp>(v, n.scalar(i64, least)),
+                                 b.getStringAttr(message));
+  };
+  mels = atLeast(mels, 0, "num_mel_bins must not be negative");
+  dft = atLeast(dft, 0, "dft_length must not be negative");
+  rate = atLeast(rate, 1, "sample_rate must be positive");
   // The mel of an edge: 2595 * log10(1 + hz / 700).
   auto mel = [&](Value hz) {
     Value ratio = n.create<nn::AddOp>(n.scalar(f64, 1),

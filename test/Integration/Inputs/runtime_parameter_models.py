@@ -385,6 +385,11 @@ def main():
                   [np.array(m, np.int64), np.array(dft, np.int32), np.array(rate, np.int64),
                    np.array(low, np.float32), np.array(high, np.float32)],
                   [mel_matrix(m, dft, rate, low, high)])
+    scalars = lambda m, dft, rate: [np.array(m, np.int64), np.array(dft, np.int32),
+                                    np.array(rate, np.int64), np.array(0, np.float32),
+                                    np.array(4000, np.float32)]
+    write_set(os.path.join(out, "mel", "bad_mels"), scalars(-1, 16, 8000))
+    write_set(os.path.join(out, "mel", "bad_rate"), scalars(8, 16, 0))
 
 
 if __name__ == "__main__":
