@@ -11,12 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Target/Artifact.h"
+#include "compiler/Target/AbiDtype.h"
 
 #include "compiler/Codegen/CUDA/CUDA.h"
 #include "compiler/Codegen/CUDA/HostKernels.h"
 #include "compiler/Codegen/Common/BFloat16.h"
 #include "compiler/Codegen/Common/RuntimeContext.h"
-#include "dialects/NN/IR/NNOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "runtime/include/nnc/abi.h"
@@ -84,24 +84,6 @@ std::vector<nnc::FunctionInfo> nnc::describeFunctions(ModuleOp module) {
   return functions;
 }
 
-int32_t nnc::abiDtype(Type element, bool isUnsigned) {
-  if (isa<nn::StringType>(element)) return NNC_DTYPE_STRING;
-  if (element.isF32()) return NNC_DTYPE_F32;
-  if (element.isF64()) return NNC_DTYPE_F64;
-  if (element.isF16()) return NNC_DTYPE_F16;
-  if (element.isBF16()) return NNC_DTYPE_BF16;
-  if (element.isInteger(1)) return NNC_DTYPE_BOOL;
-  if (auto i = dyn_cast<IntegerType>(element)) {
-    bool u = isUnsigned || i.isUnsigned();
-    switch (i.getWidth()) {
-    case 8: return u ? NNC_DTYPE_U8 : NNC_DTYPE_I8;
-    case 16: return u ? NNC_DTYPE_U16 : NNC_DTYPE_I16;
-    case 32: return u ? NNC_DTYPE_U32 : NNC_DTYPE_I32;
-    case 64: return u ? NNC_DTYPE_U64 : NNC_DTYPE_I64;
-    }
-  }
-  return 0;
-}
 
 namespace {
 llvm::Constant *stringConstant(llvm::Module &m, llvm::StringRef s, const llvm::Twine &name) {
@@ -118,6 +100,20 @@ struct CUDAParts {
   std::string hostImage; // bitcode of the kernels for the host, or empty
 };
 
+/// The pointer fields of nnc_abi_context_t (abi.h) compiled code reads, by
+/// their index in {runtime, num_threads, parallel_for, cuda, profile,
+/// profile_state, dims, output_dims, strings}.
+enum ContextField { kContextCuda = 3, kContextDims = 6, kContextOutputDims = 7, kContextStrings = 8 };
+
+/// Loads field `field` of the nnc_abi_context_t at `context`.
+llvm::Value *loadContextField(llvm::IRBuilder<> &b, llvm::Value *context, ContextField field) {
+  llvm::LLVMContext &ctx = b.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr});
+  return b.CreateLoad(ptr, b.CreateStructGEP(contextTy, context, field));
+}
+
 /// Adds `i32 nnc_entry_<name>(ptr inputs, ptr outputs, ptr workspace, ptr ctx)`.
 llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, bool cuda) {
   llvm::LLVMContext &ctx = m.getContext();
@@ -130,13 +126,10 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
                                        "nnc_entry_" + info.name, m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
-  // A dynamic function's dims, from the context (abi.h): {runtime,
-  // num_threads, parallel_for, cuda, profile, profile_state, dims}.
+  // A dynamic function's dims, from the context (abi.h).
   llvm::Value *dims = nullptr;
-  if (info.dynamic()) {
-    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr});
-    dims = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, entry->getArg(3), 6));
-  }
+  if (info.dynamic())
+    dims = loadContextField(b, entry->getArg(3), kContextDims);
   int64_t nextDim = 0;
   // A memref descriptor expanded: allocated ptr, aligned ptr, offset, sizes, strides.
   auto pushMemref = [&](llvm::Value *data, ArrayRef<int64_t> shape) {
@@ -168,20 +161,17 @@ llvm::Function *addEntryWrapper(llvm::Module &m, const nnc::FunctionInfo &info, 
   pushMemref(entry->getArg(2), {dims ? -1 : (int64_t)info.workspaceSize});
   if (!info.dataDependentOutputs.empty()) {
     // Where the run writes its outputs' dims: context->output_dims.
-    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr, ptr});
     int64_t count = 0;
     for (const nnc::TensorInfo &t : info.outputs)
       count += t.shape.size();
-    llvm::Value *outputDims = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, entry->getArg(3), 7));
-    pushMemref(outputDims, {std::max<int64_t>(count, 1)});
+    pushMemref(loadContextField(b, entry->getArg(3), kContextOutputDims),
+               {std::max<int64_t>(count, 1)});
   }
   if (cuda) {
-    // The device constants: context->cuda->constants (nnc_abi_context_t is
-    // {runtime, num_threads, parallel_for, cuda}; nnc_abi_cuda_t is
+    // The device constants: context->cuda->constants (nnc_abi_cuda_t is
     // {device, constants, launch}).
-    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr});
     auto *cudaTy = llvm::StructType::get(ctx, {ptr, ptr, ptr});
-    llvm::Value *cudaPtr = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, entry->getArg(3), 3));
+    llvm::Value *cudaPtr = loadContextField(b, entry->getArg(3), kContextCuda);
     llvm::Value *constants = b.CreateLoad(ptr, b.CreateStructGEP(cudaTy, cudaPtr, 1));
     pushMemref(constants, {(int64_t)info.constantsSize});
   }
@@ -233,16 +223,13 @@ void addStringTrampolines(llvm::Module &m) {
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
     auto *fail = llvm::BasicBlock::Create(ctx, "fail", f);
     auto *call = llvm::BasicBlock::Create(ctx, "call", f);
-    // nnc_abi_context_t: {runtime, num_threads, parallel_for, cuda, profile,
-    // profile_state, dims, output_dims, strings}.
-    auto *contextTy = llvm::StructType::get(ctx, {ptr, i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr});
     auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr});
     llvm::Value *context = b.CreateLoad(ptr, b.CreateThreadLocalAddress(slot));
     llvm::Value *haveContext = b.CreateIsNotNull(context);
     llvm::BasicBlock *loadTable = llvm::BasicBlock::Create(ctx, "table", f, call);
     b.CreateCondBr(haveContext, loadTable, fail);
     b.SetInsertPoint(loadTable);
-    llvm::Value *table = b.CreateLoad(ptr, b.CreateStructGEP(contextTy, context, 8));
+    llvm::Value *table = loadContextField(b, context, kContextStrings);
     b.CreateCondBr(b.CreateIsNotNull(table), call, fail);
     b.SetInsertPoint(fail);
     b.CreateRet(llvm::ConstantInt::get(f->getReturnType(), 0));

@@ -74,9 +74,6 @@ llvm::FailureOr<VectorUnit> vectorUnitOf(const ArtifactOptions &options, std::st
 
 enum class ArtifactKind { LLVMIR, Object, SharedLibrary };
 
-/// The nnc_dtype_t of an MLIR element type (`isUnsigned` for uiN), or 0.
-int32_t abiDtype(mlir::Type element, bool isUnsigned);
-
 /// Writes `module` (LLVM dialect) with the entry functions in `functions`.
 /// For the CUDA target the module carries its kernels' PTX and names as the
 /// attributes nnc-cuda-lower-launches sets, and its constants in the global

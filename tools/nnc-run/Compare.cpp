@@ -51,12 +51,8 @@ bool nnc::run::compareTensor(const std::string &what, const nnc_tensor_info_t &i
       return true;
     }
     int64_t bad = 0;
-    for (int64_t i = firstBad; i < info.element_count; ++i) {
-      const char *g, *e;
-      std::memcpy(&g, static_cast<const char *>(got) + i * sizeof(g), sizeof(g));
-      std::memcpy(&e, static_cast<const char *>(expected) + i * sizeof(e), sizeof(e));
-      bad += !g || !e ? g != e : std::strcmp(g, e) != 0;
-    }
+    for (int64_t i = firstBad; i < info.element_count; ++i)
+      bad += !sameElement(info.dtype, got, expected, i);
     std::printf(": %s\n  %lld of %lld texts differ; first at %s: got %s, expected %s\n", failure,
                 static_cast<long long>(bad), static_cast<long long>(info.element_count),
                 indexString(firstBad, info.rank, info.shape).c_str(),

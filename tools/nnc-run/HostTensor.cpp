@@ -56,21 +56,21 @@ HostTensor nnc::run::copyOf(const nnc_tensor_info_t &info, const void *data) {
   return copy;
 }
 
+bool nnc::run::sameElement(int32_t dtype, const void *a, const void *b, int64_t index) {
+  if (dtype == NNC_DTYPE_STRING) {
+    const char *x = textAt(a, index), *y = textAt(b, index);
+    return x && y ? std::strcmp(x, y) == 0 : x == y;
+  }
+  size_t size = nnc_dtype_size(dtype);
+  return std::memcmp(static_cast<const unsigned char *>(a) + index * size,
+                     static_cast<const unsigned char *>(b) + index * size, size) == 0;
+}
+
 int64_t nnc::run::firstDifferentElement(const nnc_tensor_info_t &info, const void *a,
                                         const void *b) {
-  size_t size = nnc_dtype_size(info.dtype);
-  for (int64_t i = 0; i < info.element_count; ++i) {
-    bool same;
-    if (info.dtype == NNC_DTYPE_STRING) {
-      const char *x = textAt(a, i), *y = textAt(b, i);
-      same = x && y ? std::strcmp(x, y) == 0 : x == y;
-    } else {
-      same = std::memcmp(static_cast<const unsigned char *>(a) + i * size,
-                         static_cast<const unsigned char *>(b) + i * size, size) == 0;
-    }
-    if (!same)
+  for (int64_t i = 0; i < info.element_count; ++i)
+    if (!sameElement(info.dtype, a, b, i))
       return i;
-  }
   return -1;
 }
 

@@ -35,6 +35,10 @@ struct HostTensor {
 /// strings, of their texts, which the runtime frees at the next run.
 HostTensor copyOf(const nnc_tensor_info_t &info, const void *data);
 
+/// Whether element `index` of `a` and of `b` (of `dtype`) are the same: the
+/// same bytes, or for strings the same text.
+bool sameElement(int32_t dtype, const void *a, const void *b, int64_t index);
+
 /// The first element where `a` and `b` (of info's type and count) differ,
 /// strings by their texts; -1 when none does.
 int64_t firstDifferentElement(const nnc_tensor_info_t &info, const void *a, const void *b);

@@ -139,22 +139,16 @@ struct ConvertNNToLinalgPass : nnc::impl::ConvertNNToLinalgBase<ConvertNNToLinal
   using ConvertNNToLinalgBase::ConvertNNToLinalgBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Dynamic dims (docs/dynamic-shapes.md) lower for the ops below; any
-    // other op meeting one is refused by name.
+    // String tensors (docs/strings.md) and dynamic dims
+    // (docs/dynamic-shapes.md) lower for the ops below; any other op
+    // meeting one is refused by name.
     bool refused = false;
     module.walk([&](Operation *op) {
-      if (!isa<nn::NNDialect>(op->getDialect())) {
-        if (std::optional<std::string> why = lowering::stringRefusal(op, strings)) {
-          op->emitError() << *why;
-          refused = true;
-        }
-        return;
-      }
       if (std::optional<std::string> why = lowering::stringRefusal(op, strings)) {
         op->emitError() << *why;
         refused = true;
       }
-      if (!hasDynamicDims(op))
+      if (!isa<nn::NNDialect>(op->getDialect()) || !hasDynamicDims(op))
         return;
       if (isa<nn::SliceOp, nn::TopKOp>(op) && llvm::any_of(op->getOperands(), sizedByData))
         op->setAttr(lowering::kCountSized, UnitAttr::get(op->getContext()));

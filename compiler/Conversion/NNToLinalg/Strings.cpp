@@ -15,7 +15,7 @@
 
 #include "compiler/Conversion/NNToLinalg/Lowering.h"
 
-#include "runtime/include/nnc/abi.h"
+#include "compiler/Target/AbiDtype.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -56,23 +56,14 @@ Value call(OpBuilder &b, Operation *from, const Callee &callee, ValueRange args)
   return func::CallOp::create(b, from->getLoc(), callee.name, TypeRange{result}, args).getResult(0);
 }
 
-/// The runtime's code for a numeric element type (before signless conversion).
-std::optional<int32_t> dtypeCode(Type type) {
-  if (type.isF32())
-    return NNC_DTYPE_F32;
-  if (type.isF64())
-    return NNC_DTYPE_F64;
-  auto i = dyn_cast<IntegerType>(type);
-  if (!i || i.getWidth() == 1)
+/// The runtime's code for a numeric element type (before signless
+/// conversion) that text is read as or written from: f32, f64, integers.
+std::optional<int32_t> numberCode(Type type) {
+  int32_t code = abiDtype(type, false);
+  if (code == 0 || code == NNC_DTYPE_BOOL || code == NNC_DTYPE_STRING || code == NNC_DTYPE_F16 ||
+      code == NNC_DTYPE_BF16)
     return std::nullopt;
-  bool u = i.isUnsigned();
-  switch (i.getWidth()) {
-  case 8: return u ? NNC_DTYPE_U8 : NNC_DTYPE_I8;
-  case 16: return u ? NNC_DTYPE_U16 : NNC_DTYPE_I16;
-  case 32: return u ? NNC_DTYPE_U32 : NNC_DTYPE_I32;
-  case 64: return u ? NNC_DTYPE_U64 : NNC_DTYPE_I64;
-  default: return std::nullopt;
-  }
+  return code;
 }
 
 /// `x` (an element of a numeric type) as the low bits of an i64.
@@ -126,7 +117,7 @@ struct StringCastPattern : OpConversionPattern<nn::CastOp> {
       b.replaceOp(op, input);
       return success();
     }
-    std::optional<int32_t> code = dtypeCode(fromText ? to : from);
+    std::optional<int32_t> code = numberCode(fromText ? to : from);
     if (!code)
       return op.emitOpError("cannot cast between text and this element type");
     Value flat = flatten(b, loc, input);
@@ -298,8 +289,6 @@ std::optional<std::string> lowering::stringRefusal(Operation *op, bool allowed) 
           nn::ExpandOp, nn::TileOp, nn::SplitOp, nn::WhereOp, nn::CheckOp, nn::ShapeOp,
           nn::SizeOp>(op))
     return std::nullopt;
-  if (isa<nn::ConstantOp>(op))
-    return std::string("string constants are not supported");
   return "cannot compile " + op->getName().getStringRef().str() +
          " with string tensors: only Cast, StringNormalizer, Shape, Size and ops that move "
          "elements (Reshape, Transpose, Concat, Gather, Slice, Squeeze, Unsqueeze, Flatten, "

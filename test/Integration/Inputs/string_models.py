@@ -207,6 +207,53 @@ def movement_more(out):
     write_set(os.path.join(out, "movement_more", "set"), [x], [text([a[0, 1], a[1, 4]]), b])
 
 
+def movement_other(out):
+    """Strings through the other ops that may take them: OneHot's values,
+    DepthToSpace, a sequence built and concatenated, Dropout at inference,
+    and an If on a condition given at run time."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Identity", ["w"], ["picked"])], "then", [],
+        [helper.make_tensor_value_info("picked", TensorProto.STRING, [4])])
+    else_branch = helper.make_graph(
+        [helper.make_node("Slice", ["w", "rev_starts", "rev_ends", "axes", "rev_steps"], ["picked"])],
+        "else", [], [helper.make_tensor_value_info("picked", TensorProto.STRING, [4])])
+    nodes = [
+        helper.make_node("OneHot", ["hot", "depth", "values"], ["o"], axis=-1),
+        helper.make_node("DepthToSpace", ["d"], ["ds"], blocksize=2),
+        helper.make_node("SequenceConstruct", ["w", "w"], ["seq"]),
+        helper.make_node("ConcatFromSequence", ["seq"], ["cat"], axis=0),
+        helper.make_node("Dropout", ["cat"], ["kept"]),
+        helper.make_node("If", ["cond"], ["chosen"], then_branch=then_branch, else_branch=else_branch),
+    ]
+    inits = [numpy_helper.from_array(np.array(3, np.int64), "depth"),
+             numpy_helper.from_array(np.array([-1], np.int64), "rev_starts"),
+             numpy_helper.from_array(np.array([-100], np.int64), "rev_ends"),
+             numpy_helper.from_array(np.array([0], np.int64), "axes"),
+             numpy_helper.from_array(np.array([-1], np.int64), "rev_steps")]
+    graph = helper.make_graph(
+        nodes, "movement_other",
+        [helper.make_tensor_value_info("hot", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("values", TensorProto.STRING, [2]),
+         helper.make_tensor_value_info("d", TensorProto.STRING, [1, 4, 1, 1]),
+         helper.make_tensor_value_info("w", TensorProto.STRING, [4]),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("o", TensorProto.STRING, [2, 3]),
+         helper.make_tensor_value_info("ds", TensorProto.STRING, [1, 1, 2, 2]),
+         helper.make_tensor_value_info("kept", TensorProto.STRING, [8]),
+         helper.make_tensor_value_info("chosen", TensorProto.STRING, [4])], inits)
+    os.makedirs(os.path.join(out, "movement_other"), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=OPSET),
+              os.path.join(out, "movement_other", "model.onnx"))
+    hot, values = np.array([2, 0], np.int64), text(["off", "ön"])
+    d, w = text(["a", "b", "c", "d"], (1, 4, 1, 1)), text(["w", "x", "y", "ζ"])
+    o = np.where(np.arange(3)[None, :] == hot[:, None], values[1], values[0]).astype(object)
+    ds = d.reshape(1, 2, 2, 1, 1).transpose(0, 3, 4, 1, 2).reshape(1, 1, 2, 2)
+    for cond in (True, False):
+        write_set(os.path.join(out, "movement_other", "then" if cond else "else"),
+                  [hot, values, d, w, np.array(cond)],
+                  [o, ds, np.concatenate([w, w]), w if cond else w[::-1]])
+
+
 def refused(out):
     # Strings compared by an op that would compare their addresses.
     nodes = [helper.make_node("Equal", ["a", "b"], ["y"])]
@@ -271,6 +318,7 @@ def main():
     casts(args.out)
     movement(args.out)
     movement_more(args.out)
+    movement_other(args.out)
     refused(args.out)
 
 
